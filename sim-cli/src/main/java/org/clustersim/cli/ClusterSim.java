@@ -1,0 +1,75 @@
+package org.clustersim.cli;
+
+import java.io.PrintWriter;
+
+import org.clustersim.cli.scenario.ScenarioError;
+import org.clustersim.cli.scenario.ScenarioException;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
+
+/**
+ * The {@code clustersim} command line. Exit codes: 0 success, 2 bad input (scenario file or
+ * flags), 1 internal error.
+ */
+@Command(name = "clustersim", mixinStandardHelpOptions = true, versionProvider = Version.class,
+        description = "Discrete-event simulator of distributed LLM training clusters.",
+        subcommands = {RunCommand.class, ValidateCommand.class, CommandLine.HelpCommand.class})
+public final class ClusterSim implements Runnable {
+    /** Exit code for bad input. */
+    public static final int BAD_INPUT = 2;
+    /** Exit code for an internal error. */
+    public static final int INTERNAL_ERROR = 1;
+
+    @Option(names = "--debug", scope = ScopeType.INHERIT, description = "Print stack traces of internal errors.")
+    boolean debug;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: run or validate");
+    }
+
+    /** Entry point. */
+    public static void main(String[] args) {
+        System.exit(execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    }
+
+    /** Runs the command line with the given streams and returns the exit code (for tests). */
+    public static int execute(String[] args, PrintWriter out, PrintWriter err) {
+        ClusterSim root = new ClusterSim();
+        CommandLine cl = new CommandLine(root);
+        cl.setOut(out);
+        cl.setErr(err);
+        cl.setExitCodeExceptionMapper(e -> e instanceof ScenarioException ? BAD_INPUT : INTERNAL_ERROR);
+        cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
+            if (ex instanceof ScenarioException se) {
+                for (ScenarioError e : se.errors()) {
+                    err.println("error: " + e.format());
+                }
+                err.println(se.errors().size() == 1 ? "1 error; nothing was simulated or written."
+                        : se.errors().size() + " errors; nothing was simulated or written.");
+                err.flush();
+                return BAD_INPUT;
+            }
+            if (ex instanceof InputException ie) {
+                err.println("error: " + ie.getMessage());
+                err.flush();
+                return BAD_INPUT;
+            }
+            err.println("internal error: " + (ex.getMessage() == null ? ex.toString() : ex.getMessage()));
+            if (root.debug) {
+                ex.printStackTrace(err);
+            } else {
+                err.println("(run with --debug for the stack trace)");
+            }
+            err.flush();
+            return INTERNAL_ERROR;
+        });
+        return cl.execute(args);
+    }
+}

@@ -1,0 +1,104 @@
+package org.clustersim.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+
+import org.clustersim.cli.output.AtomicOutput;
+import org.clustersim.cli.output.RunSummary;
+import org.clustersim.cli.output.SummaryText;
+import org.clustersim.cli.scenario.Scenario;
+import org.clustersim.cli.scenario.ScenarioReader;
+import org.clustersim.core.engine.Simulation;
+import org.clustersim.core.engine.TaskGraph;
+import org.clustersim.core.engine.Timeline;
+import org.clustersim.core.trace.ChromeTraceWriter;
+import org.clustersim.strategies.PipelineTrainingStep;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code clustersim run SCENARIO}: simulates one training step, prints a summary and writes
+ * the Chrome trace (and, on request, a JSON summary). Outputs appear only when complete.
+ */
+@Command(name = "run", mixinStandardHelpOptions = true,
+        description = "Simulate one training step of a scenario; print the summary and write the trace.")
+public final class RunCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "SCENARIO", description = "Scenario file (.yaml, .yml or .json).")
+    Path scenarioFile;
+
+    @Option(names = "--trace", paramLabel = "FILE",
+            description = "Chrome trace output (default: output.trace of the scenario, else traces/<name>.json).")
+    Path trace;
+
+    @Option(names = "--summary", paramLabel = "FILE.json",
+            description = "Also write the summary as JSON (default: output.summary of the scenario, if any).")
+    Path summary;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException {
+        Scenario scenario = new ScenarioReader().read(scenarioFile);
+        Path tracePath = trace != null ? trace
+                : scenario.output().trace().map(Path::of).orElse(Path.of("traces", scenario.name() + ".json"));
+        Path summaryPath = summary != null ? summary : scenario.output().summary().map(Path::of).orElse(null);
+
+        long t0 = System.nanoTime();
+        PipelineTrainingStep step = scenario.trainingStep();
+        TaskGraph graph = step.taskGraph();
+        Timeline timeline = Simulation.run(graph, step.topology());
+        RunSummary result = RunSummary.of(scenario, timeline);
+        double wall = (System.nanoTime() - t0) / 1e9;
+
+        Map<String, String> otherData = new LinkedHashMap<>();
+        otherData.put("scenario", scenario.name());
+        otherData.put("generator", "clustersim " + Version.current());
+        AtomicOutput output = new AtomicOutput();
+        try {
+            output.stage(tracePath, out -> ChromeTraceWriter.write(timeline, out, otherData));
+            if (summaryPath != null) {
+                ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+                output.stage(summaryPath, out -> {
+                    json.writeValue(new NonClosing(out), result);
+                    out.write('\n');
+                });
+            }
+            output.commit();
+        } catch (IOException e) {
+            output.discard();
+            throw new InputException("cannot write output: " + e.getMessage());
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        SummaryText.print(out, scenario, result, tracePath, summaryPath, wall);
+        return 0;
+    }
+
+    /** Keeps Jackson from closing the stream the atomic writer owns. */
+    private static final class NonClosing extends java.io.FilterOutputStream {
+        NonClosing(java.io.OutputStream out) {
+            super(out);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            out.write(b, off, len);
+        }
+
+        @Override
+        public void close() throws IOException {
+            flush();
+        }
+    }
+}

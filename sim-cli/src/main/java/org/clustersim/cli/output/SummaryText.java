@@ -1,0 +1,57 @@
+package org.clustersim.cli.output;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Locale;
+
+import org.clustersim.cli.scenario.Scenario;
+
+/** Renders a {@link RunSummary} as the short human-readable report {@code clustersim run} prints. */
+public final class SummaryText {
+    private SummaryText() {
+    }
+
+    public static void print(PrintWriter out, Scenario s, RunSummary r, Path trace, Path summaryJson,
+                             double wallSeconds) {
+        var c = s.cluster();
+        var m = s.model();
+        var p = s.parallelism();
+        out.printf(Locale.ROOT, "scenario   %s (%s)%n", s.name(), s.source());
+        out.printf(Locale.ROOT, "cluster    %s: %d node%s x %d %s%n", c.name(), c.nodes(), c.nodes() == 1 ? "" : "s",
+                c.gpusPerNode(), c.accelerator().name());
+        out.printf(Locale.ROOT, "model      %s: %d layers, hidden %d, %d heads, ffn %d, vocab %d%n", m.name(),
+                m.layers(), m.hidden(), m.heads(), m.ffn(), m.vocab());
+        out.printf(Locale.ROOT, "layout     pp=%d tp=%d dp=%d, schedule %s, %d microbatches of %d x %d tokens%n",
+                p.pp(), p.tp(), p.dp(), s.schedule().id(), s.microbatches(), s.training().microBatch(),
+                s.training().seqLen());
+        out.println();
+        out.printf(Locale.ROOT, "step time        %s%n", duration(r.stepTimeNs()));
+        out.printf(Locale.ROOT, "throughput       %,.0f tokens/s, %.1f TFLOP/s per GPU executed%n",
+                r.tokensPerSecond(), r.tflopsPerGpu());
+        out.printf(Locale.ROOT, "bubble (mean)    %.2f%%%n", 100 * r.bubbleFraction());
+        out.println();
+        out.printf(Locale.ROOT, "%-6s %-14s %14s %14s %8s%n", "stage", "device", "busy", "idle", "bubble");
+        for (RunSummary.Device d : r.devices()) {
+            out.printf(Locale.ROOT, "%-6d %-14s %14s %14s %7.2f%%%n", d.stage(), d.name(),
+                    duration(d.computeBusyNs()), duration(d.computeIdleNs()), 100 * d.bubbleFraction());
+        }
+        out.println();
+        out.printf(Locale.ROOT, "simulated %,d tasks with %,d events in %.2f s%n", r.tasks(), r.events(), wallSeconds);
+        out.printf(Locale.ROOT, "trace      %s  (open in https://ui.perfetto.dev or chrome://tracing)%n", trace);
+        if (summaryJson != null) {
+            out.printf(Locale.ROOT, "summary    %s%n", summaryJson);
+        }
+        out.flush();
+    }
+
+    /** A duration in the most readable unit: s, ms or us. */
+    static String duration(long ns) {
+        if (ns >= 1_000_000_000L) {
+            return String.format(Locale.ROOT, "%.4f s", ns / 1e9);
+        }
+        if (ns >= 1_000_000L) {
+            return String.format(Locale.ROOT, "%.3f ms", ns / 1e6);
+        }
+        return String.format(Locale.ROOT, "%.3f us", ns / 1e3);
+    }
+}

@@ -1,0 +1,249 @@
+package org.clustersim.cli.scenario;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.clustersim.strategies.cost.Precision;
+import org.clustersim.strategies.model.TransformerModel;
+import org.clustersim.strategies.pipeline.ScheduleKind;
+import org.clustersim.topology.SwitchedClusterSpec;
+
+/**
+ * Reads and validates a scenario file into a {@link Scenario}. All errors of a file are
+ * collected and thrown together as one {@link ScenarioException}; each names the file, line,
+ * column and field path, what was found and what was expected. The accepted format is
+ * documented in docs/scenario-format.md.
+ */
+public final class ScenarioReader {
+    private static final int MAX_COUNT = 1 << 24;
+    private static final Map<String, String> FABRICS = names("single-switch", "rail-optimized", "fat-tree",
+            "torus-2d", "torus-3d", "nvl72");
+
+    private final SourceTreeReader treeReader = new SourceTreeReader();
+
+    /**
+     * Reads a file.
+     *
+     * @throws ScenarioException listing every problem found
+     */
+    public Scenario read(Path file) {
+        SourceNode tree = treeReader.read(file);
+        Diagnostics d = new Diagnostics(file);
+        Section root = Section.root(d, tree);
+
+        String name = root.text("name").orElseGet(() -> stem(file));
+        Section clusterSec = root.section("cluster");
+        Section modelSec = root.section("model");
+        Section parSec = root.section("parallelism");
+        Section schedSec = root.section("schedule");
+        Section trainSec = root.section("training");
+        Section netSec = root.section("network");
+        List<SourceNode> faults = root.list("faults");
+        if (!faults.isEmpty()) {
+            root.notSupported("faults", "link and device faults arrive with the network and what-if work");
+        }
+        Section outSec = root.section("output");
+
+        Scenario.Parallelism par = parallelism(parSec, schedSec);
+        ScheduleKind schedule = schedule(schedSec);
+        Optional<TransformerModel> model = model(modelSec);
+        Scenario.Training training = training(trainSec);
+        Scenario.Fidelity fidelity = netSec.choice("fidelity", Scenario.Fidelity.ANALYTICAL,
+                Map.of("analytical", Scenario.Fidelity.ANALYTICAL, "flow", Scenario.Fidelity.FLOW));
+        if (fidelity == Scenario.Fidelity.FLOW) {
+            netSec.notSupported("fidelity", "flow-level congestion arrives with the network model; use analytical");
+        }
+        Optional<SwitchedClusterSpec> cluster = cluster(clusterSec, par);
+        Scenario.Output output = new Scenario.Output(outSec.text("trace"), outSec.text("summary"));
+
+        for (Section s : List.of(clusterSec, modelSec, parSec, schedSec, trainSec, netSec, outSec, root)) {
+            s.finish();
+        }
+        if (!d.hasErrors()) {
+            crossCheck(root, clusterSec, modelSec, parSec, trainSec, cluster.orElseThrow(), model.orElseThrow(), par,
+                    training);
+        }
+        d.throwIfAny();
+        return new Scenario(name, file, cluster.orElseThrow(), model.orElseThrow(), par, schedule, training,
+                fidelity, output);
+    }
+
+    private static Scenario.Parallelism parallelism(Section s, Section schedule) {
+        int tp = s.integer("tp", 1, 1, 1024);
+        int pp = s.integer("pp", 1, 1, 4096);
+        int dp = s.integer("dp", 1, 1, MAX_COUNT);
+        int cp = s.integer("cp", 1, 1, 1024);
+        int ep = s.integer("ep", 1, 1, 4096);
+        int vp = s.integer("vp", 1, 1, 64);
+        int v = schedule.integer("v", vp, 1, 64);
+        int zero = s.integer("zero", 0, 0, 3);
+        boolean sp = s.bool("sequenceParallel", false);
+        if (tp != 1) {
+            s.notSupported("tp", "tensor parallelism comes with the training workload; use tp: 1");
+        }
+        if (dp != 1) {
+            s.notSupported("dp", "data parallelism comes with the training workload; use dp: 1");
+        }
+        if (cp != 1) {
+            s.notSupported("cp", "context parallelism comes with the training workload; use cp: 1");
+        }
+        if (ep != 1) {
+            s.notSupported("ep", "expert parallelism comes with the training workload; use ep: 1");
+        }
+        if (zero != 0) {
+            s.notSupported("zero", "ZeRO sharding comes with the training workload; use zero: 0");
+        }
+        if (sp) {
+            s.notSupported("sequenceParallel", "sequence parallelism needs tp > 1");
+        }
+        if (vp != 1 && schedule.has("v") && v != vp) {
+            schedule.error("v", "found " + v + ", but parallelism.vp is " + vp + "; give one of them");
+        }
+        if (v != 1) {
+            (schedule.has("v") ? schedule : s).notSupported(schedule.has("v") ? "v" : "vp",
+                    "virtual pipeline stages need the interleaved schedule; use 1");
+        }
+        return new Scenario.Parallelism(tp, pp, dp, cp, ep, v, zero, sp);
+    }
+
+    private static ScheduleKind schedule(Section s) {
+        Map<String, ScheduleKind> kinds = new LinkedHashMap<>();
+        for (ScheduleKind k : ScheduleKind.values()) {
+            kinds.put(k.id(), k);
+        }
+        ScheduleKind kind = s.choice("kind", ScheduleKind.ONE_F_ONE_B, kinds);
+        if (!kind.implemented()) {
+            s.notSupported("kind", kind.id() + " is planned; implemented now: gpipe, 1f1b");
+        }
+        return kind;
+    }
+
+    private static Optional<TransformerModel> model(Section s) {
+        TransformerModel p = s.choice("preset", null, TransformerModel.presets());
+        // An unknown preset was reported already; read the other fields without demanding them.
+        boolean badPreset = p == null && s.has("preset");
+        Optional<TransformerModel> preset = Optional.ofNullable(p);
+        String name = s.text("name").orElse(preset.map(TransformerModel::name).orElse("custom"));
+        Optional<Integer> layers = dim(s, "layers", badPreset, preset.map(TransformerModel::layers));
+        Optional<Integer> hidden = dim(s, "hidden", badPreset, preset.map(TransformerModel::hidden));
+        Optional<Integer> heads = dim(s, "heads", badPreset, preset.map(TransformerModel::heads));
+        Optional<Integer> ffn = s.optionalInteger("ffn", 1, Integer.MAX_VALUE)
+                .or(() -> preset.map(TransformerModel::ffn)).or(() -> hidden.map(h -> 4 * h));
+        Optional<Integer> vocab = dim(s, "vocab", badPreset, preset.map(TransformerModel::vocab));
+        Optional<Integer> kvHeads = s.optionalInteger("kvHeads", 1, 1 << 16);
+        if (kvHeads.isPresent() && heads.isPresent() && !kvHeads.get().equals(heads.get())) {
+            s.notSupported("kvHeads", "grouped-query attention comes with the training workload");
+        }
+        String ffnKind = s.choice("ffnKind", "gelu", Map.of("gelu", "gelu", "swiglu", "swiglu"));
+        if (!ffnKind.equals("gelu")) {
+            s.notSupported("ffnKind", "SwiGLU MLPs come with the training workload; use gelu");
+        }
+        if (s.has("experts")) {
+            s.notSupported("experts", "mixture-of-experts models come with the training workload");
+        }
+        if (s.has("topK")) {
+            s.notSupported("topK", "mixture-of-experts models come with the training workload");
+        }
+        if (badPreset || layers.isEmpty() || hidden.isEmpty() || heads.isEmpty() || ffn.isEmpty() || vocab.isEmpty()) {
+            return Optional.empty();
+        }
+        if (hidden.get() % heads.get() != 0) {
+            s.error("heads", "found " + heads.get() + ", expected a divisor of model.hidden (" + hidden.get() + ")");
+            return Optional.empty();
+        }
+        return Optional.of(new TransformerModel(name, layers.get(), hidden.get(), heads.get(), ffn.get(),
+                vocab.get()));
+    }
+
+    private static Optional<Integer> dim(Section s, String key, boolean badPreset, Optional<Integer> fromPreset) {
+        if (s.has(key) || fromPreset.isEmpty()) {
+            if (!s.has(key) && !badPreset) {
+                s.requiredInteger(key, 1, Integer.MAX_VALUE);
+                return Optional.empty();
+            }
+            return s.optionalInteger(key, 1, Integer.MAX_VALUE);
+        }
+        return fromPreset;
+    }
+
+    private static Scenario.Training training(Section s) {
+        int global = s.requiredInteger("globalBatch", 1, MAX_COUNT).orElse(1);
+        int micro = s.integer("microBatch", 1, 1, MAX_COUNT);
+        int seq = s.integer("seqLen", 2048, 1, 1 << 22);
+        Precision precision = s.choice("precision", Precision.BF16,
+                Map.of("bf16", Precision.BF16, "fp16", Precision.FP16, "fp8", Precision.FP8));
+        Scenario.Recompute recompute = s.choice("recompute", Scenario.Recompute.NONE,
+                Map.of("none", Scenario.Recompute.NONE, "selective", Scenario.Recompute.SELECTIVE,
+                        "full", Scenario.Recompute.FULL));
+        if (recompute != Scenario.Recompute.NONE) {
+            s.notSupported("recompute", "activation recomputation comes with the training workload; use none");
+        }
+        return new Scenario.Training(global, micro, seq, precision, recompute);
+    }
+
+    private static Optional<SwitchedClusterSpec> cluster(Section s, Scenario.Parallelism par) {
+        Map<String, String> presets = new LinkedHashMap<>();
+        for (String p : SwitchedClusterSpec.presetNames()) {
+            presets.put(p, p);
+        }
+        String presetName = s.choice("preset", "dgx-h100", presets);
+        String fabric = s.choice("fabric", "single-switch", FABRICS);
+        if (!fabric.equals("single-switch")) {
+            s.notSupported("fabric", fabric + " fabrics come with the topology work; use single-switch");
+        }
+        SwitchedClusterSpec base = SwitchedClusterSpec.preset(presetName, 1).orElseThrow();
+        int gpusPerNode = s.integer("gpusPerNode", base.gpusPerNode(), 1, 1024);
+        int defaultNodes = Math.max(1, (par.gpus() + gpusPerNode - 1) / gpusPerNode);
+        int nodes = s.integer("nodes", defaultNodes, 1, MAX_COUNT);
+        double nvlink = s.optionalNumber("nvlinkBandwidthGBps", 1e-3, 1e6).map(g -> g * 1e9)
+                .orElse(base.nvlinkBytesPerS());
+        long nvlinkLat = s.optionalNumber("nvlinkLatencyNs", 0, 1e12).map(Math::round).orElse(base.nvlinkLatencyNs());
+        double nic = s.optionalNumber("nicBandwidthGBps", 1e-3, 1e6).map(g -> g * 1e9).orElse(base.nicBytesPerS());
+        long gpuNicLat = s.optionalNumber("gpuNicLatencyNs", 0, 1e12).map(Math::round)
+                .orElse(base.gpuNicLatencyNs());
+        long nicSwitchLat = s.optionalNumber("nicLatencyNs", 0, 1e12).map(Math::round)
+                .orElse(base.nicSwitchLatencyNs());
+        return Optional.of(new SwitchedClusterSpec(base.name(), base.accelerator(), nodes, gpusPerNode, nvlink,
+                nvlinkLat, nic, gpuNicLat, nicSwitchLat));
+    }
+
+    private static void crossCheck(Section root, Section clusterSec, Section modelSec, Section parSec,
+                                   Section trainSec, SwitchedClusterSpec cluster, TransformerModel model,
+                                   Scenario.Parallelism par, Scenario.Training training) {
+        if (model.layers() % par.pp() != 0) {
+            parSec.error("pp", "found " + par.pp() + ", expected a divisor of model.layers (" + model.layers() + ")");
+        }
+        if (cluster.gpus() != par.gpus()) {
+            String where = clusterSec.has("nodes") ? "nodes" : "gpusPerNode";
+            clusterSec.error(where, "the cluster has " + cluster.gpus() + " GPUs (" + cluster.nodes() + " nodes x "
+                    + cluster.gpusPerNode() + "), but the layout tp x cp x pp x dp uses " + par.gpus()
+                    + "; expected them to be equal");
+        }
+        int perStep = training.microBatch() * par.dp();
+        if (training.globalBatch() % perStep != 0) {
+            trainSec.error("globalBatch", "found " + training.globalBatch()
+                    + ", expected a multiple of training.microBatch x parallelism.dp (" + perStep + ")");
+        }
+        if (!(training.precision().peak(cluster.accelerator()) > 0)) {
+            trainSec.error("precision", "found " + training.precision().name().toLowerCase(java.util.Locale.ROOT)
+                    + ", but " + cluster.accelerator().name() + " has no such tensor cores; expected bf16 or fp16");
+        }
+    }
+
+    private static Map<String, String> names(String... names) {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (String n : names) {
+            m.put(n, n);
+        }
+        return m;
+    }
+
+    private static String stem(Path file) {
+        String f = file.getFileName().toString();
+        int dot = f.lastIndexOf('.');
+        return dot > 0 ? f.substring(0, dot) : f;
+    }
+}

@@ -1,0 +1,76 @@
+package org.clustersim.core.engine;
+
+/**
+ * What happened in one simulated run: the start and end of every task, in compact arrays
+ * indexed by task id, and the number of kernel events executed. All metrics are measured
+ * from here.
+ */
+public final class Timeline {
+    private final TaskGraph graph;
+    private final long[] start;
+    private final long[] end;
+    private final long events;
+    private final long makespan;
+
+    Timeline(TaskGraph graph, long[] start, long[] end, long events) {
+        this.graph = graph;
+        this.start = start;
+        this.end = end;
+        this.events = events;
+        long max = 0;
+        for (long e : end) {
+            max = Math.max(max, e);
+        }
+        this.makespan = max;
+    }
+
+    public TaskGraph graph() {
+        return graph;
+    }
+
+    /** Start of task {@code id}, ns. */
+    public long start(int id) {
+        return start[id];
+    }
+
+    /** End of task {@code id}, ns. */
+    public long end(int id) {
+        return end[id];
+    }
+
+    /** Time from the start of the step (t = 0) to the end of its last task, ns. */
+    public long makespan() {
+        return makespan;
+    }
+
+    /** Kernel events executed during the run. */
+    public long events() {
+        return events;
+    }
+
+    /** Total time tasks occupied a stream, ns. Tasks of one stream never overlap. */
+    public long busy(int stream) {
+        long sum = 0;
+        for (int i = 0, n = graph.streamLength(stream); i < n; i++) {
+            int t = graph.streamTask(stream, i);
+            sum += end[t] - start[t];
+        }
+        return sum;
+    }
+
+    /** Busy time summed over a device's compute streams, ns. */
+    public long computeBusy(int device) {
+        long sum = 0;
+        for (Stream s : graph.streams()) {
+            if (s.device() == device && s.kind() == StreamKind.COMPUTE) {
+                sum += busy(s.id());
+            }
+        }
+        return sum;
+    }
+
+    /** Time within the step a device's compute streams stood idle, ns: makespan minus compute busy time. */
+    public long computeIdle(int device) {
+        return makespan - computeBusy(device);
+    }
+}

@@ -1,0 +1,49 @@
+package org.clustersim.core.engine;
+
+import java.util.List;
+
+/** What a task does once it starts: occupy compute units for a while, or move bytes. */
+public sealed interface Work permits Work.Compute, Work.Communication {
+
+    /**
+     * Compute work whose duration a cost model has already decided.
+     *
+     * @param durationNs time on the compute stream
+     * @param flops      floating-point operations performed (for metrics), 0 if not counted
+     */
+    record Compute(long durationNs, double flops) implements Work {
+        public Compute {
+            if (durationNs < 0) {
+                throw new IllegalArgumentException("duration must not be negative: " + durationNs);
+            }
+        }
+    }
+
+    /**
+     * Communication: phases run one after another, each phase's flows concurrently.
+     *
+     * @param phases the phases in order, at least one
+     */
+    record Communication(List<Phase> phases) implements Work {
+        public Communication {
+            phases = List.copyOf(phases);
+            if (phases.isEmpty()) {
+                throw new IllegalArgumentException("communication needs at least one phase");
+            }
+        }
+
+        /** A single point-to-point transfer. */
+        public static Communication pointToPoint(int src, int dst, long bytes) {
+            return new Communication(List.of(new Phase(List.of(new Flow(src, dst, bytes)))));
+        }
+
+        /** Total bytes over all phases. */
+        public long bytes() {
+            long sum = 0;
+            for (Phase p : phases) {
+                sum += p.bytes();
+            }
+            return sum;
+        }
+    }
+}

@@ -1,0 +1,183 @@
+package org.clustersim.core.trace;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.Map;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+
+import org.clustersim.core.engine.DeviceInfo;
+import org.clustersim.core.engine.Stream;
+import org.clustersim.core.engine.Task;
+import org.clustersim.core.engine.TaskGraph;
+import org.clustersim.core.engine.Timeline;
+import org.clustersim.core.engine.Work;
+
+/**
+ * Writes a {@link Timeline} in the Chrome Trace Event format (JSON object form), readable by
+ * ui.perfetto.dev and chrome://tracing.
+ *
+ * <p>One process per server, one thread per (device, stream), so a serial resource never
+ * overlaps itself on one thread. Tasks are complete ("X") events with microsecond timestamps
+ * carrying the exact nanosecond as three decimals. A point-to-point transfer is drawn on both
+ * the sender's and the receiver's stream, joined by a flow arrow ("s" on the sender, "f" with
+ * {@code "bp":"e"} on the receiver). Events are streamed through a Jackson generator, so the
+ * trace is never held in memory as a whole; within a thread they appear in time order.
+ */
+public final class ChromeTraceWriter {
+    private static final JsonFactory JSON = new JsonFactory();
+
+    private ChromeTraceWriter() {
+    }
+
+    /**
+     * Writes the trace.
+     *
+     * @param timeline  the run to draw
+     * @param out       destination; not closed
+     * @param otherData free-form key/value pairs stored under {@code otherData} (scenario name, ...)
+     */
+    public static void write(Timeline timeline, OutputStream out, Map<String, String> otherData) throws IOException {
+        try (JsonGenerator g = JSON.createGenerator(out, JsonEncoding.UTF8)) {
+            g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+            g.writeStartObject();
+            g.writeStringField("displayTimeUnit", "ns");
+            g.writeObjectFieldStart("otherData");
+            for (Map.Entry<String, String> e : otherData.entrySet()) {
+                g.writeStringField(e.getKey(), e.getValue());
+            }
+            g.writeEndObject();
+            g.writeArrayFieldStart("traceEvents");
+            TaskGraph graph = timeline.graph();
+            writeMetadata(g, graph);
+            for (Stream s : graph.streams()) {
+                writeStream(g, timeline, s);
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+            g.writeRaw('\n');
+        }
+    }
+
+    private static void writeMetadata(JsonGenerator g, TaskGraph graph) throws IOException {
+        int lastNode = Integer.MIN_VALUE;
+        for (DeviceInfo d : graph.devices()) {
+            if (d.node() != lastNode) {
+                lastNode = d.node();
+                int pid = pid(d);
+                meta(g, "process_name", pid, 0, "name", "node " + d.node());
+                metaInt(g, "process_sort_index", pid, 0, d.node());
+            }
+        }
+        // Threads sort by device, then by stream creation order within the device.
+        java.util.List<Stream> ordered = new java.util.ArrayList<>(graph.streams());
+        ordered.sort(java.util.Comparator.comparingInt(Stream::device).thenComparingInt(Stream::id));
+        for (int i = 0; i < ordered.size(); i++) {
+            Stream s = ordered.get(i);
+            DeviceInfo d = graph.devices().get(s.device());
+            meta(g, "thread_name", pid(d), tid(s), "name", d.name() + " " + s.name());
+            metaInt(g, "thread_sort_index", pid(d), tid(s), i);
+        }
+    }
+
+    private static void writeStream(JsonGenerator g, Timeline timeline, Stream s) throws IOException {
+        TaskGraph graph = timeline.graph();
+        int pid = pid(graph.devices().get(s.device()));
+        int tid = tid(s);
+        for (int i = 0, n = graph.streamLength(s.id()); i < n; i++) {
+            int id = graph.streamTask(s.id(), i);
+            Task task = graph.task(id);
+            long start = timeline.start(id);
+            g.writeStartObject();
+            g.writeStringField("name", task.name());
+            g.writeStringField("cat", task.category());
+            g.writeStringField("ph", "X");
+            g.writeFieldName("ts");
+            g.writeNumber(micros(start));
+            g.writeFieldName("dur");
+            g.writeNumber(micros(timeline.end(id) - start));
+            g.writeNumberField("pid", pid);
+            g.writeNumberField("tid", tid);
+            g.writeObjectFieldStart("args");
+            g.writeNumberField("task", id);
+            if (task.work() instanceof Work.Compute c) {
+                g.writeNumberField("flops", c.flops());
+            } else if (task.work() instanceof Work.Communication comm) {
+                g.writeNumberField("bytes", comm.bytes());
+            }
+            g.writeEndObject();
+            g.writeEndObject();
+            if (isPointToPoint(graph, task)) {
+                boolean sender = task.stream(0) == s.id();
+                g.writeStartObject();
+                g.writeStringField("name", task.name());
+                g.writeStringField("cat", task.category());
+                g.writeStringField("ph", sender ? "s" : "f");
+                if (!sender) {
+                    g.writeStringField("bp", "e");
+                }
+                g.writeNumberField("id", id);
+                g.writeFieldName("ts");
+                g.writeNumber(micros(start));
+                g.writeNumberField("pid", pid);
+                g.writeNumberField("tid", tid);
+                g.writeEndObject();
+            }
+        }
+    }
+
+    /** A task on exactly two streams of different devices: the first stream sends, the second receives. */
+    private static boolean isPointToPoint(TaskGraph graph, Task task) {
+        return task.work() instanceof Work.Communication && task.streamCount() == 2
+                && graph.stream(task.stream(0)).device() != graph.stream(task.stream(1)).device();
+    }
+
+    private static void meta(JsonGenerator g, String name, int pid, int tid, String key, String value)
+            throws IOException {
+        g.writeStartObject();
+        g.writeStringField("name", name);
+        g.writeStringField("ph", "M");
+        g.writeNumberField("pid", pid);
+        g.writeNumberField("tid", tid);
+        g.writeObjectFieldStart("args");
+        g.writeStringField(key, value);
+        g.writeEndObject();
+        g.writeEndObject();
+    }
+
+    private static void metaInt(JsonGenerator g, String name, int pid, int tid, int sortIndex) throws IOException {
+        g.writeStartObject();
+        g.writeStringField("name", name);
+        g.writeStringField("ph", "M");
+        g.writeNumberField("pid", pid);
+        g.writeNumberField("tid", tid);
+        g.writeObjectFieldStart("args");
+        g.writeNumberField("sort_index", sortIndex);
+        g.writeEndObject();
+        g.writeEndObject();
+    }
+
+    private static int pid(DeviceInfo d) {
+        return d.node() + 1;
+    }
+
+    private static int tid(Stream s) {
+        return s.id() + 1;
+    }
+
+    /** Nanoseconds as a decimal number of microseconds with exactly three fraction digits. */
+    static String micros(long ns) {
+        long whole = ns / 1000;
+        long frac = ns % 1000;
+        StringBuilder sb = new StringBuilder(24).append(whole).append('.');
+        if (frac < 100) {
+            sb.append('0');
+        }
+        if (frac < 10) {
+            sb.append('0');
+        }
+        return sb.append(frac).toString();
+    }
+}

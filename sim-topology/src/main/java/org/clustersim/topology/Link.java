@@ -1,0 +1,35 @@
+package org.clustersim.topology;
+
+/**
+ * A directed link: one direction of a cable or of an on-board connection.
+ *
+ * <p>Full-duplex connections are two links, one per direction, each with the full bandwidth
+ * the hardware offers in that direction.
+ *
+ * @param id                 dense index of the link in its topology, 0-based
+ * @param src                transmitting vertex
+ * @param dst                receiving vertex
+ * @param kind               technology class
+ * @param bandwidthBytesPerS capacity in bytes per second in this direction
+ * @param latencyNs          one-way propagation and switching latency added by this hop
+ */
+public record Link(int id, Vertex src, Vertex dst, LinkKind kind, double bandwidthBytesPerS, long latencyNs) {
+    public Link {
+        if (!(bandwidthBytesPerS > 0)) {
+            throw new IllegalArgumentException("link bandwidth must be positive: " + bandwidthBytesPerS);
+        }
+        if (latencyNs < 0) {
+            throw new IllegalArgumentException("link latency must not be negative: " + latencyNs);
+        }
+    }
+
+    /** Stable name such as {@code node0.gpu3->node0.nvswitch}. */
+    public String name() {
+        return src.name() + "->" + dst.name();
+    }
+
+    @Override
+    public String toString() {
+        return name();
+    }
+}

@@ -1,0 +1,93 @@
+package org.clustersim.topology;
+
+/**
+ * A cluster of NVSwitch servers whose GPUs each own one NIC, all NICs cabled to one switch.
+ *
+ * <p>This is the smallest useful multi-node fabric: every GPU-to-GPU path inside a server
+ * crosses the NVSwitch (GPU to switch, switch to GPU); every path between servers goes
+ * GPU, NIC, switch, NIC, GPU. Bandwidths are per direction.
+ *
+ * @param name                preset name
+ * @param accelerator         the GPU model
+ * @param nodes               number of servers, at least 1
+ * @param gpusPerNode         GPUs in one NVSwitch domain
+ * @param nvlinkBytesPerS     NVLink bandwidth per GPU per direction
+ * @param nvlinkLatencyNs     latency of one GPU-NVSwitch hop
+ * @param nicBytesPerS        NIC line rate per direction
+ * @param gpuNicLatencyNs     latency of the GPU-NIC hop
+ * @param nicSwitchLatencyNs  latency of the NIC-switch hop (cable plus switching)
+ */
+public record SwitchedClusterSpec(String name, AcceleratorSpec accelerator, int nodes, int gpusPerNode,
+                                  double nvlinkBytesPerS, long nvlinkLatencyNs, double nicBytesPerS,
+                                  long gpuNicLatencyNs, long nicSwitchLatencyNs) {
+    public SwitchedClusterSpec {
+        if (nodes < 1 || gpusPerNode < 1) {
+            throw new IllegalArgumentException("nodes and gpusPerNode must be at least 1");
+        }
+    }
+
+    /** Total number of GPUs. */
+    public int gpus() {
+        return nodes * gpusPerNode;
+    }
+
+    /**
+     * DGX/HGX H100: 8 GPUs, NVLink4 at 450 GB/s per direction per GPU, one 400 Gb/s NDR NIC
+     * (50 GB/s) per GPU. Latencies are chosen so that a 64-byte IB message between servers
+     * sees about 2.8 us, the published same-leaf figure.
+     */
+    public static SwitchedClusterSpec dgxH100(int nodes) {
+        return new SwitchedClusterSpec("dgx-h100", AcceleratorSpec.H100_SXM, nodes, 8, 450e9, 250, 50e9, 200, 1200);
+    }
+
+    /** DGX A100: 8 GPUs, NVLink3 at 300 GB/s per direction per GPU, one 200 Gb/s HDR NIC (25 GB/s) per GPU. */
+    public static SwitchedClusterSpec dgxA100(int nodes) {
+        return new SwitchedClusterSpec("dgx-a100", AcceleratorSpec.A100_SXM_80GB, nodes, 8, 300e9, 250, 25e9, 200,
+                1200);
+    }
+
+    /** Preset names accepted by {@link #preset(String, int)}. */
+    public static java.util.List<String> presetNames() {
+        return java.util.List.of("dgx-a100", "dgx-h100");
+    }
+
+    /** A preset by name with the given number of servers. */
+    public static java.util.Optional<SwitchedClusterSpec> preset(String presetName, int nodes) {
+        return switch (presetName) {
+            case "dgx-h100" -> java.util.Optional.of(dgxH100(nodes));
+            case "dgx-a100" -> java.util.Optional.of(dgxA100(nodes));
+            default -> java.util.Optional.empty();
+        };
+    }
+
+    /**
+     * Builds the graph: per server one NVSwitch vertex and, per GPU, a NIC; one scale-out
+     * switch joins all NICs. A single-server cluster has no NICs or scale-out switch.
+     */
+    public Topology build() {
+        Topology.Builder b = Topology.builder(name, accelerator);
+        Vertex[][] gpus = new Vertex[nodes][gpusPerNode];
+        for (int n = 0; n < nodes; n++) {
+            for (int g = 0; g < gpusPerNode; g++) {
+                gpus[n][g] = b.addVertex("node" + n + ".gpu" + g, VertexKind.ACCELERATOR, n);
+            }
+        }
+        for (int n = 0; n < nodes; n++) {
+            Vertex nvswitch = b.addVertex("node" + n + ".nvswitch", VertexKind.NVSWITCH, n);
+            for (int g = 0; g < gpusPerNode; g++) {
+                b.addDuplex(gpus[n][g], nvswitch, LinkKind.NVLINK, nvlinkBytesPerS, nvlinkLatencyNs);
+            }
+        }
+        if (nodes > 1) {
+            Vertex sw = b.addVertex("switch0", VertexKind.SWITCH, -1);
+            for (int n = 0; n < nodes; n++) {
+                for (int g = 0; g < gpusPerNode; g++) {
+                    Vertex nic = b.addVertex("node" + n + ".nic" + g, VertexKind.NIC, n);
+                    b.addDuplex(gpus[n][g], nic, LinkKind.GPU_NIC, nicBytesPerS, gpuNicLatencyNs);
+                    b.addDuplex(nic, sw, LinkKind.NIC_SWITCH, nicBytesPerS, nicSwitchLatencyNs);
+                }
+            }
+        }
+        return b.build();
+    }
+}
