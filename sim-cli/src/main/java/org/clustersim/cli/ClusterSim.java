@@ -45,7 +45,6 @@ public final class ClusterSim implements Runnable {
         CommandLine cl = new CommandLine(root);
         cl.setOut(out);
         cl.setErr(err);
-        cl.setExitCodeExceptionMapper(e -> e instanceof ScenarioException ? BAD_INPUT : INTERNAL_ERROR);
         cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
             if (ex instanceof ScenarioException se) {
                 for (ScenarioError e : se.errors()) {

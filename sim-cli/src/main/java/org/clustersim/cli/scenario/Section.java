@@ -72,7 +72,8 @@ final class Section {
             return new Section(diagnostics, pathOf(key), null, e == null ? location : e.value().location());
         }
         if (e.value() instanceof SourceNode.MapNode m) {
-            return new Section(diagnostics, pathOf(key), m, m.location());
+            // Errors about the section as a whole (a missing field, say) point at its key.
+            return new Section(diagnostics, pathOf(key), m, e.keyLocation());
         }
         error(key, "found " + e.value().describe() + ", expected a mapping");
         return new Section(diagnostics, pathOf(key), null, e.value().location());

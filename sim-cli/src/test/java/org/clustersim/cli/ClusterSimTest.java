@@ -1,0 +1,145 @@
+package org.clustersim.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ClusterSimTest {
+    static final Path SCENARIOS = Path.of("..", "scenarios");
+
+    @TempDir
+    Path dir;
+
+    record Result(int code, String out, String err) {
+    }
+
+    static Result cli(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = ClusterSim.execute(args, new PrintWriter(out), new PrintWriter(err));
+        return new Result(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void runsTheBundledOneFOneBScenarioAndWritesAValidTrace() throws IOException {
+        Path trace = dir.resolve("t.json");
+        Path summary = dir.resolve("sub/s.json");
+        Result r = cli("run", SCENARIOS.resolve("gpt3-175b-pp8-1f1b.yaml").toString(), "--trace", trace.toString(),
+                "--summary", summary.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("step time"), r.out());
+        assertTrue(r.out().contains(trace.toString()), "prints the trace path");
+        TraceChecks.Counts c = TraceChecks.check(trace);
+        // 8 stages x 64 microbatches x (F + B) on compute, and every send drawn on both ends
+        assertEquals(8 * 64 * 2 + 2 * (7 * 64 * 2), c.complete());
+        assertEquals(7 * 64 * 2, c.flowStarts());
+        JsonNode s = new ObjectMapper().readTree(summary.toFile());
+        assertEquals(8, s.get("devices").size());
+        long step = s.get("stepTimeNs").asLong();
+        for (JsonNode d : s.get("devices")) {
+            assertEquals(step, d.get("computeBusyNs").asLong() + d.get("computeIdleNs").asLong());
+        }
+        assertTrue(s.get("bubbleFraction").asDouble() > 0 && s.get("bubbleFraction").asDouble() < 0.5);
+    }
+
+    @Test
+    void gpipeAndOneFOneBHaveTheSameStepWithFreeCommunicationOfEqualStages() throws IOException {
+        // The bundled scenarios differ only in the schedule; their measured step times must be
+        // close (same bubble formula), yet each comes from its own simulated timeline.
+        JsonNode a = summary("gpt3-175b-pp8-1f1b.yaml");
+        JsonNode b = summary("gpt3-175b-pp8-gpipe.yaml");
+        double ratio = a.get("stepTimeNs").asDouble() / b.get("stepTimeNs").asDouble();
+        assertTrue(Math.abs(ratio - 1) < 0.01, "ratio " + ratio);
+    }
+
+    private JsonNode summary(String scenario) throws IOException {
+        Path s = dir.resolve(scenario + ".summary.json");
+        Result r = cli("run", SCENARIOS.resolve(scenario).toString(), "--trace", dir.resolve(scenario + ".trace.json")
+                .toString(), "--summary", s.toString());
+        assertEquals(0, r.code(), r.err());
+        return new ObjectMapper().readTree(s.toFile());
+    }
+
+    @Test
+    void sameScenarioGivesByteIdenticalOutputs() throws IOException {
+        Path scenario = SCENARIOS.resolve("gpt3-175b-pp8-gpipe.yaml");
+        for (String run : new String[] {"a", "b"}) {
+            assertEquals(0, cli("run", scenario.toString(), "--trace", dir.resolve(run + ".trace.json").toString(),
+                    "--summary", dir.resolve(run + ".summary.json").toString()).code());
+        }
+        assertArrayEquals(Files.readAllBytes(dir.resolve("a.trace.json")),
+                Files.readAllBytes(dir.resolve("b.trace.json")));
+        assertArrayEquals(Files.readAllBytes(dir.resolve("a.summary.json")),
+                Files.readAllBytes(dir.resolve("b.summary.json")));
+    }
+
+    @Test
+    void badScenarioExitsTwoAndWritesNothing() throws IOException {
+        Path bad = dir.resolve("bad.yaml");
+        Files.writeString(bad, "model:\n  preset: gpt3-175b\nparallelism:\n  pp: 5\ntraining:\n  globalBatch: 8\n");
+        Path trace = dir.resolve("out/trace.json");
+        Result r = cli("run", bad.toString(), "--trace", trace.toString(), "--summary", dir.resolve("s.json")
+                .toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains(bad + ":4:7: parallelism.pp"), r.err());
+        assertFalse(Files.exists(dir.resolve("out")), "no output directory or file");
+        assertFalse(Files.exists(dir.resolve("s.json")));
+        try (Stream<Path> files = Files.list(dir)) {
+            assertEquals(1, files.count(), "only the scenario file itself");
+        }
+    }
+
+    @Test
+    void unknownFlagIsAUsageErrorWithExitTwo() {
+        Result r = cli("run", "x.yaml", "--trase", "t.json");
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("--trase"), r.err());
+    }
+
+    @Test
+    void validateChecksWithoutWriting() throws IOException {
+        Result ok = cli("validate", SCENARIOS.resolve("gpt3-175b-pp8-1f1b.yaml").toString());
+        assertEquals(0, ok.code(), ok.err());
+        assertTrue(ok.out().contains("ok"), ok.out());
+        Path bad = dir.resolve("bad.yaml");
+        Files.writeString(bad, "training:\n  globalBatch: 8\n  seqlen: 4\n");
+        Result r = cli("validate", bad.toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("training.seqlen: unknown field"), r.err());
+        assertTrue(r.err().contains("did you mean 'seqLen'?"), r.err());
+    }
+
+    @Test
+    void unwritableTraceIsBadInputNotACrash() throws IOException {
+        Path blocker = dir.resolve("file");
+        Files.writeString(blocker, "x");
+        Result r = cli("run", SCENARIOS.resolve("gpt3-175b-pp8-1f1b.yaml").toString(), "--trace",
+                blocker.resolve("t.json").toString());
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("cannot write output"), r.err());
+    }
+
+    @Test
+    void versionAndHelp() {
+        Result v = cli("--version");
+        assertEquals(0, v.code());
+        assertTrue(v.out().startsWith("clustersim "), v.out());
+        Result h = cli("--help");
+        assertEquals(0, h.code());
+        assertTrue(h.out().contains("run") && h.out().contains("validate"), h.out());
+    }
+}

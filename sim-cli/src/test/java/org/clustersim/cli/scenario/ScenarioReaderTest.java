@@ -1,0 +1,211 @@
+package org.clustersim.cli.scenario;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import org.clustersim.strategies.pipeline.ScheduleKind;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ScenarioReaderTest {
+    @TempDir
+    Path dir;
+
+    private static final String VALID = """
+            name: small
+            cluster:
+              preset: dgx-h100
+              nodes: 1
+            model:
+              preset: gpt3-175b
+            parallelism:
+              pp: 8
+            schedule:
+              kind: gpipe
+            training:
+              globalBatch: 16
+              microBatch: 2
+              seqLen: 1024
+            """;
+
+    private Path write(String name, String content) throws IOException {
+        Path p = dir.resolve(name);
+        Files.writeString(p, content);
+        return p;
+    }
+
+    private List<ScenarioError> errors(String content) throws IOException {
+        Path p = write("s.yaml", content);
+        return assertThrows(ScenarioException.class, () -> new ScenarioReader().read(p)).errors();
+    }
+
+    private static ScenarioError only(List<ScenarioError> errors) {
+        assertEquals(1, errors.size(), () -> "expected one error, got " + errors);
+        return errors.get(0);
+    }
+
+    @Test
+    void readsAValidScenario() throws IOException {
+        Scenario s = new ScenarioReader().read(write("s.yaml", VALID));
+        assertEquals("small", s.name());
+        assertEquals(8, s.parallelism().pp());
+        assertEquals(ScheduleKind.GPIPE, s.schedule());
+        assertEquals(8, s.microbatches(), "16 sequences in microbatches of 2");
+        assertEquals(96, s.model().layers());
+        assertEquals(8, s.cluster().gpus());
+    }
+
+    @Test
+    void jsonWorksTooAndOverridesPresetFields() throws IOException {
+        Path p = write("s.json", """
+                {"cluster": {"preset": "dgx-a100", "gpusPerNode": 4, "nvlinkBandwidthGBps": 100},
+                 "model": {"preset": "gpt3-13b", "layers": 8},
+                 "parallelism": {"pp": 4},
+                 "training": {"globalBatch": 4}}
+                """);
+        Scenario s = new ScenarioReader().read(p);
+        assertEquals("s", s.name(), "defaults to the file stem");
+        assertEquals(8, s.model().layers());
+        assertEquals(5120, s.model().hidden());
+        assertEquals(100e9, s.cluster().nvlinkBytesPerS());
+        assertEquals(ScheduleKind.ONE_F_ONE_B, s.schedule(), "default schedule");
+    }
+
+    @Test
+    void unknownFieldIsReportedWithLineAndSuggestion() throws IOException {
+        ScenarioError e = only(errors(VALID.replace("  pp: 8", "  pp: 8\n  ppp: 2")));
+        assertEquals("parallelism.ppp", e.path());
+        assertEquals(9, e.location().line());
+        assertEquals(3, e.location().column());
+        assertTrue(e.message().contains("did you mean 'pp'?"), e.message());
+    }
+
+    @Test
+    void misspeltSectionIsSuggested() throws IOException {
+        ScenarioError e = only(errors(VALID.replace("schedule:", "shedule:")));
+        assertEquals("shedule", e.path());
+        assertTrue(e.message().contains("did you mean 'schedule'?"), e.message());
+    }
+
+    @Test
+    void wrongTypeNamesWhatWasFoundAndExpected() throws IOException {
+        ScenarioError e = only(errors(VALID.replace("pp: 8", "pp: eight")));
+        assertEquals("parallelism.pp", e.path());
+        assertEquals(8, e.location().line());
+        assertTrue(e.message().contains("found the text \"eight\", expected an integer"), e.message());
+    }
+
+    @Test
+    void missingRequiredValue() throws IOException {
+        ScenarioError e = only(errors(VALID.replace("  globalBatch: 16\n", "")));
+        assertEquals("training.globalBatch", e.path());
+        assertTrue(e.message().startsWith("missing required value"), e.message());
+        assertEquals(11, e.location().line(), "points at the training section");
+    }
+
+    @Test
+    void outOfRangeValue() throws IOException {
+        ScenarioError e = only(errors(VALID.replace("microBatch: 2", "microBatch: 0")));
+        assertEquals("training.microBatch", e.path());
+        assertEquals(13, e.location().line());
+        assertTrue(e.message().contains("found 0, expected an integer from 1 to"), e.message());
+    }
+
+    @Test
+    void unknownChoiceListsTheAcceptedNames() throws IOException {
+        ScenarioError e = only(errors(VALID.replace("kind: gpipe", "kind: gpip")));
+        assertEquals("schedule.kind", e.path());
+        assertTrue(e.message().contains("expected one of 1f1b, dualpipe"), e.message());
+        assertTrue(e.message().contains("did you mean 'gpipe'?"), e.message());
+    }
+
+    @Test
+    void pipelineDepthMustDivideTheLayers() throws IOException {
+        ScenarioError e = only(errors(VALID.replace("pp: 8", "pp: 7").replace("nodes: 1",
+                "nodes: 1\n  gpusPerNode: 7")));
+        assertEquals("parallelism.pp", e.path());
+        assertTrue(e.message().contains("expected a divisor of model.layers (96)"), e.message());
+    }
+
+    @Test
+    void gpuCountMustMatchTheLayout() throws IOException {
+        ScenarioError e = only(errors(VALID.replace("nodes: 1", "nodes: 2")));
+        assertEquals("cluster.nodes", e.path());
+        assertEquals(4, e.location().line());
+        assertTrue(e.message().contains("the cluster has 16 GPUs (2 nodes x 8)"), e.message());
+        assertTrue(e.message().contains("uses 8"), e.message());
+    }
+
+    @Test
+    void globalBatchMustSplitIntoMicrobatches() throws IOException {
+        ScenarioError e = only(errors(VALID.replace("globalBatch: 16", "globalBatch: 15")));
+        assertEquals("training.globalBatch", e.path());
+        assertTrue(e.message().contains("expected a multiple of training.microBatch"), e.message());
+    }
+
+    @Test
+    void designedButUnimplementedFieldsAreRejectedNotIgnored() throws IOException {
+        List<ScenarioError> es = errors(VALID.replace("  pp: 8", "  pp: 8\n  tp: 2")
+                .replace("kind: gpipe", "kind: zb-h1"));
+        assertEquals(2, es.size(), es.toString());
+        assertEquals("parallelism.tp", es.get(0).path());
+        assertTrue(es.get(0).message().startsWith("not supported yet: parallelism.tp"), es.get(0).message());
+        assertEquals("schedule.kind", es.get(1).path());
+        assertTrue(es.get(1).message().startsWith("not supported yet: schedule.kind"), es.get(1).message());
+    }
+
+    @Test
+    void neutralValuesOfUnimplementedFieldsAreAccepted() throws IOException {
+        Scenario s = new ScenarioReader().read(write("s.yaml", VALID.replace("  pp: 8",
+                "  pp: 8\n  tp: 1\n  dp: 1\n  cp: 1\n  zero: 0\n  sequenceParallel: false") + "faults: []\n"));
+        assertEquals(1, s.parallelism().tp());
+    }
+
+    @Test
+    void allErrorsOfAFileComeInOneReportInFileOrder() throws IOException {
+        List<ScenarioError> es = errors(VALID.replace("preset: dgx-h100", "preset: dgx-h900")
+                .replace("pp: 8", "pp: -1").replace("seqLen: 1024", "seqLen: long"));
+        assertEquals(List.of("cluster.preset", "parallelism.pp", "training.seqLen"),
+                es.stream().map(ScenarioError::path).toList());
+        assertTrue(es.get(0).message().contains("did you mean 'dgx-h100'?"), es.get(0).message());
+    }
+
+    @Test
+    void syntaxErrorNamesTheLine() throws IOException {
+        ScenarioError e = only(errors("cluster:\n  nodes: [1, 2\nmodel: {}\n"));
+        assertTrue(e.message().startsWith("syntax error"), e.message());
+        assertTrue(e.location().line() >= 2, "line " + e.location().line());
+    }
+
+    @Test
+    void duplicateKeysAreErrors() throws IOException {
+        ScenarioError e = only(errors(VALID.replace("  pp: 8", "  pp: 8\n  pp: 4")));
+        assertTrue(e.message().contains("Duplicate field 'pp'"), e.message());
+        assertEquals(9, e.location().line());
+    }
+
+    @Test
+    void fileNameAndFormatProblems() {
+        Path missing = dir.resolve("nope.yaml");
+        ScenarioError e = only(assertThrows(ScenarioException.class, () -> new ScenarioReader().read(missing))
+                .errors());
+        assertEquals("no such file", e.message());
+        Path txt = dir.resolve("s.txt");
+        ScenarioError e2 = only(assertThrows(ScenarioException.class, () -> new ScenarioReader().read(txt))
+                .errors());
+        assertTrue(e2.message().contains(".yaml, .yml or .json"), e2.message());
+    }
+
+    @Test
+    void formattedErrorCarriesFileLineColumnAndPath() throws IOException {
+        ScenarioError e = only(errors(VALID.replace("pp: 8", "pp: 8.5")));
+        assertEquals(dir.resolve("s.yaml") + ":8:7: parallelism.pp: found the number 8.5, expected an integer",
+                e.format());
+    }
+}

@@ -1,0 +1,73 @@
+package org.clustersim.core.trace;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import org.clustersim.core.engine.Simulation;
+import org.clustersim.core.engine.StreamKind;
+import org.clustersim.core.engine.TaskGraph;
+import org.clustersim.core.engine.Timeline;
+import org.clustersim.core.engine.Work;
+import org.clustersim.topology.AcceleratorSpec;
+import org.clustersim.topology.SwitchedClusterSpec;
+import org.junit.jupiter.api.Test;
+
+class ChromeTraceWriterTest {
+
+    @Test
+    void microsecondsKeepExactNanoseconds() {
+        assertEquals("0.000", ChromeTraceWriter.micros(0));
+        assertEquals("0.007", ChromeTraceWriter.micros(7));
+        assertEquals("0.070", ChromeTraceWriter.micros(70));
+        assertEquals("1.234", ChromeTraceWriter.micros(1234));
+        assertEquals("25148223.001", ChromeTraceWriter.micros(25_148_223_001L));
+    }
+
+    @Test
+    void drawsTasksPerStreamAndJoinsSendToReceive() throws IOException {
+        TaskGraph.Builder b = TaskGraph.builder();
+        b.device("node0.gpu0", 0);
+        b.device("node1.gpu0", 1);
+        int c0 = b.stream(0, "compute", StreamKind.COMPUTE);
+        int send = b.stream(0, "send", StreamKind.COMMUNICATION);
+        int recv = b.stream(1, "recv", StreamKind.COMMUNICATION);
+        int f = b.compute("F mb0", "forward", c0, 1500, 3e9);
+        b.communicate("act", "pp-p2p", new int[] {send, recv}, Work.Communication.pointToPoint(0, 1, 100), f);
+        var topo = new SwitchedClusterSpec("t", AcceleratorSpec.H100_SXM, 2, 1, 100e9, 0, 100e9, 0, 0).build();
+        Timeline t = Simulation.run(b.build(), topo);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ChromeTraceWriter.write(t, out, Map.of("scenario", "x"));
+        JsonNode root = new ObjectMapper().readTree(out.toByteArray());
+        assertEquals("x", root.get("otherData").get("scenario").asText());
+        List<JsonNode> x = new ArrayList<>();
+        List<String> processes = new ArrayList<>();
+        List<String> flows = new ArrayList<>();
+        for (JsonNode e : root.get("traceEvents")) {
+            switch (e.get("ph").asText()) {
+                case "X" -> x.add(e);
+                case "M" -> {
+                    if (e.get("name").asText().equals("process_name")) {
+                        processes.add(e.get("args").get("name").asText());
+                    }
+                }
+                default -> flows.add(e.get("ph").asText() + "@" + e.get("pid").asInt() + "/" + e.get("tid").asInt()
+                        + "@" + e.get("ts").asDouble());
+            }
+        }
+        assertEquals(List.of("node 0", "node 1"), processes);
+        assertEquals(3, x.size(), "compute once, the send on both ends");
+        assertEquals("F mb0", x.get(0).get("name").asText());
+        assertEquals(1.5, x.get(0).get("dur").asDouble());
+        // the send starts when F ends; both flow ends sit at its start, on sender then receiver
+        assertEquals(List.of("s@1/2@1.5", "f@2/3@1.5"), flows);
+        assertEquals(100, x.get(1).get("args").get("bytes").asLong());
+    }
+}
