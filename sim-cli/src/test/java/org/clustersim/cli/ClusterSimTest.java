@@ -47,6 +47,7 @@ class ClusterSimTest {
         // 8 stages x 64 microbatches x (F + B) on compute, and every send drawn on both ends
         assertEquals(8 * 64 * 2 + 2 * (7 * 64 * 2), c.complete());
         assertEquals(7 * 64 * 2, c.flowStarts());
+        assertTrue(c.counterSamples() > 0, "link throughput counters");
         JsonNode s = new ObjectMapper().readTree(summary.toFile());
         assertEquals(8, s.get("devices").size());
         long step = s.get("stepTimeNs").asLong();

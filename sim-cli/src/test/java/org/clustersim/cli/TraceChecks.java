@@ -22,7 +22,7 @@ final class TraceChecks {
     }
 
     /** Summary of a checked trace. */
-    record Counts(int complete, int flowStarts, int threads) {
+    record Counts(int complete, int flowStarts, int threads, int counterSamples) {
     }
 
     static Counts check(Path trace) throws IOException {
@@ -36,6 +36,7 @@ final class TraceChecks {
         Map<Long, Integer> flowBalance = new HashMap<>();
         int complete = 0;
         int starts = 0;
+        int counters = 0;
         for (JsonNode e : events) {
             String ph = e.path("ph").asText();
             String name = e.path("name").asText();
@@ -72,11 +73,17 @@ final class TraceChecks {
                         flowBalance.merge(id, -1, Integer::sum);
                     }
                 }
+                case "C" -> {
+                    long ts = ns(e.get("ts"));
+                    assertTrue(ts >= 0, "negative time: " + e);
+                    sorted(lastTs, thread + "/" + name, ts, e);
+                    counters++;
+                }
                 default -> fail("unexpected phase " + ph + " in " + e);
             }
         }
         flowBalance.forEach((id, balance) -> assertEquals(0, balance, "flow " + id + " start/finish mismatch"));
-        return new Counts(complete, starts, namedThreads.size());
+        return new Counts(complete, starts, namedThreads.size(), counters);
     }
 
     private static void sorted(Map<String, Long> lastTs, String thread, long ts, JsonNode e) {

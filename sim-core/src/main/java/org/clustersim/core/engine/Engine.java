@@ -18,6 +18,7 @@ public final class Engine {
     private final TaskGraph graph;
     private final SimKernel kernel;
     private final Network network;
+    private final Counters counters;
 
     private final int[] missingDeps;
     private final int[] headsReached;
@@ -26,10 +27,15 @@ public final class Engine {
     private final long[] end;
     private int finished;
 
-    public Engine(TaskGraph graph, SimKernel kernel, Network network) {
+    /**
+     * @param counters where the network (and later memory accounting) records counter tracks;
+     *                 handed on to the timeline
+     */
+    public Engine(TaskGraph graph, SimKernel kernel, Network network, Counters counters) {
         this.graph = graph;
         this.kernel = kernel;
         this.network = network;
+        this.counters = counters;
         int n = graph.taskCount();
         missingDeps = new int[n];
         headsReached = new int[n];
@@ -60,7 +66,7 @@ public final class Engine {
         if (finished < graph.taskCount()) {
             throw DeadlockException.describe(graph, cursor, end, missingDeps, headsReached, kernel.now());
         }
-        return new Timeline(graph, start, end, events);
+        return new Timeline(graph, start, end, events, counters);
     }
 
     private void arrive(int task) {

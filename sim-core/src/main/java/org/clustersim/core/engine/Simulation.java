@@ -19,7 +19,8 @@ public final class Simulation {
                     + " devices but topology " + topology.name() + " has " + topology.deviceCount());
         }
         DsolKernel kernel = new DsolKernel();
-        PointToPointNetwork network = new PointToPointNetwork(topology, kernel);
-        return new Engine(graph, kernel, network).run();
+        Counters counters = new Counters();
+        PointToPointNetwork network = new PointToPointNetwork(topology, kernel, counters);
+        return new Engine(graph, kernel, network, counters).run();
     }
 }

@@ -2,7 +2,7 @@ package org.clustersim.core.engine;
 
 /**
  * What happened in one simulated run: the start and end of every task, in compact arrays
- * indexed by task id, and the number of kernel events executed. All metrics are measured
+ * indexed by task id, the counter tracks, and the number of kernel events executed. All metrics are measured
  * from here.
  */
 public final class Timeline {
@@ -11,8 +11,10 @@ public final class Timeline {
     private final long[] end;
     private final long events;
     private final long makespan;
+    private final Counters counters;
 
-    Timeline(TaskGraph graph, long[] start, long[] end, long events) {
+    Timeline(TaskGraph graph, long[] start, long[] end, long events, Counters counters) {
+        this.counters = counters;
         this.graph = graph;
         this.start = start;
         this.end = end;
@@ -41,6 +43,11 @@ public final class Timeline {
     /** Time from the start of the step (t = 0) to the end of its last task, ns. */
     public long makespan() {
         return makespan;
+    }
+
+    /** Counter tracks recorded during the run. */
+    public Counters counters() {
+        return counters;
     }
 
     /** Kernel events executed during the run. */

@@ -1,5 +1,6 @@
 package org.clustersim.core.network;
 
+import org.clustersim.core.engine.Counters;
 import org.clustersim.core.engine.Flow;
 import org.clustersim.core.engine.Network;
 import org.clustersim.core.engine.Phase;
@@ -14,17 +15,23 @@ import org.clustersim.topology.Topology;
  * not share capacity, so this model shows no congestion; it is exact for traffic that never
  * overlaps on a link, such as the stage-to-stage sends of one pipeline.
  *
- * <p>It also counts the bytes each link carried, for the per-link table of a run.
+ * <p>It also counts the bytes each link carried and records each link's throughput (GB/s)
+ * as a counter track while a flow serialises onto it.
  */
 public final class PointToPointNetwork implements Network {
     private final Topology topology;
     private final SimKernel kernel;
     private final long[] linkBytes;
+    private final Counters counters;
+    private final int[] linkTrack;
 
-    public PointToPointNetwork(Topology topology, SimKernel kernel) {
+    public PointToPointNetwork(Topology topology, SimKernel kernel, Counters counters) {
         this.topology = topology;
         this.kernel = kernel;
+        this.counters = counters;
         this.linkBytes = new long[topology.links().size()];
+        this.linkTrack = new int[topology.links().size()];
+        java.util.Arrays.fill(linkTrack, -1);
     }
 
     @Override
@@ -43,10 +50,27 @@ public final class PointToPointNetwork implements Network {
             return 0;
         }
         Route route = topology.route(f.srcDevice(), f.dstDevice());
-        for (Link l : route.links()) {
-            linkBytes[l.id()] += f.bytes();
+        double rate = route.bottleneckBytesPerS();
+        long serialNs = (long) Math.ceil(f.bytes() * 1e9 / rate);
+        if (f.bytes() > 0) {
+            long now = kernel.now();
+            for (Link l : route.links()) {
+                linkBytes[l.id()] += f.bytes();
+                int track = trackOf(l);
+                counters.add(track, now, rate / 1e9);
+                counters.add(track, now + serialNs, -rate / 1e9);
+            }
         }
-        return route.latencyNs() + (long) Math.ceil(f.bytes() * 1e9 / route.bottleneckBytesPerS());
+        return route.latencyNs() + serialNs;
+    }
+
+    private int trackOf(Link l) {
+        int t = linkTrack[l.id()];
+        if (t < 0) {
+            t = counters.track("link " + l.name(), "GB/s");
+            linkTrack[l.id()] = t;
+        }
+        return t;
     }
 
     /** Bytes that crossed link {@code linkId} so far. */

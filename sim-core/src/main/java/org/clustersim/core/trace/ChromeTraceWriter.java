@@ -8,6 +8,7 @@ import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 
+import org.clustersim.core.engine.Counters;
 import org.clustersim.core.engine.DeviceInfo;
 import org.clustersim.core.engine.Stream;
 import org.clustersim.core.engine.Task;
@@ -23,7 +24,8 @@ import org.clustersim.core.engine.Work;
  * overlaps itself on one thread. Tasks are complete ("X") events with microsecond timestamps
  * carrying the exact nanosecond as three decimals. A point-to-point transfer is drawn on both
  * the sender's and the receiver's stream, joined by a flow arrow ("s" on the sender, "f" with
- * {@code "bp":"e"} on the receiver). Events are streamed through a Jackson generator, so the
+ * {@code "bp":"e"} on the receiver). Counter tracks (link throughput) are "C" events of an
+ * extra process named {@code counters}, listed after the servers. Events are streamed through a Jackson generator, so the
  * trace is never held in memory as a whole; within a thread they appear in time order.
  */
 public final class ChromeTraceWriter {
@@ -55,6 +57,7 @@ public final class ChromeTraceWriter {
             for (Stream s : graph.streams()) {
                 writeStream(g, timeline, s);
             }
+            writeCounters(g, timeline);
             g.writeEndArray();
             g.writeEndObject();
             g.writeRaw('\n');
@@ -123,6 +126,38 @@ public final class ChromeTraceWriter {
                 g.writeNumber(micros(start));
                 g.writeNumberField("pid", pid);
                 g.writeNumberField("tid", tid);
+                g.writeEndObject();
+            }
+        }
+    }
+
+    /** Counter tracks (link throughput, ...) as "C" events of one extra process after the servers. */
+    private static void writeCounters(JsonGenerator g, Timeline timeline) throws IOException {
+        Counters counters = timeline.counters();
+        if (counters.trackCount() == 0) {
+            return;
+        }
+        int maxNode = 0;
+        for (DeviceInfo d : timeline.graph().devices()) {
+            maxNode = Math.max(maxNode, d.node());
+        }
+        int pid = maxNode + 2;
+        meta(g, "process_name", pid, 0, "name", "counters");
+        metaInt(g, "process_sort_index", pid, 0, maxNode + 1);
+        for (Counters.Series s : counters.allSeries()) {
+            String name = counters.name(s.track());
+            String unit = counters.unit(s.track());
+            for (int i = 0; i < s.timesNs().length; i++) {
+                g.writeStartObject();
+                g.writeStringField("name", name);
+                g.writeStringField("ph", "C");
+                g.writeFieldName("ts");
+                g.writeNumber(micros(s.timesNs()[i]));
+                g.writeNumberField("pid", pid);
+                g.writeNumberField("tid", 0);
+                g.writeObjectFieldStart("args");
+                g.writeNumberField(unit, s.values()[i]);
+                g.writeEndObject();
                 g.writeEndObject();
             }
         }

@@ -1,5 +1,6 @@
 package org.clustersim.core.engine;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -20,7 +21,8 @@ class EngineTest {
 
     private static Timeline run(TaskGraph g) {
         DsolKernel k = new DsolKernel();
-        return new Engine(g, k, new PointToPointNetwork(TWO_GPUS, k)).run();
+        Counters counters = new Counters();
+        return new Engine(g, k, new PointToPointNetwork(TWO_GPUS, k, counters), counters).run();
     }
 
     private static TaskGraph.Builder twoDevices() {
@@ -68,6 +70,13 @@ class EngineTest {
         assertEquals(60, t.end(x));
         assertEquals(60, t.start(g));
         assertEquals(61, t.makespan());
+        // the send shows on both links of its route as 100 GB/s while it serialises (40..50 ns)
+        Counters c = t.counters();
+        assertEquals(2, c.trackCount(), "the zero-byte send draws nothing");
+        Counters.Series up = c.allSeries().get(0);
+        assertEquals("link gpu0->nvswitch", c.name(up.track()).replace("node0.", ""));
+        assertArrayEquals(new long[] {40, 50}, up.timesNs());
+        assertArrayEquals(new double[] {100, 0}, up.values());
     }
 
     @Test
@@ -136,7 +145,7 @@ class EngineTest {
         Network broken = (phase, done) -> {
             throw new IllegalStateException("link is down");
         };
-        SimulationException e = assertThrows(SimulationException.class, () -> new Engine(g, k, broken).run());
+        SimulationException e = assertThrows(SimulationException.class, () -> new Engine(g, k, broken, new Counters()).run());
         assertEquals(77, e.timeNs());
         assertTrue(e.getMessage().contains("'bad send'"), e.getMessage());
         assertInstanceOf(IllegalStateException.class, e.getCause());

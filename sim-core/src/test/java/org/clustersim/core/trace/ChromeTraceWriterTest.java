@@ -50,6 +50,7 @@ class ChromeTraceWriterTest {
         List<JsonNode> x = new ArrayList<>();
         List<String> processes = new ArrayList<>();
         List<String> flows = new ArrayList<>();
+        List<String> counters = new ArrayList<>();
         for (JsonNode e : root.get("traceEvents")) {
             switch (e.get("ph").asText()) {
                 case "X" -> x.add(e);
@@ -58,11 +59,17 @@ class ChromeTraceWriterTest {
                         processes.add(e.get("args").get("name").asText());
                     }
                 }
+                case "C" -> counters.add(e.get("name").asText() + "@" + e.get("ts").asDouble() + "="
+                        + e.get("args").get("GB/s").asDouble());
                 default -> flows.add(e.get("ph").asText() + "@" + e.get("pid").asInt() + "/" + e.get("tid").asInt()
                         + "@" + e.get("ts").asDouble());
             }
         }
-        assertEquals(List.of("node 0", "node 1"), processes);
+        assertEquals(List.of("node 0", "node 1", "counters"), processes);
+        // 100 bytes at 100 GB/s: the first hop of the route carries 100 GB/s from 1.5 us to 1.501 us
+        assertEquals("link node0.gpu0->node0.nic0@1.5=100.0", counters.get(0));
+        assertEquals("link node0.gpu0->node0.nic0@1.501=0.0", counters.get(1));
+        assertEquals(4 * 2, counters.size(), "four links on the route, two samples each");
         assertEquals(3, x.size(), "compute once, the send on both ends");
         assertEquals("F mb0", x.get(0).get("name").asText());
         assertEquals(1.5, x.get(0).get("dur").asDouble());

@@ -1,0 +1,116 @@
+package org.clustersim.core.engine;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Numeric tracks over simulated time (link throughput, later memory per device), recorded as
+ * compact arrays of (track, time, change) rather than one object per sample. A change may be
+ * recorded ahead of time (a flow's end is known when it starts); {@link #series(int)} sorts
+ * and accumulates them.
+ */
+public final class Counters {
+    private final List<String> names = new ArrayList<>();
+    private final List<String> units = new ArrayList<>();
+    private final Map<String, Integer> byName = new HashMap<>();
+    private int[] track = new int[256];
+    private long[] time = new long[256];
+    private double[] delta = new double[256];
+    private int size;
+
+    /** The track of that name, created on first use. */
+    public int track(String name, String unit) {
+        Integer id = byName.get(name);
+        if (id != null) {
+            return id;
+        }
+        int n = names.size();
+        names.add(name);
+        units.add(unit);
+        byName.put(name, n);
+        return n;
+    }
+
+    /** Number of tracks. */
+    public int trackCount() {
+        return names.size();
+    }
+
+    public String name(int track) {
+        return names.get(track);
+    }
+
+    public String unit(int track) {
+        return units.get(track);
+    }
+
+    /** Adds {@code change} to a track's value from {@code timeNs} on. */
+    public void add(int trackId, long timeNs, double change) {
+        if (size == time.length) {
+            int cap = size * 2;
+            track = Arrays.copyOf(track, cap);
+            time = Arrays.copyOf(time, cap);
+            delta = Arrays.copyOf(delta, cap);
+        }
+        track[size] = trackId;
+        time[size] = timeNs;
+        delta[size] = change;
+        size++;
+    }
+
+    /**
+     * Every track's value over time: per track one sample per instant at which it changed,
+     * starting from 0. Changes at the same instant are merged; values within 1e-9 of zero are
+     * written as 0. One sort over all recorded changes.
+     */
+    public List<Series> allSeries() {
+        Integer[] order = new Integer[size];
+        for (int i = 0; i < size; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, (a, b) -> track[a] != track[b] ? Integer.compare(track[a], track[b])
+                : time[a] != time[b] ? Long.compare(time[a], time[b]) : Integer.compare(a, b));
+        List<Series> out = new ArrayList<>(names.size());
+        int k = 0;
+        for (int tr = 0; tr < names.size(); tr++) {
+            int from = k;
+            while (k < size && track[order[k]] == tr) {
+                k++;
+            }
+            long[] outTime = new long[k - from];
+            double[] outValue = new double[k - from];
+            int m = 0;
+            double value = 0;
+            for (int j = from; j < k; j++) {
+                int i = order[j];
+                value += delta[i];
+                if (m > 0 && outTime[m - 1] == time[i]) {
+                    outValue[m - 1] = clean(value);
+                } else {
+                    outTime[m] = time[i];
+                    outValue[m] = clean(value);
+                    m++;
+                }
+            }
+            out.add(new Series(tr, Arrays.copyOf(outTime, m), Arrays.copyOf(outValue, m)));
+        }
+        return out;
+    }
+
+    private static double clean(double v) {
+        return Math.abs(v) < 1e-9 ? 0 : v;
+    }
+
+    /**
+     * Samples of one track.
+     *
+     * @param track   the track's id
+     * @param timesNs instants, increasing
+     * @param values  the track's value from each instant on
+     */
+    public record Series(int track, long[] timesNs, double[] values) {
+    }
+}
