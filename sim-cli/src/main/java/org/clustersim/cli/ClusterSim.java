@@ -16,7 +16,8 @@ import picocli.CommandLine.ScopeType;
  */
 @Command(name = "clustersim", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = "Discrete-event simulator of distributed LLM training clusters.",
-        subcommands = {RunCommand.class, ValidateCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {RunCommand.class, ValidateCommand.class, ScheduleCommand.class, BubblesCommand.class,
+            CommandLine.HelpCommand.class})
 public final class ClusterSim implements Runnable {
     /** Exit code for bad input. */
     public static final int BAD_INPUT = 2;
@@ -31,7 +32,7 @@ public final class ClusterSim implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: run or validate");
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: run, validate, schedule or bubbles");
     }
 
     /** Entry point. */

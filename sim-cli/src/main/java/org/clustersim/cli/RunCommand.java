@@ -16,7 +16,6 @@ import org.clustersim.cli.output.SummaryText;
 import org.clustersim.cli.scenario.Scenario;
 import org.clustersim.cli.scenario.ScenarioReader;
 import org.clustersim.core.engine.Simulation;
-import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.core.engine.Timeline;
 import org.clustersim.core.trace.ChromeTraceWriter;
 import org.clustersim.strategies.PipelineTrainingStep;
@@ -57,9 +56,10 @@ public final class RunCommand implements Callable<Integer> {
 
         long t0 = System.nanoTime();
         PipelineTrainingStep step = scenario.trainingStep();
-        TaskGraph graph = step.taskGraph();
-        Timeline timeline = Simulation.run(graph, step.topology());
-        RunSummary result = RunSummary.of(scenario, timeline);
+        PipelineTrainingStep.Built built = step.build();
+        Timeline timeline = Simulation.run(built.graph(), step.topology());
+        RunSummary result = RunSummary.of(scenario, timeline, built.tasks(),
+                step.schedule().weightCopies(step.ranks(), step.microbatches()));
         double wall = (System.nanoTime() - t0) / 1e9;
 
         Map<String, String> otherData = new LinkedHashMap<>();

@@ -2,14 +2,13 @@ package org.clustersim.strategies;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-
-import java.util.List;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.strategies.cost.Precision;
 import org.clustersim.strategies.model.TransformerModel;
 import org.clustersim.strategies.pipeline.OneFOneBSchedule;
-import org.clustersim.strategies.pipeline.StageCost;
+import org.clustersim.strategies.pipeline.ChunkCost;
 import org.clustersim.topology.SwitchedClusterSpec;
 import org.junit.jupiter.api.Test;
 
@@ -33,15 +32,26 @@ class PipelineTrainingStepTest {
 
     @Test
     void stagesSplitLayersEvenlyAndTheLastAddsTheLogits() {
-        List<StageCost> costs = step(8, 8).stageCosts();
+        PipelineTrainingStep step = step(8, 8);
         double perLayer = GPT3.layerForwardFlops(1, 2048);
         double achieved = 989e12 * (795.0 / 989.0);
-        assertEquals(12 * perLayer, costs.get(0).forwardFlops(), 1);
-        assertEquals(Math.round(12 * perLayer / achieved * 1e9), costs.get(0).forwardNs());
-        assertEquals(2 * costs.get(3).forwardFlops(), costs.get(3).backwardFlops(), 1);
+        ChunkCost first = step.stageCost(0);
+        assertEquals(12 * perLayer, first.forwardFlops(), 1);
+        assertEquals(Math.round(12 * perLayer / achieved * 1e9), first.forwardNs());
+        assertEquals(2 * step.stageCost(3).forwardFlops(), step.stageCost(3).backwardFlops(), 1);
         double logits = 2.0 * 2048 * 12288 * 51200;
-        assertEquals(12 * perLayer + logits, costs.get(7).forwardFlops(), 1);
-        assertEquals(costs.get(0).forwardNs(), costs.get(6).forwardNs());
+        assertEquals(12 * perLayer + logits, step.stageCost(7).forwardFlops(), 1);
+        assertEquals(first.forwardNs(), step.stageCost(6).forwardNs());
+    }
+
+    @Test
+    void weightGradientIsTheMatrixMultiplyShareOfTheBackward() {
+        ChunkCost c = step(8, 8).stageCost(2);
+        // W: 12 layers x (8 b s h^2 + 4 b s h ffn); the attention core's backward stays in Bi
+        double w = 12 * (8.0 * 2048 * 12288 * 12288 + 4.0 * 2048 * 12288 * 49152);
+        assertEquals(w, c.backwardWeightFlops(), 1);
+        assertEquals(2 * c.forwardFlops() - w, c.backwardInputFlops(), 1);
+        assertTrue(c.backwardInputFlops() > c.backwardWeightFlops());
     }
 
     @Test

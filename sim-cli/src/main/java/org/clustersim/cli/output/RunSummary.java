@@ -9,6 +9,7 @@ import org.clustersim.core.engine.Timeline;
 import org.clustersim.core.engine.Work;
 import org.clustersim.core.metrics.DeviceUsage;
 import org.clustersim.core.metrics.StepMetrics;
+import org.clustersim.strategies.pipeline.PipelineTasks;
 
 /**
  * The figures of one simulated step that the CLI prints and writes as JSON. Every figure is
@@ -25,28 +26,31 @@ import org.clustersim.core.metrics.StepMetrics;
  * @param bubbleFraction  mean over devices of compute idle time / step time
  * @param events          kernel events executed
  * @param tasks           tasks in the graph
- * @param devices         per-device figures, one per pipeline stage
+ * @param weightCopiesPerRank model-copy shares of weights each pipeline rank holds (2 for DualPipe)
+ * @param devices         per-device figures, one per pipeline rank
  */
 public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeNs, long tokensPerStep,
                          double tokensPerSecond, double flopsExecuted, double tflopsPerGpu, double bubbleFraction,
-                         long events, int tasks, List<Device> devices) {
+                         long events, int tasks, double weightCopiesPerRank, List<Device> devices) {
 
     /**
      * One device's figures.
      *
      * @param device         device index
      * @param name           device name
-     * @param stage          pipeline stage it runs
+     * @param pipelineRank   pipeline rank it runs
      * @param computeBusyNs  compute stream busy time
      * @param computeIdleNs  compute stream idle time within the step
      * @param bubbleFraction idle / step time
+     * @param peakActivations most microbatch activations alive at once, in microbatches of the
+     *                        rank's share of one model copy, measured from the timeline
      */
-    public record Device(int device, String name, int stage, long computeBusyNs, long computeIdleNs,
-                         double bubbleFraction) {
+    public record Device(int device, String name, int pipelineRank, long computeBusyNs, long computeIdleNs,
+                         double bubbleFraction, double peakActivations) {
     }
 
     /** Measures a finished run of {@code scenario}. */
-    public static RunSummary of(Scenario scenario, Timeline timeline) {
+    public static RunSummary of(Scenario scenario, Timeline timeline, PipelineTasks pipeline, double weightCopies) {
         StepMetrics m = StepMetrics.of(timeline);
         TaskGraph graph = timeline.graph();
         double flops = 0;
@@ -58,12 +62,12 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
         List<Device> devices = new ArrayList<>();
         for (DeviceUsage u : m.devices()) {
             devices.add(new Device(u.device(), u.name(), u.device(), u.computeBusyNs(), u.computeIdleNs(),
-                    u.bubbleFraction()));
+                    u.bubbleFraction(), pipeline.peakActivations(timeline, u.device())));
         }
         double seconds = m.stepTimeNs() / 1e9;
         long tokens = (long) scenario.training().globalBatch() * scenario.training().seqLen();
         int gpus = m.devices().size();
         return new RunSummary(scenario.name(), seconds, m.stepTimeNs(), tokens, tokens / seconds, flops,
-                flops / seconds / gpus / 1e12, m.meanBubbleFraction(), m.events(), m.tasks(), devices);
+                flops / seconds / gpus / 1e12, m.meanBubbleFraction(), m.events(), m.tasks(), weightCopies, devices);
     }
 }

@@ -21,19 +21,23 @@ public final class SummaryText {
                 c.gpusPerNode(), c.accelerator().name());
         out.printf(Locale.ROOT, "model      %s: %d layers, hidden %d, %d heads, ffn %d, vocab %d%n", m.name(),
                 m.layers(), m.hidden(), m.heads(), m.ffn(), m.vocab());
-        out.printf(Locale.ROOT, "layout     pp=%d tp=%d dp=%d, schedule %s, %d microbatches of %d x %d tokens%n",
-                p.pp(), p.tp(), p.dp(), s.schedule().id(), s.microbatches(), s.training().microBatch(),
-                s.training().seqLen());
+        out.printf(Locale.ROOT, "layout     pp=%d tp=%d dp=%d, schedule %s%s, %d microbatches of %d x %d tokens%n",
+                p.pp(), p.tp(), p.dp(), s.schedule().id(), p.vp() > 1 ? " (" + p.vp() + " chunks per rank)" : "",
+                s.microbatches(), s.training().microBatch(), s.training().seqLen());
         out.println();
         out.printf(Locale.ROOT, "step time        %s%n", duration(r.stepTimeNs()));
         out.printf(Locale.ROOT, "throughput       %,.0f tokens/s, %.1f TFLOP/s per GPU executed%n",
                 r.tokensPerSecond(), r.tflopsPerGpu());
         out.printf(Locale.ROOT, "bubble (mean)    %.2f%%%n", 100 * r.bubbleFraction());
+        out.printf(Locale.ROOT, "weights / rank   %.2g model-copy share%s%n", r.weightCopiesPerRank(),
+                r.weightCopiesPerRank() > 1 ? "s" : "");
         out.println();
-        out.printf(Locale.ROOT, "%-6s %-14s %14s %14s %8s%n", "stage", "device", "busy", "idle", "bubble");
+        out.printf(Locale.ROOT, "%-5s %-14s %14s %14s %8s %12s%n", "rank", "device", "busy", "idle", "bubble",
+                "peak acts");
         for (RunSummary.Device d : r.devices()) {
-            out.printf(Locale.ROOT, "%-6d %-14s %14s %14s %7.2f%%%n", d.stage(), d.name(),
-                    duration(d.computeBusyNs()), duration(d.computeIdleNs()), 100 * d.bubbleFraction());
+            out.printf(Locale.ROOT, "%-5d %-14s %14s %14s %7.2f%% %12.2f%n", d.pipelineRank(), d.name(),
+                    duration(d.computeBusyNs()), duration(d.computeIdleNs()), 100 * d.bubbleFraction(),
+                    d.peakActivations());
         }
         out.println();
         out.printf(Locale.ROOT, "simulated %,d tasks with %,d events in %.2f s%n", r.tasks(), r.events(), wallSeconds);

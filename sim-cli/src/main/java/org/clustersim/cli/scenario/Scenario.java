@@ -35,7 +35,7 @@ public record Scenario(String name, Path source, SwitchedClusterSpec cluster, Tr
      * @param dp data-parallel size
      * @param cp context-parallel size
      * @param ep expert-parallel size
-     * @param vp virtual pipeline stages (model chunks) per rank
+     * @param vp model chunks per rank: v of the interleaved schedule, 2 for ZB-V and DualPipeV, else 1
      * @param zero ZeRO stage 0..3
      * @param sequenceParallel Megatron sequence parallelism with TP
      */
@@ -81,6 +81,6 @@ public record Scenario(String name, Path source, SwitchedClusterSpec cluster, Tr
     /** The training step this scenario describes. */
     public PipelineTrainingStep trainingStep() {
         return new PipelineTrainingStep(model, cluster.build(), parallelism.pp(), microbatches(),
-                training.microBatch(), training.seqLen(), training.precision(), schedule.schedule());
+                training.microBatch(), training.seqLen(), training.precision(), schedule.schedule(parallelism.vp()));
     }
 }

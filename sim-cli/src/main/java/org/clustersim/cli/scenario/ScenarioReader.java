@@ -47,8 +47,11 @@ public final class ScenarioReader {
         }
         Section outSec = root.section("output");
 
-        Scenario.Parallelism par = parallelism(parSec, schedSec);
+        Scenario.Parallelism declared = parallelism(parSec, schedSec);
         ScheduleKind schedule = schedule(schedSec);
+        int chunks = chunks(parSec, schedSec, schedule, declared.vp());
+        Scenario.Parallelism par = new Scenario.Parallelism(declared.tp(), declared.pp(), declared.dp(), declared.cp(),
+                declared.ep(), chunks, declared.zero(), declared.sequenceParallel());
         Optional<TransformerModel> model = model(modelSec);
         Scenario.Training training = training(trainSec);
         Scenario.Fidelity fidelity = netSec.choice("fidelity", Scenario.Fidelity.ANALYTICAL,
@@ -63,8 +66,8 @@ public final class ScenarioReader {
             s.finish();
         }
         if (!d.hasErrors()) {
-            crossCheck(root, clusterSec, modelSec, parSec, trainSec, cluster.orElseThrow(), model.orElseThrow(), par,
-                    training);
+            crossCheck(clusterSec, parSec, schedSec, trainSec, cluster.orElseThrow(), model.orElseThrow(), par,
+                    schedule, training);
         }
         d.throwIfAny();
         return new Scenario(name, file, cluster.orElseThrow(), model.orElseThrow(), par, schedule, training,
@@ -102,10 +105,6 @@ public final class ScenarioReader {
         if (vp != 1 && schedule.has("v") && v != vp) {
             schedule.error("v", "found " + v + ", but parallelism.vp is " + vp + "; give one of them");
         }
-        if (v != 1) {
-            (schedule.has("v") ? schedule : s).notSupported(schedule.has("v") ? "v" : "vp",
-                    "virtual pipeline stages need the interleaved schedule; use 1");
-        }
         return new Scenario.Parallelism(tp, pp, dp, cp, ep, v, zero, sp);
     }
 
@@ -114,11 +113,29 @@ public final class ScenarioReader {
         for (ScheduleKind k : ScheduleKind.values()) {
             kinds.put(k.id(), k);
         }
-        ScheduleKind kind = s.choice("kind", ScheduleKind.ONE_F_ONE_B, kinds);
-        if (!kind.implemented()) {
-            s.notSupported("kind", kind.id() + " is planned; implemented now: gpipe, 1f1b");
+        return s.choice("kind", ScheduleKind.ONE_F_ONE_B, kinds);
+    }
+
+    /**
+     * The chunk count the schedule runs with: v >= 2 for interleaved, 2 for the V shapes, 1
+     * otherwise. Reports a v that does not fit the schedule.
+     */
+    private static int chunks(Section parSec, Section schedSec, ScheduleKind kind, int v) {
+        Section where = schedSec.has("v") ? schedSec : parSec;
+        String key = schedSec.has("v") ? "v" : "vp";
+        if (kind.takesChunks()) {
+            if (v < 2) {
+                where.error(key, "found " + v + ", but the interleaved schedule needs v >= 2 model chunks per rank"
+                        + " (schedule.v)");
+            }
+            return v;
         }
-        return kind;
+        if (v != 1 && v != kind.fixedChunks()) {
+            where.error(key, "found " + v + ", but " + kind.id() + (kind.fixedChunks() == 2
+                    ? " always places 2 chunks per rank in a V; leave v out or use 2"
+                    : " runs one chunk per rank; leave v out or use 1 (interleaved takes v)"));
+        }
+        return kind.fixedChunks();
     }
 
     private static Optional<TransformerModel> model(Section s) {
@@ -210,11 +227,14 @@ public final class ScenarioReader {
                 nvlinkLat, nic, gpuNicLat, nicSwitchLat));
     }
 
-    private static void crossCheck(Section root, Section clusterSec, Section modelSec, Section parSec,
-                                   Section trainSec, SwitchedClusterSpec cluster, TransformerModel model,
-                                   Scenario.Parallelism par, Scenario.Training training) {
-        if (model.layers() % par.pp() != 0) {
-            parSec.error("pp", "found " + par.pp() + ", expected a divisor of model.layers (" + model.layers() + ")");
+    private static void crossCheck(Section clusterSec, Section parSec, Section schedSec, Section trainSec,
+                                   SwitchedClusterSpec cluster, TransformerModel model, Scenario.Parallelism par,
+                                   ScheduleKind schedule, Scenario.Training training) {
+        int stages = par.pp() * (schedule == ScheduleKind.DUALPIPE ? 1 : par.vp());
+        if (model.layers() % stages != 0) {
+            parSec.error("pp", "found " + par.pp() + (stages == par.pp() ? "" : ", which with " + par.vp()
+                    + " chunks per rank makes " + stages + " stages") + "; expected the stages to divide model.layers ("
+                    + model.layers() + ")");
         }
         if (cluster.gpus() != par.gpus()) {
             String where = clusterSec.has("nodes") ? "nodes" : "gpusPerNode";
@@ -226,6 +246,13 @@ public final class ScenarioReader {
         if (training.globalBatch() % perStep != 0) {
             trainSec.error("globalBatch", "found " + training.globalBatch()
                     + ", expected a multiple of training.microBatch x parallelism.dp (" + perStep + ")");
+        } else {
+            int m = training.globalBatch() / perStep;
+            try {
+                schedule.schedule(par.vp() == 0 ? 1 : par.vp()).validate(par.pp(), m);
+            } catch (IllegalArgumentException e) {
+                schedSec.error("kind", e.getMessage() + " (m = training.globalBatch / (microBatch x dp) = " + m + ")");
+            }
         }
         if (!(training.precision().peak(cluster.accelerator()) > 0)) {
             trainSec.error("precision", "found " + training.precision().name().toLowerCase(java.util.Locale.ROOT)

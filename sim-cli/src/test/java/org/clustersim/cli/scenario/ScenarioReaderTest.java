@@ -130,7 +130,7 @@ class ScenarioReaderTest {
         ScenarioError e = only(errors(VALID.replace("pp: 8", "pp: 7").replace("nodes: 1",
                 "nodes: 1\n  gpusPerNode: 7")));
         assertEquals("parallelism.pp", e.path());
-        assertTrue(e.message().contains("expected a divisor of model.layers (96)"), e.message());
+        assertTrue(e.message().contains("found 7; expected the stages to divide model.layers (96)"), e.message());
     }
 
     @Test
@@ -151,13 +151,45 @@ class ScenarioReaderTest {
 
     @Test
     void designedButUnimplementedFieldsAreRejectedNotIgnored() throws IOException {
-        List<ScenarioError> es = errors(VALID.replace("  pp: 8", "  pp: 8\n  tp: 2")
-                .replace("kind: gpipe", "kind: zb-h1"));
+        List<ScenarioError> es = errors(VALID.replace("  pp: 8", "  pp: 8\n  tp: 2\n  zero: 3"));
         assertEquals(2, es.size(), es.toString());
         assertEquals("parallelism.tp", es.get(0).path());
         assertTrue(es.get(0).message().startsWith("not supported yet: parallelism.tp"), es.get(0).message());
-        assertEquals("schedule.kind", es.get(1).path());
-        assertTrue(es.get(1).message().startsWith("not supported yet: schedule.kind"), es.get(1).message());
+        assertEquals("parallelism.zero", es.get(1).path());
+        assertTrue(es.get(1).message().startsWith("not supported yet: parallelism.zero"), es.get(1).message());
+    }
+
+    @Test
+    void everyScheduleKindIsSelectableWithItsChunks() throws IOException {
+        Scenario inter = new ScenarioReader().read(write("s.yaml", VALID.replace("kind: gpipe", "kind: interleaved\n  v: 3")
+                .replace("globalBatch: 16", "globalBatch: 32").replace("preset: gpt3-175b", "preset: gpt3-1.3b")));
+        assertEquals(ScheduleKind.INTERLEAVED, inter.schedule());
+        assertEquals(3, inter.parallelism().vp());
+        Scenario zbv = new ScenarioReader().read(write("s.yaml", VALID.replace("kind: gpipe", "kind: zb-v")));
+        assertEquals(2, zbv.parallelism().vp(), "ZB-V places two chunks per rank");
+        Scenario dual = new ScenarioReader().read(write("s.yaml", VALID.replace("kind: gpipe", "kind: dualpipe")
+                .replace("globalBatch: 16", "globalBatch: 32")));
+        assertEquals(ScheduleKind.DUALPIPE, dual.schedule());
+    }
+
+    @Test
+    void scheduleConstraintsAreReportedAtTheSchedule() throws IOException {
+        // DualPipe needs m >= 2p: 16 sequences in microbatches of 2 make m = 8 < 16
+        ScenarioError e = only(errors(VALID.replace("kind: gpipe", "kind: dualpipe")));
+        assertEquals("schedule.kind", e.path());
+        assertTrue(e.message().contains("m >= 2p"), e.message());
+        assertTrue(e.message().contains("m = training.globalBatch / (microBatch x dp) = 8"), e.message());
+        ScenarioError v = only(errors(VALID.replace("kind: gpipe", "kind: interleaved")));
+        assertEquals("parallelism.vp", v.path());
+        assertTrue(v.message().contains("needs v >= 2"), v.message());
+        ScenarioError wrongV = only(errors(VALID.replace("kind: gpipe", "kind: 1f1b\n  v: 2")));
+        assertEquals("schedule.v", wrongV.path());
+        assertTrue(wrongV.message().contains("interleaved takes v"), wrongV.message());
+        // 96 layers in 8 x 5 = 40 stages do not divide
+        ScenarioError stages = only(errors(VALID.replace("kind: gpipe", "kind: interleaved\n  v: 5")
+                .replace("globalBatch: 16", "globalBatch: 32")));
+        assertEquals("parallelism.pp", stages.path());
+        assertTrue(stages.message().contains("makes 40 stages"), stages.message());
     }
 
     @Test

@@ -54,6 +54,18 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
         return 8 * b * s * h * h + 4 * b * s * h * ffn + 4 * b * s * s * h;
     }
 
+    /**
+     * FLOPs of one layer's weight-gradient pass (W): one matrix multiply per weight matrix, as
+     * many FLOPs as the forward's matrix multiplies (8 b s h^2 + 4 b s h ffn). The attention
+     * core has no weights; its backward belongs entirely to the input-gradient pass.
+     */
+    public double layerWeightGradFlops(int microBatch, int seqLen) {
+        double b = microBatch;
+        double s = seqLen;
+        double h = hidden;
+        return 8 * b * s * h * h + 4 * b * s * h * ffn;
+    }
+
     /** Forward FLOPs of the output projection to the vocabulary: 2 b s h V. */
     public double logitsForwardFlops(int microBatch, int seqLen) {
         return 2.0 * microBatch * seqLen * hidden * (double) vocab;

@@ -17,24 +17,27 @@ public final class OneFOneBSchedule implements PipelineSchedule {
 
     @Override
     public void validate(int ranks, int microbatches) {
-        if (ranks < 1 || microbatches < 1) {
-            throw new IllegalArgumentException("1f1b needs at least one rank and one microbatch");
-        }
+        PipelineSchedule.requirePositive(name(), ranks, microbatches);
     }
 
     @Override
-    public List<PipelineAction> actions(int rank, int ranks, int microbatches) {
+    public StagePlacement placement(int ranks, int microbatches) {
+        return StagePlacement.linear(ranks);
+    }
+
+    @Override
+    public List<PipelineOp> program(int rank, int ranks, int microbatches) {
         int warmup = Math.min(ranks - rank - 1, microbatches);
-        List<PipelineAction> out = new ArrayList<>(2 * microbatches);
+        List<PipelineOp> out = new ArrayList<>(2 * microbatches);
         for (int i = 0; i < warmup; i++) {
-            out.add(PipelineAction.forward(i));
+            out.add(PipelineOp.f(i, 0));
         }
         for (int i = 0; i < microbatches - warmup; i++) {
-            out.add(PipelineAction.forward(warmup + i));
-            out.add(PipelineAction.backward(i));
+            out.add(PipelineOp.f(warmup + i, 0));
+            out.add(PipelineOp.b(i, 0));
         }
         for (int i = microbatches - warmup; i < microbatches; i++) {
-            out.add(PipelineAction.backward(i));
+            out.add(PipelineOp.b(i, 0));
         }
         return out;
     }

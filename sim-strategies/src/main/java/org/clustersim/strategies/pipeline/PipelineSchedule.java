@@ -3,9 +3,10 @@ package org.clustersim.strategies.pipeline;
 import java.util.List;
 
 /**
- * A pipeline schedule: for each rank, the order in which it runs its forward and backward
- * actions. The schedule says nothing about timing; the engine runs these lists with the real
- * data dependencies between ranks, so any bubble is whatever the timeline shows.
+ * A pipeline schedule: where the stages of the model sit ({@link StagePlacement}) and, for
+ * each rank, the order in which it runs its forward and backward work. The schedule says
+ * nothing about timing; the engine runs these programs with the real data dependencies
+ * between stages, so any bubble is whatever the timeline shows.
  */
 public interface PipelineSchedule {
     /** The schedule's name as used on the command line and in scenario files. */
@@ -18,6 +19,29 @@ public interface PipelineSchedule {
      */
     void validate(int ranks, int microbatches);
 
-    /** The ordered actions of one rank. Every rank runs one forward and one backward per microbatch. */
-    List<PipelineAction> actions(int rank, int ranks, int microbatches);
+    /** Where each stage of each microbatch runs. */
+    StagePlacement placement(int ranks, int microbatches);
+
+    /**
+     * The ordered program of one rank. Over all its entries, a rank runs for every (microbatch,
+     * chunk) it holds one forward and either one full backward or one backward-input and one
+     * backward-weight.
+     */
+    List<PipelineOp> program(int rank, int ranks, int microbatches);
+
+    /** Model copies each rank holds weights of: 2 for DualPipe, 1 otherwise. */
+    default double weightCopies(int ranks, int microbatches) {
+        StagePlacement p = placement(ranks, microbatches);
+        return p.chunksPerRank() * p.chunkShare();
+    }
+
+    /** Shared check: at least one rank and one microbatch. */
+    static void requirePositive(String name, int ranks, int microbatches) {
+        if (ranks < 1) {
+            throw new IllegalArgumentException(name + " needs at least 1 pipeline rank, got " + ranks);
+        }
+        if (microbatches < 1) {
+            throw new IllegalArgumentException(name + " needs at least 1 microbatch, got " + microbatches);
+        }
+    }
 }

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -34,13 +33,13 @@ class PipelineTimelineTest {
 
     static Timeline simulate(PipelineSchedule schedule, int p, int m, long f, long b, long hopLatencyNs,
                              long bytes) {
-        List<StageCost> stages = Collections.nCopies(p, StageCost.ofTimes(f, b));
         TaskGraph.Builder g = TaskGraph.builder();
         int[] devices = new int[p];
         for (int r = 0; r < p; r++) {
             devices[r] = g.device("gpu" + r, 0);
         }
-        new PipelineProgram(schedule, stages, m, bytes).addTo(g, devices);
+        // a full backward of b ns: Bi = b, W = 0
+        new PipelineProgram(schedule, p, m, UniformCosts.of(f, b, 0, schedule, p, m), bytes).addTo(g, devices);
         return Simulation.run(g.build(), node(p, hopLatencyNs));
     }
 
@@ -74,36 +73,11 @@ class PipelineTimelineTest {
     @ParameterizedTest(name = "{0} p={1} m={2}")
     @MethodSource("grid")
     void peakInFlightActivationsFollowTheSchedule(PipelineSchedule schedule, int p, int m, long f, long b) {
-        Timeline t = simulate(schedule, p, m, f, b, 0, 0);
+        var result = new ScheduleStudy(schedule, p, m, UniformCosts.of(f, b, 0, schedule, p, m), 0).run();
         for (int r = 0; r < p; r++) {
             int expected = schedule instanceof GPipeSchedule ? m : Math.min(p - r, m);
-            assertEquals(expected, peakInFlight(t, r), "stage " + r);
+            assertEquals(expected, result.peakActivations(r), "stage " + r);
         }
-    }
-
-    /** Most forwards whose backward had not yet finished on the device at any instant, from the timeline. */
-    static int peakInFlight(Timeline t, int device) {
-        TaskGraph g = t.graph();
-        List<long[]> events = new ArrayList<>();
-        for (int id = 0; id < g.taskCount(); id++) {
-            var task = g.task(id);
-            if (g.stream(task.stream(0)).device() != device) {
-                continue;
-            }
-            if (task.category().equals("forward")) {
-                events.add(new long[] {t.start(id), +1});
-            } else if (task.category().equals("backward")) {
-                events.add(new long[] {t.end(id), -1});
-            }
-        }
-        events.sort((x, y) -> x[0] != y[0] ? Long.compare(x[0], y[0]) : Long.compare(x[1], y[1]));
-        int live = 0;
-        int peak = 0;
-        for (long[] e : events) {
-            live += (int) e[1];
-            peak = Math.max(peak, live);
-        }
-        return peak;
     }
 
     @Test

@@ -1,0 +1,131 @@
+package org.clustersim.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+
+import org.clustersim.cli.output.AtomicOutput;
+import org.clustersim.strategies.pipeline.AnalyticalBubble;
+import org.clustersim.strategies.pipeline.PipelineSchedule;
+import org.clustersim.strategies.pipeline.ScheduleKind;
+import org.clustersim.strategies.pipeline.ScheduleStudy;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code clustersim bubbles}: every schedule valid for the given p, m, v simulated side by
+ * side, with the measured bubble, the published closed form, their difference, peak
+ * activations and weights per rank.
+ */
+@Command(name = "bubbles", mixinStandardHelpOptions = true,
+        description = "Simulate every schedule valid for the given values and compare measured with analytical bubbles.")
+public final class BubblesCommand implements Callable<Integer> {
+    @Mixin
+    ScheduleOptions options;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Also write the rows as a JSON array.")
+    Path json;
+
+    @Spec
+    CommandSpec spec;
+
+    /**
+     * One row of the table; times in the units of the options.
+     *
+     * @param kind                schedule name
+     * @param p                   pipeline ranks
+     * @param m                   microbatches
+     * @param v                   chunks per rank
+     * @param f                   F
+     * @param bi                  Bi
+     * @param w                   W
+     * @param fb                  F&amp;B
+     * @param measuredBubble      worst rank's compute idle time within the simulated step
+     * @param analyticalBubble    the published closed form
+     * @param difference          measured minus analytical
+     * @param measuredSpanBubble  worst rank's idle time within its own active span
+     * @param peakActivations     measured peak live activations (worst rank)
+     * @param analyticalPeakActivations the published peak
+     * @param weightsPerRank      model-copy shares of weights per rank
+     */
+    public record Row(String kind, int p, int m, int v, double f, double bi, double w, double fb,
+                      double measuredBubble, double analyticalBubble, double difference, double measuredSpanBubble,
+                      double peakActivations, double analyticalPeakActivations, double weightsPerRank) {
+    }
+
+    @Override
+    public Integer call() throws IOException {
+        options.check();
+        int p = options.p;
+        int m = options.microbatches();
+        List<Row> rows = new ArrayList<>();
+        List<String> skipped = new ArrayList<>();
+        for (ScheduleKind k : ScheduleKind.values()) {
+            PipelineSchedule schedule;
+            try {
+                schedule = options.schedule(k);
+                schedule.validate(p, m);
+            } catch (IllegalArgumentException e) {
+                skipped.add(k.id() + ": " + e.getMessage());
+                continue;
+            }
+            ScheduleStudy.Result r = new ScheduleStudy(schedule, p, m, options.costs(schedule),
+                    options.hopLatencyNs()).run();
+            int v = options.chunksFor(k);
+            double measured = ScheduleOptions.units(r.maxIdle());
+            double analytical = AnalyticalBubble.bubble(k, p, v, options.f, options.bi, options.w,
+                    options.overlapped());
+            rows.add(new Row(k.id(), p, m, v, options.f, options.bi, options.w, options.overlapped(), measured,
+                    analytical, measured - analytical, ScheduleOptions.units(r.maxSpanIdle()), r.peakActivations(),
+                    AnalyticalBubble.peakActivations(k, p, m, v), schedule.weightCopies(p, m)));
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        out.printf(Locale.ROOT, "p=%d m=%d F=%s Bi=%s W=%s F&B=%s, %s%n%n", p, m, ScheduleCommand.num(options.f),
+                ScheduleCommand.num(options.bi), ScheduleCommand.num(options.w),
+                ScheduleCommand.num(options.overlapped()),
+                options.latency > 0 ? "send latency " + ScheduleCommand.num(options.latency) : "free communication");
+        out.printf(Locale.ROOT, "%-12s %3s %10s %10s %10s %10s %10s %10s %8s%n", "schedule", "v", "measured",
+                "analytical", "diff", "own-span", "peak acts", "(table)", "weights");
+        for (Row row : rows) {
+            out.printf(Locale.ROOT, "%-12s %3d %10s %10s %10s %10s %10s %10s %7sx%n", row.kind(), row.v(),
+                    ScheduleCommand.num(row.measuredBubble()), ScheduleCommand.num(row.analyticalBubble()),
+                    ScheduleCommand.num(row.difference()), ScheduleCommand.num(row.measuredSpanBubble()),
+                    ScheduleCommand.num(row.peakActivations()), ScheduleCommand.num(row.analyticalPeakActivations()),
+                    ScheduleCommand.num(row.weightsPerRank()));
+        }
+        for (String s : skipped) {
+            out.printf(Locale.ROOT, "skipped %s%n", s);
+        }
+        out.printf(Locale.ROOT, "%nmeasured: worst rank's compute idle time in the simulated step; own-span: idle "
+                + "between a rank's first and last task%n(the bubble when steps overlap, as zero-bubble schedules "
+                + "assume); see docs/validation.md for where each closed form holds.%n");
+        if (json != null) {
+            AtomicOutput output = new AtomicOutput();
+            ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+            try {
+                output.stage(json, o -> {
+                    o.write(mapper.writeValueAsBytes(rows));
+                    o.write('\n');
+                });
+                output.commit();
+            } catch (IOException e) {
+                output.discard();
+                throw new InputException("cannot write output: " + e.getMessage());
+            }
+            out.printf(Locale.ROOT, "json %s%n", json);
+        }
+        out.flush();
+        return 0;
+    }
+}

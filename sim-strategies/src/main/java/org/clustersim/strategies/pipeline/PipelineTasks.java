@@ -1,0 +1,67 @@
+package org.clustersim.strategies.pipeline;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.clustersim.core.engine.Timeline;
+
+/**
+ * Which tasks of a pipeline create and free activations, so that the number of microbatch
+ * activations alive on each rank can be measured from a timeline: a forward makes one chunk's
+ * activations live when it starts; they die when the task that consumes them for the last
+ * time ends (the full backward, or the W after a split backward).
+ */
+public final class PipelineTasks {
+    /**
+     * One activation event.
+     *
+     * @param rank     the rank
+     * @param task     the task
+     * @param allocate true for a forward (allocate at start), false for the task that frees at its end
+     */
+    record Entry(int rank, int task, boolean allocate) {
+    }
+
+    private final int ranks;
+    private final double chunkShare;
+    private final List<Entry> entries;
+
+    PipelineTasks(int ranks, double chunkShare, List<Entry> entries) {
+        this.ranks = ranks;
+        this.chunkShare = chunkShare;
+        this.entries = List.copyOf(entries);
+    }
+
+    /**
+     * Most activations alive at once on {@code rank} during the run, in units of one
+     * microbatch through the rank's share of one model copy (a chunk of an interleaved or V
+     * schedule counts its share).
+     */
+    public double peakActivations(Timeline timeline, int rank) {
+        List<long[]> events = new ArrayList<>();
+        for (Entry e : entries) {
+            if (e.rank() == rank) {
+                events.add(e.allocate() ? new long[] {timeline.start(e.task()), 1}
+                        : new long[] {timeline.end(e.task()), -1});
+            }
+        }
+        // at equal times, frees first: a buffer freed at t can be reused by a forward starting at t
+        events.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
+        long live = 0;
+        long peak = 0;
+        for (long[] ev : events) {
+            live += ev[1];
+            peak = Math.max(peak, live);
+        }
+        return peak * chunkShare;
+    }
+
+    /** Peak over all ranks. */
+    public double peakActivations(Timeline timeline) {
+        double max = 0;
+        for (int r = 0; r < ranks; r++) {
+            max = Math.max(max, peakActivations(timeline, r));
+        }
+        return max;
+    }
+}
