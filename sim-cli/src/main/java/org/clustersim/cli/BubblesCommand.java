@@ -6,12 +6,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 
-import org.clustersim.cli.output.AtomicOutput;
 import org.clustersim.strategies.pipeline.AnalyticalBubble;
 import org.clustersim.strategies.pipeline.PipelineSchedule;
 import org.clustersim.strategies.pipeline.ScheduleKind;
@@ -111,18 +111,11 @@ public final class BubblesCommand implements Callable<Integer> {
                 + "between a rank's first and last task%n(the bubble when steps overlap, as zero-bubble schedules "
                 + "assume); see docs/validation.md for where each closed form holds.%n");
         if (json != null) {
-            AtomicOutput output = new AtomicOutput();
             ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-            try {
-                output.stage(json, o -> {
-                    o.write(mapper.writeValueAsBytes(rows));
-                    o.write('\n');
-                });
-                output.commit();
-            } catch (IOException e) {
-                output.discard();
-                throw new InputException("cannot write output: " + e.getMessage());
-            }
+            OutputFiles.write(Map.of(json, o -> {
+                o.write(mapper.writeValueAsBytes(rows));
+                o.write('\n');
+            }));
             out.printf(Locale.ROOT, "json %s%n", json);
         }
         out.flush();

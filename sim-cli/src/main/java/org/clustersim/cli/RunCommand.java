@@ -65,21 +65,16 @@ public final class RunCommand implements Callable<Integer> {
         Map<String, String> otherData = new LinkedHashMap<>();
         otherData.put("scenario", scenario.name());
         otherData.put("generator", "clustersim " + Version.current());
-        AtomicOutput output = new AtomicOutput();
-        try {
-            output.stage(tracePath, out -> ChromeTraceWriter.write(timeline, out, otherData));
-            if (summaryPath != null) {
-                ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-                output.stage(summaryPath, out -> {
-                    json.writeValue(new NonClosing(out), result);
-                    out.write('\n');
-                });
-            }
-            output.commit();
-        } catch (IOException e) {
-            output.discard();
-            throw new InputException("cannot write output: " + e.getMessage());
+        Map<Path, AtomicOutput.Content> files = new LinkedHashMap<>();
+        files.put(tracePath, out -> ChromeTraceWriter.write(timeline, out, otherData));
+        if (summaryPath != null) {
+            ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+            files.put(summaryPath, out -> {
+                json.writeValue(new NonClosing(out), result);
+                out.write('\n');
+            });
         }
+        OutputFiles.write(files);
         PrintWriter out = spec.commandLine().getOut();
         SummaryText.print(out, scenario, result, tracePath, summaryPath, wall);
         return 0;

@@ -7,7 +7,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
-import org.clustersim.cli.output.AtomicOutput;
 import org.clustersim.core.trace.ChromeTraceWriter;
 import org.clustersim.strategies.pipeline.AnalyticalBubble;
 import org.clustersim.strategies.pipeline.AsciiTimeline;
@@ -94,14 +93,8 @@ public final class ScheduleCommand implements Callable<Integer> {
                 num(AnalyticalBubble.peakActivations(k, p, m, options.chunksFor(k))),
                 num(schedule.weightCopies(p, m)));
         if (trace != null) {
-            AtomicOutput output = new AtomicOutput();
-            try {
-                output.stage(trace, o -> ChromeTraceWriter.write(r.timeline(), o, Map.of("schedule", k.id())));
-                output.commit();
-            } catch (IOException e) {
-                output.discard();
-                throw new InputException("cannot write output: " + e.getMessage());
-            }
+            OutputFiles.write(Map.of(trace, o -> ChromeTraceWriter.write(r.timeline(), o, Map.of("schedule",
+                    k.id()))));
             out.printf(Locale.ROOT, "trace %s%n", trace);
         }
         out.flush();

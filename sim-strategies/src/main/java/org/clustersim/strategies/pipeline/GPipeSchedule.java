@@ -13,10 +13,6 @@ public final class GPipeSchedule implements PipelineSchedule {
         return "gpipe";
     }
 
-    @Override
-    public void validate(int ranks, int microbatches) {
-        PipelineSchedule.requirePositive(name(), ranks, microbatches);
-    }
 
     @Override
     public StagePlacement placement(int ranks, int microbatches) {

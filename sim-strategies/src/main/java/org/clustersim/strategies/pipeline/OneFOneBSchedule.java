@@ -15,10 +15,6 @@ public final class OneFOneBSchedule implements PipelineSchedule {
         return "1f1b";
     }
 
-    @Override
-    public void validate(int ranks, int microbatches) {
-        PipelineSchedule.requirePositive(name(), ranks, microbatches);
-    }
 
     @Override
     public StagePlacement placement(int ranks, int microbatches) {

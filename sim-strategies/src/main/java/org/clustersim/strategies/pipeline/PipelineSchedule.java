@@ -13,11 +13,14 @@ public interface PipelineSchedule {
     String name();
 
     /**
-     * Checks that this schedule can run {@code microbatches} microbatches over {@code ranks} ranks.
+     * Checks that this schedule can run {@code microbatches} microbatches over {@code ranks} ranks;
+     * by default any positive counts.
      *
      * @throws IllegalArgumentException naming the violated constraint
      */
-    void validate(int ranks, int microbatches);
+    default void validate(int ranks, int microbatches) {
+        requirePositive(name(), ranks, microbatches);
+    }
 
     /** Where each stage of each microbatch runs. */
     StagePlacement placement(int ranks, int microbatches);

@@ -49,10 +49,6 @@ public final class ZeroBubbleSchedule implements PipelineSchedule {
         return variant.id;
     }
 
-    @Override
-    public void validate(int ranks, int microbatches) {
-        PipelineSchedule.requirePositive(name(), ranks, microbatches);
-    }
 
     @Override
     public StagePlacement placement(int ranks, int microbatches) {

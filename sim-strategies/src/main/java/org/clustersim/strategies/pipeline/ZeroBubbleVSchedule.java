@@ -18,10 +18,6 @@ public final class ZeroBubbleVSchedule implements PipelineSchedule {
         return "zb-v";
     }
 
-    @Override
-    public void validate(int ranks, int microbatches) {
-        PipelineSchedule.requirePositive(name(), ranks, microbatches);
-    }
 
     @Override
     public StagePlacement placement(int ranks, int microbatches) {
