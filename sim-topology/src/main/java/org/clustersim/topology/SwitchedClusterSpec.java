@@ -76,6 +76,7 @@ public record SwitchedClusterSpec(String name, AcceleratorSpec accelerator, int 
             Vertex nvswitch = b.addVertex("node" + n + ".nvswitch", VertexKind.NVSWITCH, n);
             for (int g = 0; g < gpusPerNode; g++) {
                 b.addDuplex(gpus[n][g], nvswitch, LinkKind.NVLINK, nvlinkBytesPerS, nvlinkLatencyNs);
+                b.scaleUp(gpus[n][g], nvswitch);
             }
         }
         if (nodes > 1) {
@@ -84,6 +85,7 @@ public record SwitchedClusterSpec(String name, AcceleratorSpec accelerator, int 
                 for (int g = 0; g < gpusPerNode; g++) {
                     Vertex nic = b.addVertex("node" + n + ".nic" + g, VertexKind.NIC, n);
                     b.addDuplex(gpus[n][g], nic, LinkKind.GPU_NIC, nicBytesPerS, gpuNicLatencyNs);
+                    b.nic(gpus[n][g], nic);
                     b.addDuplex(nic, sw, LinkKind.NIC_SWITCH, nicBytesPerS, nicSwitchLatencyNs);
                 }
             }

@@ -1,22 +1,19 @@
 package org.clustersim.topology;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 import org.jgrapht.Graph;
-import org.jgrapht.GraphPath;
-import org.jgrapht.alg.shortestpath.BFSShortestPath;
 import org.jgrapht.graph.DirectedMultigraph;
 
 /**
  * A cluster as a directed JGraphT graph of accelerators, switches and NICs joined by links.
  *
  * <p>Accelerators are numbered 0..n-1 in the order they were added; that number is the
- * device index the execution engine uses. Routes are shortest paths by hop count, computed
- * on first use and cached per (source, destination) pair.
+ * device index the execution engine uses. A {@link Router} chosen by the builder (switched
+ * fabrics or tori) decides the links each flow crosses given the links' current health.
  */
 public final class Topology {
     private final String name;
@@ -25,16 +22,29 @@ public final class Topology {
     private final List<Vertex> vertices;
     private final List<Link> links;
     private final List<Vertex> accelerators;
-    private final Map<Long, Route> routeCache = new HashMap<>();
+    private final Router router;
+    private final LinkStates healthy;
+    private final Map<String, Link> linkByName = new HashMap<>();
 
     private Topology(String name, AcceleratorSpec accelerator, Graph<Vertex, Link> graph, List<Vertex> vertices,
-                     List<Link> links, List<Vertex> accelerators) {
+                     List<Link> links, List<Vertex> accelerators, RouterFactory routerFactory) {
         this.name = name;
         this.accelerator = accelerator;
         this.graph = graph;
         this.vertices = List.copyOf(vertices);
         this.links = List.copyOf(links);
         this.accelerators = List.copyOf(accelerators);
+        this.router = routerFactory.create(graph, this.vertices, this.accelerators);
+        this.healthy = new LinkStates(links.size());
+        for (Link l : links) {
+            linkByName.putIfAbsent(l.name(), l);
+        }
+    }
+
+    /** Builds the router of a topology once its graph is complete. */
+    @FunctionalInterface
+    public interface RouterFactory {
+        Router create(Graph<Vertex, Link> graph, List<Vertex> vertices, List<Vertex> devices);
     }
 
     /** A builder that hands out dense vertex and link ids. */
@@ -73,31 +83,22 @@ public final class Topology {
         return accelerators.get(device);
     }
 
-    /**
-     * The route from one device to another: a fewest-hops path, cached.
-     *
-     * @throws IllegalStateException if no path exists
-     */
+    /** The router that picks each flow's links. */
+    public Router router() {
+        return router;
+    }
+
+    /** The route from one device to another with every link healthy (channel 0). */
     public Route route(int srcDevice, int dstDevice) {
-        long key = ((long) srcDevice << 32) | (dstDevice & 0xffffffffL);
-        Route cached = routeCache.get(key);
-        if (cached != null) {
-            return cached;
-        }
-        Route route;
-        if (srcDevice == dstDevice) {
-            route = new Route(Collections.emptyList());
-        } else {
-            Vertex src = device(srcDevice);
-            Vertex dst = device(dstDevice);
-            GraphPath<Vertex, Link> path = BFSShortestPath.findPathBetween(graph, src, dst);
-            if (path == null) {
-                throw new IllegalStateException("no route from " + src + " to " + dst + " in topology " + name);
-            }
-            route = new Route(path.getEdgeList());
-        }
-        routeCache.put(key, route);
-        return route;
+        return router.route(srcDevice, dstDevice, 0, healthy);
+    }
+
+    /**
+     * A link by its stable name ({@code src->dst}); where parallel links share endpoints, the
+     * first of them.
+     */
+    public java.util.Optional<Link> link(String linkName) {
+        return java.util.Optional.ofNullable(linkByName.get(linkName));
     }
 
     /** Incrementally assembles a topology. */
@@ -108,6 +109,10 @@ public final class Topology {
         private final List<Vertex> vertices = new ArrayList<>();
         private final List<Link> links = new ArrayList<>();
         private final List<Vertex> accelerators = new ArrayList<>();
+        private final Map<Integer, Integer> scaleUp = new HashMap<>();
+        private final Map<Integer, Integer> nics = new HashMap<>();
+        private RouterFactory routerFactory;
+        private long seed = 0x5eedL;
 
         private Builder(String name, AcceleratorSpec accelerator) {
             this.name = name;
@@ -138,8 +143,39 @@ public final class Topology {
             addLink(b, a, kind, bytesPerS, latencyNs);
         }
 
+        /** Declares the scale-up switch (NVSwitch) a GPU reaches its domain through. */
+        public void scaleUp(Vertex gpu, Vertex nvswitch) {
+            scaleUp.put(gpu.id(), nvswitch.id());
+        }
+
+        /** Declares the NIC a GPU reaches the scale-out fabric through. */
+        public void nic(Vertex gpu, Vertex nic) {
+            nics.put(gpu.id(), nic.id());
+        }
+
+        /** Seed of the ECMP hash. */
+        public void seed(long ecmpSeed) {
+            this.seed = ecmpSeed;
+        }
+
+        /** Uses another router than the switched-fabric one (tori route by dimension order). */
+        public void router(RouterFactory factory) {
+            this.routerFactory = factory;
+        }
+
         public Topology build() {
-            return new Topology(name, accelerator, graph, vertices, links, accelerators);
+            RouterFactory factory = routerFactory;
+            if (factory == null) {
+                int[] up = new int[accelerators.size()];
+                int[] nic = new int[accelerators.size()];
+                for (int i = 0; i < accelerators.size(); i++) {
+                    up[i] = scaleUp.getOrDefault(accelerators.get(i).id(), -1);
+                    nic[i] = nics.getOrDefault(accelerators.get(i).id(), -1);
+                }
+                long s = seed;
+                factory = (g, vs, devs) -> new SwitchedRouter(g, vs, devs, up, nic, s);
+            }
+            return new Topology(name, accelerator, graph, vertices, links, accelerators, factory);
         }
     }
 }

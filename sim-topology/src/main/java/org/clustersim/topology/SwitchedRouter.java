@@ -1,0 +1,197 @@
+package org.clustersim.topology;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.jgrapht.Graph;
+
+/**
+ * Routing on GPU clusters: inside a scale-up domain, GPU to NVSwitch to GPU; otherwise GPU to
+ * its NIC, up to the NIC's leaf switch, across the switch fabric on a shortest path, and down
+ * through the destination's leaf and NIC. GPUs and NICs never forward traffic for others.
+ *
+ * <p>Across the fabric every hop picks among the equal-cost next hops (ECMP) by a seeded hash
+ * of the flow (source, destination, channel) and the current switch, so a run is
+ * reproducible and different flows spread over the spines. Down links are avoided; distances
+ * to each destination leaf are computed by a breadth-first search over the live switch links
+ * and cached until a link changes state, as are the routes themselves.
+ */
+public final class SwitchedRouter implements Router {
+    private final Graph<Vertex, Link> graph;
+    private final List<Vertex> devices;
+    private final int[] scaleUp;
+    private final int[] nic;
+    private final List<Vertex> vertices;
+    private final long seed;
+    private final Map<Integer, int[]> distanceToLeaf = new HashMap<>();
+    private final Map<Long, Route> routes = new HashMap<>();
+    private long cachedVersion = -1;
+    private LinkStates cachedStates;
+
+    /**
+     * @param scaleUp per device, the vertex id of its scale-up switch, or -1
+     * @param nic     per device, the vertex id of its NIC, or -1
+     * @param seed    ECMP hash seed
+     */
+    SwitchedRouter(Graph<Vertex, Link> graph, List<Vertex> vertices, List<Vertex> devices, int[] scaleUp, int[] nic,
+                   long seed) {
+        this.graph = graph;
+        this.vertices = vertices;
+        this.devices = devices;
+        this.scaleUp = scaleUp;
+        this.nic = nic;
+        this.seed = seed;
+    }
+
+    @Override
+    public Route route(int src, int dst, int channel, LinkStates states) {
+        if (states != cachedStates || states.version() != cachedVersion) {
+            routes.clear();
+            distanceToLeaf.clear();
+            cachedStates = states;
+            cachedVersion = states.version();
+        }
+        long key = ((long) src * 1_000_003L + dst) * 64 + (channel & 63);
+        Route r = routes.get(key);
+        if (r == null) {
+            r = compute(src, dst, channel, states);
+            routes.put(key, r);
+        }
+        return r;
+    }
+
+    private Route compute(int src, int dst, int channel, LinkStates states) {
+        if (src == dst) {
+            return new Route(List.of());
+        }
+        Vertex s = devices.get(src);
+        Vertex d = devices.get(dst);
+        List<Link> path = new ArrayList<>(8);
+        if (scaleUp[src] >= 0 && scaleUp[src] == scaleUp[dst]) {
+            Vertex sw = vertices.get(scaleUp[src]);
+            Link up = pick(s, sw, src, dst, channel, states);
+            Link down = pick(sw, d, src, dst, channel, states);
+            if (up != null && down != null) {
+                path.add(up);
+                path.add(down);
+                return new Route(path);
+            }
+        }
+        if (nic[src] < 0 || nic[dst] < 0) {
+            throw unreachable(s, d, states);
+        }
+        Vertex ns = vertices.get(nic[src]);
+        Vertex nd = vertices.get(nic[dst]);
+        Link gpuToNic = pick(s, ns, src, dst, channel, states);
+        Link nicToGpu = pick(nd, d, src, dst, channel, states);
+        Link nicUp = firstUp(graph.outgoingEdgesOf(ns), states);
+        Link nicDown = firstUp(graph.incomingEdgesOf(nd), states);
+        if (gpuToNic == null || nicToGpu == null || nicUp == null || nicDown == null) {
+            throw unreachable(s, d, states);
+        }
+        path.add(gpuToNic);
+        path.add(nicUp);
+        Vertex leafS = nicUp.dst();
+        Vertex leafD = nicDown.src();
+        if (leafS != leafD) {
+            int[] dist = distanceToLeaf.computeIfAbsent(leafD.id(), id -> bfsTo(leafD, states));
+            Vertex u = leafS;
+            if (dist[u.id()] < 0) {
+                throw unreachable(s, d, states);
+            }
+            while (u != leafD) {
+                Link next = ecmp(u, dist, src, dst, channel, states);
+                path.add(next);
+                u = next.dst();
+            }
+        }
+        path.add(nicDown);
+        path.add(nicToGpu);
+        return new Route(path);
+    }
+
+    /** Hop distances from every switch to {@code leaf} over live switch-to-switch links (-1: unreachable). */
+    private int[] bfsTo(Vertex leaf, LinkStates states) {
+        int[] dist = new int[vertices.size()];
+        Arrays.fill(dist, -1);
+        dist[leaf.id()] = 0;
+        ArrayDeque<Vertex> queue = new ArrayDeque<>();
+        queue.add(leaf);
+        while (!queue.isEmpty()) {
+            Vertex v = queue.poll();
+            for (Link in : graph.incomingEdgesOf(v)) {
+                Vertex u = in.src();
+                if (u.kind() == VertexKind.SWITCH && dist[u.id()] < 0 && states.up(in.id())) {
+                    dist[u.id()] = dist[v.id()] + 1;
+                    queue.add(u);
+                }
+            }
+        }
+        return dist;
+    }
+
+    private Link ecmp(Vertex u, int[] dist, int src, int dst, int channel, LinkStates states) {
+        List<Link> candidates = new ArrayList<>();
+        for (Link out : graph.outgoingEdgesOf(u)) {
+            Vertex w = out.dst();
+            if (w.kind() == VertexKind.SWITCH && states.up(out.id()) && dist[w.id()] == dist[u.id()] - 1) {
+                candidates.add(out);
+            }
+        }
+        return candidates.get((int) Long.remainderUnsigned(hash(src, dst, channel, u.id()), candidates.size()));
+    }
+
+    /** One of the live parallel links from a to b, chosen by hash; null if none is up. */
+    private Link pick(Vertex a, Vertex b, int src, int dst, int channel, LinkStates states) {
+        List<Link> live = new ArrayList<>(2);
+        for (Link l : graph.getAllEdges(a, b)) {
+            if (states.up(l.id())) {
+                live.add(l);
+            }
+        }
+        if (live.isEmpty()) {
+            return null;
+        }
+        return live.get((int) Long.remainderUnsigned(hash(src, dst, channel, a.id()), live.size()));
+    }
+
+    private static Link firstUp(Iterable<Link> links, LinkStates states) {
+        for (Link l : links) {
+            if (l.dst().kind() != VertexKind.ACCELERATOR && l.src().kind() != VertexKind.ACCELERATOR
+                    && states.up(l.id())) {
+                return l;
+            }
+        }
+        return null;
+    }
+
+    private long hash(int src, int dst, int channel, int at) {
+        long h = seed;
+        h = mix(h ^ src);
+        h = mix(h ^ ((long) dst << 20));
+        h = mix(h ^ ((long) channel << 40));
+        return mix(h ^ at);
+    }
+
+    /** SplitMix64 finaliser. */
+    private static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+        return z ^ (z >>> 31);
+    }
+
+    private NoRouteException unreachable(Vertex s, Vertex d, LinkStates states) {
+        List<Link> down = new ArrayList<>();
+        for (Link l : graph.edgeSet()) {
+            if (!states.up(l.id())) {
+                down.add(l);
+            }
+        }
+        down.sort((a, b) -> Integer.compare(a.id(), b.id()));
+        return new NoRouteException(s, d, down);
+    }
+}
