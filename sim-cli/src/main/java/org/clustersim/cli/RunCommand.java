@@ -15,7 +15,7 @@ import org.clustersim.cli.output.RunSummary;
 import org.clustersim.cli.output.SummaryText;
 import org.clustersim.cli.scenario.Scenario;
 import org.clustersim.cli.scenario.ScenarioReader;
-import org.clustersim.core.engine.Simulation;
+import org.clustersim.core.Simulation;
 import org.clustersim.core.engine.Timeline;
 import org.clustersim.core.trace.ChromeTraceWriter;
 import org.clustersim.strategies.PipelineTrainingStep;

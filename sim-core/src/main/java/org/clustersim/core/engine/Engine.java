@@ -95,7 +95,7 @@ public final class Engine {
 
     private void runPhase(int id, Work.Communication comm, int phase) {
         try {
-            network.transfer(comm.phases().get(phase), () -> {
+            network.transfer(graph.task(id).name(), comm.phases().get(phase), () -> {
                 if (phase + 1 < comm.phases().size()) {
                     runPhase(id, comm, phase + 1);
                 } else {

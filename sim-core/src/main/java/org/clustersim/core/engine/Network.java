@@ -9,7 +9,9 @@ package org.clustersim.core.engine;
 public interface Network {
     /**
      * Starts every flow of {@code phase} now and runs {@code onDone} (through the kernel) once
-     * the last of them has arrived.
+     * the last of them has arrived and the phase's own latency has passed.
+     *
+     * @param owner name of the task the phase belongs to, for error messages
      */
-    void transfer(Phase phase, Runnable onDone);
+    void transfer(String owner, Phase phase, Runnable onDone);
 }

@@ -8,7 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.clustersim.core.kernel.DsolKernel;
 import org.clustersim.core.kernel.SimulationException;
-import org.clustersim.core.network.PointToPointNetwork;
+import org.clustersim.core.network.FlowNetwork;
+import org.clustersim.topology.LinkStates;
 import org.clustersim.topology.AcceleratorSpec;
 import org.clustersim.topology.SwitchedClusterSpec;
 import org.clustersim.topology.Topology;
@@ -22,7 +23,7 @@ class EngineTest {
     private static Timeline run(TaskGraph g) {
         DsolKernel k = new DsolKernel();
         Counters counters = new Counters();
-        return new Engine(g, k, new PointToPointNetwork(TWO_GPUS, k, counters), counters).run();
+        return new Engine(g, k, new FlowNetwork(TWO_GPUS, k, LinkStates.healthy(TWO_GPUS), counters), counters).run();
     }
 
     private static TaskGraph.Builder twoDevices() {
@@ -91,7 +92,7 @@ class EngineTest {
         Timeline t = run(b.build());
         // phase 1 ends with its slowest flow: 10 + 30; phase 2: 10 + 5
         assertEquals(40 + 15, t.end(x));
-        assertEquals(2, t.events(), "one kernel event per phase");
+        assertEquals(3 + 2, t.events(), "one event per flow drained and one per phase completed");
     }
 
     @Test
@@ -142,7 +143,7 @@ class EngineTest {
         b.communicate("bad send", "p2p", new int[] {s0, s1}, Work.Communication.pointToPoint(0, 1, 8), f);
         TaskGraph g = b.build();
         DsolKernel k = new DsolKernel();
-        Network broken = (phase, done) -> {
+        Network broken = (owner, phase, done) -> {
             throw new IllegalStateException("link is down");
         };
         SimulationException e = assertThrows(SimulationException.class, () -> new Engine(g, k, broken, new Counters()).run());

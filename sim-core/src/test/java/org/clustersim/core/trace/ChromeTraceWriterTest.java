@@ -11,7 +11,7 @@ import java.util.Map;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import org.clustersim.core.engine.Simulation;
+import org.clustersim.core.Simulation;
 import org.clustersim.core.engine.StreamKind;
 import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.core.engine.Timeline;

@@ -1,6 +1,6 @@
 package org.clustersim.strategies.pipeline;
 
-import org.clustersim.core.engine.Simulation;
+import org.clustersim.core.Simulation;
 import org.clustersim.core.engine.Stream;
 import org.clustersim.core.engine.StreamKind;
 import org.clustersim.core.engine.TaskGraph;

@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
-import org.clustersim.core.engine.Simulation;
+import org.clustersim.core.Simulation;
 import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.core.engine.Timeline;
 import org.clustersim.topology.AcceleratorSpec;

@@ -1,0 +1,86 @@
+package org.clustersim.core;
+
+import java.util.List;
+
+import org.clustersim.core.engine.Counters;
+import org.clustersim.core.engine.Engine;
+import org.clustersim.core.engine.TaskGraph;
+import org.clustersim.core.engine.Timeline;
+import org.clustersim.core.kernel.DsolKernel;
+import org.clustersim.core.network.AnalyticalNetwork;
+import org.clustersim.core.network.FabricNetwork;
+import org.clustersim.core.network.FlowNetwork;
+import org.clustersim.core.network.LinkUsage;
+import org.clustersim.topology.LinkStates;
+import org.clustersim.topology.Topology;
+
+/**
+ * One simulated run of a task graph on a topology: a fresh DSOL kernel, the network model of
+ * the chosen fidelity, scheduled link faults, and the engine, wired together.
+ */
+public final class Simulation {
+    /** How communication is modelled. */
+    public enum Fidelity {
+        /** Every flow at its route's bottleneck capacity, no sharing. */
+        ANALYTICAL,
+        /** Flows share link capacity by max-min fairness (the default). */
+        FLOW
+    }
+
+    /**
+     * A change of one link's state at a simulated time.
+     *
+     * @param linkId         link index in the topology
+     * @param atNs           when it happens (0: from the start)
+     * @param capacityFactor fraction of nominal capacity from then on: 0 down, 1 healthy
+     * @param extraLatencyNs latency added to the link from then on
+     */
+    public record LinkEvent(int linkId, long atNs, double capacityFactor, long extraLatencyNs) {
+    }
+
+    /**
+     * What a run produced.
+     *
+     * @param timeline     every task's start and end, counters
+     * @param links        bytes, busy time and throughput per link
+     * @param rerates      how many times the flow model re-rated a component (0 for analytical)
+     * @param flowsRerated flows re-rated, summed over all re-ratings
+     */
+    public record Result(Timeline timeline, LinkUsage links, long rerates, long flowsRerated) {
+    }
+
+    private Simulation() {
+    }
+
+    /** Runs the graph with the flow model and every link healthy. */
+    public static Timeline run(TaskGraph graph, Topology topology) {
+        return run(graph, topology, Fidelity.FLOW, List.of()).timeline();
+    }
+
+    /** Runs the graph to completion and returns what happened. */
+    public static Result run(TaskGraph graph, Topology topology, Fidelity fidelity, List<LinkEvent> linkEvents) {
+        if (graph.devices().size() > topology.deviceCount()) {
+            throw new IllegalArgumentException("task graph uses " + graph.devices().size()
+                    + " devices but topology " + topology.name() + " has " + topology.deviceCount());
+        }
+        DsolKernel kernel = new DsolKernel();
+        Counters counters = new Counters();
+        LinkStates states = LinkStates.healthy(topology);
+        FabricNetwork network = fidelity == Fidelity.FLOW
+                ? new FlowNetwork(topology, kernel, states, counters)
+                : new AnalyticalNetwork(topology, kernel, states, counters);
+        for (LinkEvent e : linkEvents) {
+            var link = topology.links().get(e.linkId());
+            if (e.atNs() == 0) {
+                states.setFactor(link.id(), e.capacityFactor());
+                states.setExtraLatencyNs(link.id(), e.extraLatencyNs());
+            } else {
+                kernel.schedule(e.atNs(), () -> network.setLinkState(link, e.capacityFactor(), e.extraLatencyNs()));
+            }
+        }
+        Timeline timeline = new Engine(graph, kernel, network, counters).run();
+        long rerates = network instanceof FlowNetwork f ? f.rerates() : 0;
+        long flows = network instanceof FlowNetwork f ? f.flowsRerated() : 0;
+        return new Result(timeline, network.usage(), rerates, flows);
+    }
+}

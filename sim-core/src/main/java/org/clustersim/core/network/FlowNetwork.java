@@ -1,0 +1,421 @@
+package org.clustersim.core.network;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.PriorityQueue;
+
+import org.clustersim.core.engine.Counters;
+import org.clustersim.core.engine.Flow;
+import org.clustersim.core.engine.Phase;
+import org.clustersim.core.kernel.SimKernel;
+import org.clustersim.topology.Link;
+import org.clustersim.topology.LinkStates;
+import org.clustersim.topology.Route;
+import org.clustersim.topology.Topology;
+
+/**
+ * The {@code flow} fidelity: every flow is a fluid stream over the links of its route, and
+ * link capacity is shared among the flows crossing it by max-min fairness (progressive
+ * filling: raise every flow's rate together until a link saturates, freeze the flows through
+ * it, continue with the rest). A flow arrives when its last byte has drained plus its route's
+ * latency.
+ *
+ * <p>When flows start, finish, or a link changes state, only the flows connected to the
+ * change through shared links (its component) are re-rated; their remaining bytes are
+ * settled at the old rates first. Finish times live in the network's own heap with lazy
+ * invalidation, and the kernel holds one timer event for the earliest of them, so the number
+ * of kernel events grows with flows and rate changes, never with bytes.
+ */
+public final class FlowNetwork implements FabricNetwork {
+    private static final double EPSILON_BYTES = 1e-6;
+
+    private final Topology topology;
+    private final SimKernel kernel;
+    private final LinkStates states;
+    private final LinkUsage usage;
+    private final List<List<ActiveFlow>> onLink;
+    private final double[] linkRate;
+    private final long[] linkBusySince;
+    private final PriorityQueue<Due> finishing = new PriorityQueue<>(
+            (a, b) -> a.at != b.at ? Long.compare(a.at, b.at) : Long.compare(a.flow.id, b.flow.id));
+    private long timerAt = Long.MAX_VALUE;
+    private long nextId;
+    private long rerates;
+    private long flowsRerated;
+
+    public FlowNetwork(Topology topology, SimKernel kernel, LinkStates states, Counters counters) {
+        this.topology = topology;
+        this.kernel = kernel;
+        this.states = states;
+        this.usage = new LinkUsage(topology, counters);
+        int n = topology.links().size();
+        onLink = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            onLink.add(null);
+        }
+        linkRate = new double[n];
+        linkBusySince = new long[n];
+    }
+
+    /** One phase in progress: it completes when its last flow has arrived. */
+    private final class PhaseRun {
+        final Runnable onDone;
+        final long extraLatency;
+        int pending;
+        long lastArrival;
+
+        PhaseRun(int flows, Runnable onDone, long extraLatency, long now) {
+            this.pending = flows;
+            this.onDone = onDone;
+            this.extraLatency = extraLatency;
+            this.lastArrival = now;
+        }
+
+        void arrived(long at) {
+            lastArrival = Math.max(lastArrival, at);
+            if (--pending == 0) {
+                kernel.schedule(lastArrival + extraLatency, onDone);
+            }
+        }
+    }
+
+    /** A finish time in the heap; stale once the flow's rate changed again (lazy deletion). */
+    private record Due(long at, int version, ActiveFlow flow) {
+        boolean current() {
+            return !flow.done && version == flow.version;
+        }
+    }
+
+    /** A flow with bytes left to drain. */
+    private static final class ActiveFlow {
+        final long id;
+        final Flow spec;
+        final String owner;
+        final PhaseRun phase;
+        Link[] links;
+        long latency;
+        double remaining;
+        double rate;
+        long updatedAt;
+        long finishAt = Long.MAX_VALUE;
+        int version;
+        boolean done;
+
+        ActiveFlow(long id, Flow spec, String owner, PhaseRun phase, double bytes, long now) {
+            this.id = id;
+            this.spec = spec;
+            this.owner = owner;
+            this.phase = phase;
+            this.remaining = bytes;
+            this.updatedAt = now;
+        }
+    }
+
+    @Override
+    public void transfer(String owner, Phase phase, Runnable onDone) {
+        long now = kernel.now();
+        PhaseRun run = new PhaseRun(phase.flows().size(), onDone, phase.extraLatencyNs(), now);
+        List<ActiveFlow> started = new ArrayList<>();
+        for (Flow f : phase.flows()) {
+            if (f.srcDevice() == f.dstDevice()) {
+                run.arrived(now);
+                continue;
+            }
+            Route route = Routes.of(topology, f, states, owner);
+            if (f.bytes() == 0) {
+                run.arrived(now + latencyOf(route.links()));
+                continue;
+            }
+            ActiveFlow a = new ActiveFlow(nextId++, f, owner, run, f.bytes(), now);
+            place(a, route);
+            for (Link l : a.links) {
+                usage.carried(l, f.bytes());
+            }
+            started.add(a);
+        }
+        if (!started.isEmpty()) {
+            rerate(started, now);
+        }
+    }
+
+    private long latencyOf(List<Link> links) {
+        long latency = 0;
+        for (Link l : links) {
+            latency += states.latencyNs(l);
+        }
+        return latency;
+    }
+
+    private void place(ActiveFlow a, Route route) {
+        a.links = route.links().toArray(new Link[0]);
+        a.latency = latencyOf(route.links());
+        for (Link l : a.links) {
+            List<ActiveFlow> flows = onLink.get(l.id());
+            if (flows == null) {
+                flows = new ArrayList<>(4);
+                onLink.set(l.id(), flows);
+            }
+            flows.add(a);
+        }
+    }
+
+    private void unplace(ActiveFlow a) {
+        for (Link l : a.links) {
+            onLink.get(l.id()).remove(a);
+        }
+    }
+
+    /**
+     * Changes a link's state now (a fault): flows crossing a link that goes down are re-routed
+     * with their remaining bytes, and every affected component is re-rated.
+     *
+     * @throws UnreachableException if a re-routed flow can no longer reach its destination
+     */
+    @Override
+    public void setLinkState(Link link, double capacityFactor, long extraLatencyNs) {
+        long now = kernel.now();
+        states.setFactor(link.id(), capacityFactor);
+        states.setExtraLatencyNs(link.id(), extraLatencyNs);
+        List<ActiveFlow> affected = new ArrayList<>(onLinkOrEmpty(link.id()));
+        List<ActiveFlow> seeds = new ArrayList<>(affected);
+        if (capacityFactor == 0) {
+            for (ActiveFlow a : affected) {
+                settle(a, now);
+                clearRate(a, now);
+                for (Link l : a.links) {
+                    seeds.addAll(onLink.get(l.id()));
+                }
+                unplace(a);
+                place(a, Routes.of(topology, a.spec, states, a.owner));
+            }
+        }
+        if (!seeds.isEmpty()) {
+            rerate(seeds, now);
+        }
+    }
+
+    private List<ActiveFlow> onLinkOrEmpty(int link) {
+        List<ActiveFlow> l = onLink.get(link);
+        return l == null ? List.of() : l;
+    }
+
+    private void settle(ActiveFlow a, long now) {
+        a.remaining = Math.max(0, a.remaining - a.rate * (now - a.updatedAt));
+        a.updatedAt = now;
+    }
+
+    /** Removes a flow's rate from its links' totals before it leaves them. */
+    private void clearRate(ActiveFlow a, long now) {
+        if (a.rate > 0) {
+            for (Link l : a.links) {
+                addLinkRate(l, -a.rate, now);
+            }
+            a.rate = 0;
+        }
+    }
+
+    /** Re-rates the components containing {@code seeds} at time {@code now}. */
+    private void rerate(List<ActiveFlow> seeds, long now) {
+        rerates++;
+        List<ActiveFlow> flows = new ArrayList<>();
+        List<Link> links = new ArrayList<>();
+        java.util.Set<Long> seen = new java.util.HashSet<>();
+        java.util.BitSet linkMark = new java.util.BitSet(onLink.size());
+        ArrayDeque<ActiveFlow> queue = new ArrayDeque<>();
+        for (ActiveFlow s : seeds) {
+            if (!s.done && seen.add(s.id)) {
+                queue.add(s);
+            }
+        }
+        while (!queue.isEmpty()) {
+            ActiveFlow a = queue.poll();
+            flows.add(a);
+            for (Link l : a.links) {
+                if (!linkMark.get(l.id())) {
+                    linkMark.set(l.id());
+                    links.add(l);
+                    for (ActiveFlow b : onLink.get(l.id())) {
+                        if (!b.done && seen.add(b.id)) {
+                            queue.add(b);
+                        }
+                    }
+                }
+            }
+        }
+        flowsRerated += flows.size();
+        for (ActiveFlow a : flows) {
+            settle(a, now);
+        }
+        double[] newRate = maxMin(flows, links);
+        for (int i = 0; i < flows.size(); i++) {
+            ActiveFlow a = flows.get(i);
+            double r = newRate[i];
+            if (r != a.rate) {
+                for (Link l : a.links) {
+                    addLinkRate(l, r - a.rate, now);
+                }
+                a.rate = r;
+            }
+            long finish = r > 0 ? now + (long) Math.ceil(a.remaining / r) : Long.MAX_VALUE;
+            if (finish != a.finishAt) {
+                a.finishAt = finish;
+                a.version++;
+                if (finish != Long.MAX_VALUE) {
+                    finishing.add(new Due(finish, a.version, a));
+                }
+            }
+        }
+        armTimer();
+    }
+
+    /** Max-min fair rates (bytes per ns) by progressive filling over a component. */
+    private double[] maxMin(List<ActiveFlow> flows, List<Link> links) {
+        int nl = links.size();
+        java.util.Map<Integer, Integer> index = new java.util.HashMap<>(nl * 2);
+        for (int i = 0; i < nl; i++) {
+            index.put(links.get(i).id(), i);
+        }
+        double[] cap = new double[nl];
+        int[] unfrozen = new int[nl];
+        for (int i = 0; i < nl; i++) {
+            cap[i] = states.capacity(links.get(i)) / 1e9;
+        }
+        int[][] flowLinks = new int[flows.size()][];
+        for (int f = 0; f < flows.size(); f++) {
+            ActiveFlow a = flows.get(f);
+            flowLinks[f] = new int[a.links.length];
+            for (int k = 0; k < a.links.length; k++) {
+                int li = index.get(a.links[k].id());
+                flowLinks[f][k] = li;
+                unfrozen[li]++;
+            }
+        }
+        List<List<Integer>> flowsOf = new ArrayList<>(nl);
+        for (int i = 0; i < nl; i++) {
+            flowsOf.add(new ArrayList<>(unfrozen[i]));
+        }
+        for (int f = 0; f < flowLinks.length; f++) {
+            for (int li : flowLinks[f]) {
+                flowsOf.get(li).add(f);
+            }
+        }
+        double[] rate = new double[flows.size()];
+        PriorityQueue<double[]> pq = new PriorityQueue<>((x, y) -> x[0] != y[0] ? Double.compare(x[0], y[0])
+                : Double.compare(x[1], y[1]));
+        for (int i = 0; i < nl; i++) {
+            if (unfrozen[i] > 0) {
+                pq.add(new double[] {cap[i] / unfrozen[i], i, unfrozen[i]});
+            }
+        }
+        boolean[] frozen = new boolean[flows.size()];
+        while (!pq.isEmpty()) {
+            double[] top = pq.poll();
+            int li = (int) top[1];
+            if (unfrozen[li] == 0 || (int) top[2] != unfrozen[li]) {
+                continue;
+            }
+            double share = Math.max(0, cap[li] / unfrozen[li]);
+            for (int f : flowsOf.get(li)) {
+                if (frozen[f]) {
+                    continue;
+                }
+                frozen[f] = true;
+                rate[f] = share;
+                for (int lj : flowLinks[f]) {
+                    cap[lj] -= share;
+                    unfrozen[lj]--;
+                    if (lj != li && unfrozen[lj] > 0) {
+                        pq.add(new double[] {Math.max(0, cap[lj]) / unfrozen[lj], lj, unfrozen[lj]});
+                    }
+                }
+            }
+        }
+        return rate;
+    }
+
+    private void addLinkRate(Link l, double delta, long now) {
+        int id = l.id();
+        double before = linkRate[id];
+        double after = before + delta;
+        if (Math.abs(after) < 1e-12) {
+            after = 0;
+        }
+        if (before == 0 && after > 0) {
+            linkBusySince[id] = now;
+        } else if (before > 0 && after == 0) {
+            usage.busy(l, now - linkBusySince[id]);
+        }
+        linkRate[id] = after;
+        usage.rateChange(l, now, delta * 1e9);
+    }
+
+    private void armTimer() {
+        while (!finishing.isEmpty() && !finishing.peek().current()) {
+            finishing.poll();
+        }
+        Due first = finishing.peek();
+        if (first != null && first.at < timerAt) {
+            timerAt = first.at;
+            long at = timerAt;
+            kernel.schedule(at, () -> onTimer(at));
+        }
+    }
+
+    /** Finishes every flow whose last byte has drained by now, then re-rates what they leave behind. */
+    private void onTimer(long at) {
+        if (at != timerAt) {
+            return;
+        }
+        timerAt = Long.MAX_VALUE;
+        long now = kernel.now();
+        List<ActiveFlow> neighbours = new ArrayList<>();
+        while (!finishing.isEmpty() && finishing.peek().at <= now) {
+            Due due = finishing.poll();
+            if (!due.current()) {
+                continue;
+            }
+            ActiveFlow a = due.flow();
+            settle(a, now);
+            if (a.remaining > EPSILON_BYTES * Math.max(1, a.spec.bytes())) {
+                // rounding left a sliver: finish it at the next nanosecond
+                a.finishAt = now + 1;
+                a.version++;
+                finishing.add(new Due(a.finishAt, a.version, a));
+                continue;
+            }
+            a.done = true;
+            clearRate(a, now);
+            unplace(a);
+            for (Link l : a.links) {
+                neighbours.addAll(onLink.get(l.id()));
+            }
+            a.phase.arrived(now + a.latency);
+        }
+        if (!neighbours.isEmpty()) {
+            rerate(neighbours, now);
+        } else {
+            armTimer();
+        }
+    }
+
+    @Override
+    public LinkUsage usage() {
+        return usage;
+    }
+
+    /** How many times components were re-rated. */
+    public long rerates() {
+        return rerates;
+    }
+
+    /** Flows re-rated, summed over all re-ratings. */
+    public long flowsRerated() {
+        return flowsRerated;
+    }
+
+    /** Current total rate on a link, bytes per ns. */
+    double linkRate(int linkId) {
+        return linkRate[linkId];
+    }
+}

@@ -1,0 +1,64 @@
+package org.clustersim.core.network;
+
+import org.clustersim.core.engine.Counters;
+import org.clustersim.topology.Link;
+import org.clustersim.topology.Topology;
+
+/**
+ * What each link carried during a run: bytes, the time it carried anything (busy time), and
+ * a throughput counter track (GB/s) for links that carried traffic.
+ */
+public final class LinkUsage {
+    private final Topology topology;
+    private final Counters counters;
+    private final long[] bytes;
+    private final long[] busyNs;
+    private final int[] track;
+
+    LinkUsage(Topology topology, Counters counters) {
+        this.topology = topology;
+        this.counters = counters;
+        int n = topology.links().size();
+        bytes = new long[n];
+        busyNs = new long[n];
+        track = new int[n];
+        java.util.Arrays.fill(track, -1);
+    }
+
+    void carried(Link l, long b, long ns) {
+        bytes[l.id()] += b;
+        busyNs[l.id()] += ns;
+    }
+
+    void carried(Link l, long b) {
+        bytes[l.id()] += b;
+    }
+
+    void busy(Link l, long ns) {
+        busyNs[l.id()] += ns;
+    }
+
+    /** Records a change of the link's throughput, in bytes per second, from {@code at} on. */
+    void rateChange(Link l, long at, double bytesPerS) {
+        int t = track[l.id()];
+        if (t < 0) {
+            t = counters.track("link " + l.name(), "GB/s");
+            track[l.id()] = t;
+        }
+        counters.add(t, at, bytesPerS / 1e9);
+    }
+
+    /** Bytes link {@code linkId} carried. */
+    public long bytes(int linkId) {
+        return bytes[linkId];
+    }
+
+    /** Time link {@code linkId} carried at least one flow, ns. */
+    public long busyNs(int linkId) {
+        return busyNs[linkId];
+    }
+
+    public Topology topology() {
+        return topology;
+    }
+}

@@ -1,0 +1,153 @@
+package org.clustersim.core.network;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.clustersim.core.Simulation;
+import org.clustersim.core.engine.Flow;
+import org.clustersim.core.engine.Phase;
+import org.clustersim.core.engine.StreamKind;
+import org.clustersim.core.engine.TaskGraph;
+import org.clustersim.core.engine.Timeline;
+import org.clustersim.core.engine.Work;
+import org.clustersim.core.kernel.SimulationException;
+import org.clustersim.topology.AcceleratorSpec;
+import org.clustersim.topology.Link;
+import org.clustersim.topology.LinkKind;
+import org.clustersim.topology.SuperPodSpec;
+import org.clustersim.topology.Topology;
+import org.clustersim.topology.Vertex;
+import org.clustersim.topology.VertexKind;
+import org.junit.jupiter.api.Test;
+
+class FlowNetworkTest {
+
+    /**
+     * Four GPUs on one switch; up-links (GPU to switch) and down-links (switch to GPU) in GB/s.
+     * No latency, so times are pure serialisation.
+     */
+    static Topology star(double[] upGBps, double[] downGBps) {
+        Topology.Builder b = Topology.builder("star", AcceleratorSpec.H100_SXM);
+        List<Vertex> gpus = new ArrayList<>();
+        for (int i = 0; i < upGBps.length; i++) {
+            gpus.add(b.addVertex("gpu" + i, VertexKind.ACCELERATOR, 0));
+        }
+        Vertex sw = b.addVertex("sw", VertexKind.NVSWITCH, 0);
+        for (int i = 0; i < gpus.size(); i++) {
+            b.addLink(gpus.get(i), sw, LinkKind.NVLINK, upGBps[i] * 1e9, 0);
+            b.addLink(sw, gpus.get(i), LinkKind.NVLINK, downGBps[i] * 1e9, 0);
+            b.scaleUp(gpus.get(i), sw);
+        }
+        return b.build();
+    }
+
+    /** One communication task per flow, all starting at t = 0, each on its own streams. */
+    static Timeline flows(Topology t, Simulation.Fidelity fidelity, List<Simulation.LinkEvent> events, Flow... fs) {
+        TaskGraph.Builder g = TaskGraph.builder();
+        for (int d = 0; d < t.deviceCount(); d++) {
+            g.device(t.device(d).name(), 0);
+        }
+        for (int i = 0; i < fs.length; i++) {
+            Flow f = fs[i];
+            int s = g.stream(f.srcDevice(), "send" + i, StreamKind.COMMUNICATION);
+            int r = g.stream(f.dstDevice(), "recv" + i, StreamKind.COMMUNICATION);
+            g.communicate("flow" + i, "test", new int[] {s, r},
+                    new Work.Communication(List.of(new Phase(List.of(f)))));
+        }
+        return Simulation.run(g.build(), t, fidelity, events).timeline();
+    }
+
+    @Test
+    void twoFlowsOnOneLinkEachGetHalf() {
+        Topology t = star(new double[] {100, 100, 100, 100}, new double[] {100, 100, 100, 100});
+        // both leave gpu0: 1e6 bytes at 50 GB/s each = 20 us
+        Timeline tl = flows(t, Simulation.Fidelity.FLOW, List.of(), new Flow(0, 1, 1_000_000),
+                new Flow(0, 2, 1_000_000));
+        assertEquals(20_000, tl.end(0));
+        assertEquals(20_000, tl.end(1));
+        Timeline alone = flows(t, Simulation.Fidelity.ANALYTICAL, List.of(), new Flow(0, 1, 1_000_000),
+                new Flow(0, 2, 1_000_000));
+        assertEquals(10_000, alone.end(0), "analytical fidelity ignores sharing");
+    }
+
+    @Test
+    void oppositeDirectionsDoNotInterfere() {
+        Topology t = star(new double[] {100, 100, 100, 100}, new double[] {100, 100, 100, 100});
+        Timeline tl = flows(t, Simulation.Fidelity.FLOW, List.of(), new Flow(0, 1, 1_000_000),
+                new Flow(1, 0, 1_000_000));
+        assertEquals(10_000, tl.end(0));
+        assertEquals(10_000, tl.end(1));
+    }
+
+    @Test
+    void maxMinFairnessGivesTheUnsharedCapacityToTheOtherFlow() {
+        // A: gpu0->gpu1, B: gpu0->gpu2, C: gpu3->gpu2. Up-link of gpu0 is 10 GB/s, down-link of gpu2 4 GB/s.
+        // Max-min: B and C split gpu2's 4 GB/s (2 each); A takes the 8 GB/s B leaves on gpu0's up-link.
+        Topology t = star(new double[] {10, 100, 100, 100}, new double[] {100, 100, 4, 100});
+        Timeline tl = flows(t, Simulation.Fidelity.FLOW, List.of(), new Flow(0, 1, 8_000_000),
+                new Flow(0, 2, 2_000_000), new Flow(3, 2, 2_000_000));
+        assertEquals(1_000_000, tl.end(0), "A: 8 MB at 8 GB/s");
+        assertEquals(1_000_000, tl.end(1), "B: 2 MB at 2 GB/s");
+        assertEquals(1_000_000, tl.end(2), "C: 2 MB at 2 GB/s");
+    }
+
+    @Test
+    void aFinishingFlowHandsItsShareToTheOthers() {
+        Topology t = star(new double[] {100, 100, 100, 100}, new double[] {100, 100, 100, 100});
+        // share 50/50 until the short flow ends at 10 us (0.5 MB), then the long one runs at 100 GB/s
+        Timeline tl = flows(t, Simulation.Fidelity.FLOW, List.of(), new Flow(0, 1, 2_000_000),
+                new Flow(0, 2, 500_000));
+        assertEquals(10_000, tl.end(1));
+        assertEquals(10_000 + 15_000, tl.end(0));
+    }
+
+    @Test
+    void degradingALinkMidFlightSlowsTheRestOfTheTransfer() {
+        Topology t = SuperPodSpec.h100(2).build();
+        Flow f = new Flow(0, 8 * 32, 1_000_000_000L);
+        Timeline healthy = flows(t, Simulation.Fidelity.FLOW, List.of(), f);
+        long lat = t.route(0, 8 * 32).latencyNs();
+        assertEquals(20_000_000 + lat, healthy.end(0), "1 GB at 50 GB/s plus 3.7 us");
+        Link uplink = t.route(0, 8 * 32).links().get(2);
+        Timeline degraded = flows(t, Simulation.Fidelity.FLOW,
+                List.of(new Simulation.LinkEvent(uplink.id(), 10_000_000, 0.5, 0)), f);
+        // half the bytes at full rate (10 ms), the other half at 25 GB/s (20 ms)
+        assertEquals(30_000_000 + lat, degraded.end(0));
+        Timeline failed = flows(t, Simulation.Fidelity.FLOW,
+                List.of(new Simulation.LinkEvent(uplink.id(), 10_000_000, 0, 0)), f);
+        assertEquals(20_000_000 + lat, failed.end(0), "rerouted over another spine at full rate");
+    }
+
+    @Test
+    void cuttingTheOnlyPathFailsWithTheFlowAndTaskNamed() {
+        Topology t = SuperPodSpec.h100(2).build();
+        Link nicUp = t.route(0, 8 * 32).links().get(1);
+        Flow f = new Flow(0, 8 * 32, 1_000_000_000L);
+        SimulationException e = assertThrows(SimulationException.class, () -> flows(t, Simulation.Fidelity.FLOW,
+                List.of(new Simulation.LinkEvent(nicUp.id(), 5_000_000, 0, 0)), f));
+        assertTrue(e.getMessage().contains("node0.gpu0 -> node32.gpu0 of 'flow0' cannot be delivered"),
+                e.getMessage());
+        assertTrue(e.getMessage().contains("failed links: node0.nic0->su0.leaf0"), e.getMessage());
+    }
+
+    @Test
+    void linkUsageRecordsBytesAndBusyTime() {
+        Topology t = star(new double[] {100, 100, 100, 100}, new double[] {100, 100, 100, 100});
+        TaskGraph.Builder g = TaskGraph.builder();
+        for (int d = 0; d < 4; d++) {
+            g.device("gpu" + d, 0);
+        }
+        int s = g.stream(0, "send", StreamKind.COMMUNICATION);
+        int r = g.stream(1, "recv", StreamKind.COMMUNICATION);
+        g.communicate("x", "test", new int[] {s, r}, Work.Communication.pointToPoint(0, 1, 1_000_000));
+        Simulation.Result res = Simulation.run(g.build(), t, Simulation.Fidelity.FLOW, List.of());
+        Link up = t.route(0, 1).links().get(0);
+        assertEquals(1_000_000, res.links().bytes(up.id()));
+        assertEquals(10_000, res.links().busyNs(up.id()));
+        assertEquals(0, res.links().bytes(t.route(2, 3).links().get(0).id()));
+    }
+}
