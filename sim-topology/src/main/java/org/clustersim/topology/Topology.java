@@ -25,10 +25,12 @@ public final class Topology {
     private final Router router;
     private final LinkStates healthy;
     private final Map<String, Link> linkByName = new HashMap<>();
+    private final CommTuning tuning;
 
     private Topology(String name, AcceleratorSpec accelerator, Graph<Vertex, Link> graph, List<Vertex> vertices,
-                     List<Link> links, List<Vertex> accelerators, RouterFactory routerFactory) {
+                     List<Link> links, List<Vertex> accelerators, RouterFactory routerFactory, CommTuning tuning) {
         this.name = name;
+        this.tuning = tuning;
         this.accelerator = accelerator;
         this.graph = graph;
         this.vertices = List.copyOf(vertices);
@@ -83,6 +85,11 @@ public final class Topology {
         return accelerators.get(device);
     }
 
+    /** Collective-library efficiencies and step latencies of this machine. */
+    public CommTuning tuning() {
+        return tuning;
+    }
+
     /** The router that picks each flow's links. */
     public Router router() {
         return router;
@@ -91,6 +98,11 @@ public final class Topology {
     /** The route from one device to another with every link healthy (channel 0). */
     public Route route(int srcDevice, int dstDevice) {
         return router.route(srcDevice, dstDevice, 0, healthy);
+    }
+
+    /** The route of a flow on {@code channel} with every link healthy. */
+    public Route route(int srcDevice, int dstDevice, int channel) {
+        return router.route(srcDevice, dstDevice, channel, healthy);
     }
 
     /**
@@ -113,6 +125,7 @@ public final class Topology {
         private final Map<Integer, Integer> nics = new HashMap<>();
         private RouterFactory routerFactory;
         private long seed = 0x5eedL;
+        private CommTuning tuning = CommTuning.H100;
 
         private Builder(String name, AcceleratorSpec accelerator) {
             this.name = name;
@@ -153,6 +166,11 @@ public final class Topology {
             nics.put(gpu.id(), nic.id());
         }
 
+        /** Collective constants of the machine (default: H100's). */
+        public void tuning(CommTuning commTuning) {
+            this.tuning = commTuning;
+        }
+
         /** Seed of the ECMP hash. */
         public void seed(long ecmpSeed) {
             this.seed = ecmpSeed;
@@ -175,7 +193,7 @@ public final class Topology {
                 long s = seed;
                 factory = (g, vs, devs) -> new SwitchedRouter(g, vs, devs, up, nic, s);
             }
-            return new Topology(name, accelerator, graph, vertices, links, accelerators, factory);
+            return new Topology(name, accelerator, graph, vertices, links, accelerators, factory, tuning);
         }
     }
 }

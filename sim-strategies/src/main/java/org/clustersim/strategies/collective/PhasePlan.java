@@ -1,0 +1,75 @@
+package org.clustersim.strategies.collective;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.clustersim.core.engine.Flow;
+import org.clustersim.core.engine.Phase;
+import org.clustersim.topology.CommTuning;
+import org.clustersim.topology.Topology;
+
+/**
+ * Assembles an algorithm's phases. Each flow's logical bytes are divided by the efficiency
+ * the protocol reaches on the flow's medium (NVLink inside a server, the network between
+ * servers), so a flow occupies its links as long as the real protocol would; each phase ends
+ * with its algorithm steps' latency (the protocol's base latency is charged once, with the
+ * first phase).
+ */
+final class PhasePlan {
+    private final Topology topology;
+    private final CommTuning.Protocol protocol;
+    private final CommTuning tuning;
+    private final double nvlsEfficiency;
+    private final List<Phase> phases = new ArrayList<>();
+    private List<Flow> current = new ArrayList<>();
+    private boolean crossesNetwork;
+
+    /** @param nvlsEfficiency the NVLS efficiency to apply to every flow, or 0 for the medium's own */
+    PhasePlan(Topology topology, Protocol protocol, double nvlsEfficiency) {
+        this.topology = topology;
+        this.tuning = topology.tuning();
+        this.protocol = protocol.in(tuning);
+        this.nvlsEfficiency = nvlsEfficiency;
+    }
+
+    PhasePlan(Topology topology, Protocol protocol) {
+        this(topology, protocol, 0);
+    }
+
+    /** Adds a flow of {@code logicalBytes} payload to the current phase. */
+    void flow(int src, int dst, double logicalBytes, int channel) {
+        boolean net = topology.device(src).node() != topology.device(dst).node();
+        crossesNetwork |= net;
+        double medium = nvlsEfficiency > 0 ? nvlsEfficiency : net ? tuning.netEfficiency() : tuning.nvlinkEfficiency();
+        long wire = (long) Math.ceil(logicalBytes / (medium * protocol.efficiency()));
+        current.add(new Flow(src, dst, wire, channel));
+    }
+
+    void flow(int src, int dst, double logicalBytes) {
+        flow(src, dst, logicalBytes, 0);
+    }
+
+    /**
+     * Closes the current phase, charging {@code steps} step latencies of its medium. A phase
+     * with no flow (a group of one) becomes an empty self-transfer.
+     */
+    void endPhase(int steps) {
+        long step = nvlsEfficiency > 0 ? tuning.nvlsStepNs()
+                : crossesNetwork ? protocol.netStepNs() : protocol.nvlinkStepNs();
+        long base = phases.isEmpty() && nvlsEfficiency == 0 ? protocol.baseNs() : 0;
+        if (current.isEmpty()) {
+            current.add(new Flow(0, 0, 0));
+            steps = 0;
+        }
+        phases.add(new Phase(current, base + steps * step));
+        current = new ArrayList<>();
+        crossesNetwork = false;
+    }
+
+    List<Phase> phases() {
+        if (!current.isEmpty()) {
+            throw new IllegalStateException("unfinished phase");
+        }
+        return List.copyOf(phases);
+    }
+}
