@@ -57,8 +57,10 @@ public final class RunCommand implements Callable<Integer> {
         long t0 = System.nanoTime();
         PipelineTrainingStep step = scenario.trainingStep();
         PipelineTrainingStep.Built built = step.build();
-        Timeline timeline = Simulation.run(built.graph(), step.topology());
-        RunSummary result = RunSummary.of(scenario, timeline, built.tasks(),
+        Simulation.Result run = Simulation.run(built.graph(), step.topology(), scenario.fidelity(),
+                scenario.linkEvents(step.topology()));
+        Timeline timeline = run.timeline();
+        RunSummary result = RunSummary.of(scenario, run, built.tasks(),
                 step.schedule().weightCopies(step.ranks(), step.microbatches()));
         double wall = (System.nanoTime() - t0) / 1e9;
 

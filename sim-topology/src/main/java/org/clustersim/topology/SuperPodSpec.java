@@ -30,7 +30,8 @@ import java.util.List;
  */
 public record SuperPodSpec(String name, AcceleratorSpec accelerator, int scalableUnits, int gpusPerNode,
                            int nodesPerUnit, double nvlinkBytesPerS, long nvlinkLatencyNs, double nicBytesPerS,
-                           long gpuNicLatencyNs, long cableLatencyNs, double oversubscription) {
+                           long gpuNicLatencyNs, long cableLatencyNs, double oversubscription)
+        implements ClusterSpec {
 
     public SuperPodSpec {
         if (scalableUnits < 1 || (scalableUnits > 8 && scalableUnits % 4 != 0)) {
@@ -60,12 +61,18 @@ public record SuperPodSpec(String name, AcceleratorSpec accelerator, int scalabl
                 nvlinkLatencyNs, nicBytesPerS, gpuNicLatencyNs, cableLatencyNs, ratio);
     }
 
+    @Override
     public int nodes() {
         return scalableUnits * nodesPerUnit;
     }
 
-    public int gpus() {
-        return nodes() * gpusPerNode;
+    @Override
+    public String describe() {
+        return String.format(java.util.Locale.ROOT,
+                "%d SU x %d nodes x %d %s, rail-optimised %s (%d leaves, %d spines%s), %.0f GB/s NIC per GPU, %s",
+                scalableUnits, nodesPerUnit, gpusPerNode, accelerator.name(), threeLevel() ? "three-level" : "leaf-spine",
+                leaves(), spines(), threeLevel() ? ", " + cores() + " cores" : "", nicBytesPerS / 1e9,
+                oversubscription == 1 ? "1:1" : oversubscription + ":1");
     }
 
     public int leaves() {
@@ -89,6 +96,7 @@ public record SuperPodSpec(String name, AcceleratorSpec accelerator, int scalabl
 
     public Topology build() {
         Topology.Builder b = Topology.builder(name, accelerator);
+        b.tuning(accelerator == AcceleratorSpec.A100_SXM_80GB ? CommTuning.A100 : CommTuning.H100);
         int nodes = nodes();
         Vertex[][] gpu = new Vertex[nodes][gpusPerNode];
         for (int n = 0; n < nodes; n++) {

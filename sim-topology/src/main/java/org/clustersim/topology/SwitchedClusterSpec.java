@@ -19,16 +19,18 @@ package org.clustersim.topology;
  */
 public record SwitchedClusterSpec(String name, AcceleratorSpec accelerator, int nodes, int gpusPerNode,
                                   double nvlinkBytesPerS, long nvlinkLatencyNs, double nicBytesPerS,
-                                  long gpuNicLatencyNs, long nicSwitchLatencyNs) {
+                                  long gpuNicLatencyNs, long nicSwitchLatencyNs) implements ClusterSpec {
     public SwitchedClusterSpec {
         if (nodes < 1 || gpusPerNode < 1) {
             throw new IllegalArgumentException("nodes and gpusPerNode must be at least 1");
         }
     }
 
-    /** Total number of GPUs. */
-    public int gpus() {
-        return nodes * gpusPerNode;
+    @Override
+    public String describe() {
+        return String.format(java.util.Locale.ROOT, "%d x %d %s, NVSwitch %.0f GB/s per GPU per direction%s", nodes,
+                gpusPerNode, accelerator.name(), nvlinkBytesPerS / 1e9, nodes > 1 ? String.format(java.util.Locale.ROOT,
+                        ", one %.0f GB/s NIC per GPU on a single switch", nicBytesPerS / 1e9) : "");
     }
 
     /**

@@ -4,6 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.clustersim.cli.scenario.Scenario;
+import org.clustersim.core.Simulation;
+import org.clustersim.core.network.LinkUsage;
+import org.clustersim.topology.Link;
 import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.core.engine.Timeline;
 import org.clustersim.core.engine.Work;
@@ -28,10 +31,24 @@ import org.clustersim.strategies.pipeline.PipelineTasks;
  * @param tasks           tasks in the graph
  * @param weightCopiesPerRank model-copy shares of weights each pipeline rank holds (2 for DualPipe)
  * @param devices         per-device figures, one per pipeline rank
+ * @param links           every link that carried traffic, busiest first
  */
 public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeNs, long tokensPerStep,
                          double tokensPerSecond, double flopsExecuted, double tflopsPerGpu, double bubbleFraction,
-                         long events, int tasks, double weightCopiesPerRank, List<Device> devices) {
+                         long events, int tasks, double weightCopiesPerRank, List<Device> devices,
+                         List<LinkTraffic> links) {
+
+    /**
+     * What one link carried.
+     *
+     * @param link         link name
+     * @param kind         link class
+     * @param bytes        bytes carried
+     * @param busyNs       time it carried at least one flow
+     * @param busyFraction busy time over the step time
+     */
+    public record LinkTraffic(String link, String kind, long bytes, long busyNs, double busyFraction) {
+    }
 
     /**
      * One device's figures.
@@ -50,7 +67,9 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
     }
 
     /** Measures a finished run of {@code scenario}. */
-    public static RunSummary of(Scenario scenario, Timeline timeline, PipelineTasks pipeline, double weightCopies) {
+    public static RunSummary of(Scenario scenario, Simulation.Result run, PipelineTasks pipeline,
+                                double weightCopies) {
+        Timeline timeline = run.timeline();
         StepMetrics m = StepMetrics.of(timeline);
         TaskGraph graph = timeline.graph();
         double flops = 0;
@@ -64,10 +83,20 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
             devices.add(new Device(u.device(), u.name(), u.device(), u.computeBusyNs(), u.computeIdleNs(),
                     u.bubbleFraction(), pipeline.peakActivations(timeline, u.device())));
         }
+        List<LinkTraffic> links = new ArrayList<>();
+        LinkUsage usage = run.links();
+        for (Link l : usage.topology().links()) {
+            if (usage.bytes(l.id()) > 0) {
+                links.add(new LinkTraffic(l.name(), l.kind().name(), usage.bytes(l.id()), usage.busyNs(l.id()),
+                        m.stepTimeNs() == 0 ? 0 : (double) usage.busyNs(l.id()) / m.stepTimeNs()));
+            }
+        }
+        links.sort((a, b) -> a.busyNs() != b.busyNs() ? Long.compare(b.busyNs(), a.busyNs())
+                : a.link().compareTo(b.link()));
         double seconds = m.stepTimeNs() / 1e9;
         long tokens = (long) scenario.training().globalBatch() * scenario.training().seqLen();
         int gpus = m.devices().size();
         return new RunSummary(scenario.name(), seconds, m.stepTimeNs(), tokens, tokens / seconds, flops,
-                flops / seconds / gpus / 1e12, m.meanBubbleFraction(), m.events(), m.tasks(), weightCopies, devices);
+                flops / seconds / gpus / 1e12, m.meanBubbleFraction(), m.events(), m.tasks(), weightCopies, devices, links);
     }
 }

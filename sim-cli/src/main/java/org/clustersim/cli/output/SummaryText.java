@@ -17,8 +17,7 @@ public final class SummaryText {
         var m = s.model();
         var p = s.parallelism();
         out.printf(Locale.ROOT, "scenario   %s (%s)%n", s.name(), s.source());
-        out.printf(Locale.ROOT, "cluster    %s: %d node%s x %d %s%n", c.name(), c.nodes(), c.nodes() == 1 ? "" : "s",
-                c.gpusPerNode(), c.accelerator().name());
+        out.printf(Locale.ROOT, "cluster    %s: %s%n", c.name(), c.describe());
         out.printf(Locale.ROOT, "model      %s: %d layers, hidden %d, %d heads, ffn %d, vocab %d%n", m.name(),
                 m.layers(), m.hidden(), m.heads(), m.ffn(), m.vocab());
         out.printf(Locale.ROOT, "layout     pp=%d tp=%d dp=%d, schedule %s%s, %d microbatches of %d x %d tokens%n",
@@ -39,6 +38,15 @@ public final class SummaryText {
                     duration(d.computeBusyNs()), duration(d.computeIdleNs()), 100 * d.bubbleFraction(),
                     d.peakActivations());
         }
+        if (!r.links().isEmpty()) {
+            out.println();
+            out.printf(Locale.ROOT, "busiest links (%s network model)%n", s.fidelity().name().toLowerCase(Locale.ROOT));
+            for (int i = 0; i < Math.min(5, r.links().size()); i++) {
+                RunSummary.LinkTraffic l = r.links().get(i);
+                out.printf(Locale.ROOT, "  %-40s %12s busy %s (%.1f%% of the step)%n", l.link(), bytes(l.bytes()),
+                        duration(l.busyNs()), 100 * l.busyFraction());
+            }
+        }
         out.println();
         out.printf(Locale.ROOT, "simulated %,d tasks with %,d events in %.2f s%n", r.tasks(), r.events(), wallSeconds);
         out.printf(Locale.ROOT, "trace      %s  (open in https://ui.perfetto.dev or chrome://tracing)%n", trace);
@@ -46,6 +54,17 @@ public final class SummaryText {
             out.printf(Locale.ROOT, "summary    %s%n", summaryJson);
         }
         out.flush();
+    }
+
+    /** Bytes in the most readable binary unit. */
+    static String bytes(long b) {
+        if (b >= 1L << 30) {
+            return String.format(Locale.ROOT, "%.2f GiB", b / (double) (1L << 30));
+        }
+        if (b >= 1L << 20) {
+            return String.format(Locale.ROOT, "%.2f MiB", b / (double) (1L << 20));
+        }
+        return String.format(Locale.ROOT, "%d B", b);
     }
 
     /** A duration in the most readable unit: s, ms or us. */

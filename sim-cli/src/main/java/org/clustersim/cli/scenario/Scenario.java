@@ -1,13 +1,17 @@
 package org.clustersim.cli.scenario;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 import org.clustersim.strategies.PipelineTrainingStep;
 import org.clustersim.strategies.cost.Precision;
 import org.clustersim.strategies.model.TransformerModel;
 import org.clustersim.strategies.pipeline.ScheduleKind;
-import org.clustersim.topology.SwitchedClusterSpec;
+import org.clustersim.core.Simulation;
+import org.clustersim.topology.ClusterSpec;
+import org.clustersim.topology.Topology;
 
 /**
  * A validated scenario: everything needed to simulate one training step. Built only by
@@ -21,11 +25,56 @@ import org.clustersim.topology.SwitchedClusterSpec;
  * @param schedule    the pipeline schedule
  * @param training    batch, sequence and precision settings
  * @param fidelity    network model
+ * @param faults      link faults
  * @param output      output paths named in the file
  */
-public record Scenario(String name, Path source, SwitchedClusterSpec cluster, TransformerModel model,
-                       Parallelism parallelism, ScheduleKind schedule, Training training, Fidelity fidelity,
-                       Output output) {
+public record Scenario(String name, Path source, ClusterSpec cluster, TransformerModel model,
+                       Parallelism parallelism, ScheduleKind schedule, Training training, Simulation.Fidelity fidelity,
+                       List<LinkFault> faults, Output output) {
+
+    public Scenario {
+        faults = List.copyOf(faults);
+    }
+
+    /**
+     * A link fault from the scenario, resolved against the topology when the run starts.
+     *
+     * @param link           link name ({@code src->dst})
+     * @param atNs           when it happens, 0 from the start
+     * @param capacityFactor remaining fraction of capacity (0 down)
+     * @param extraLatencyNs latency added
+     * @param location       where the link is named in the file
+     * @param path           field path of the link name
+     */
+    public record LinkFault(String link, long atNs, double capacityFactor, long extraLatencyNs, SourceLocation location,
+                            String path) {
+    }
+
+    /**
+     * The faults as simulation events on {@code topology}.
+     *
+     * @throws ScenarioException naming each fault whose link does not exist, with the nearest names
+     */
+    public List<Simulation.LinkEvent> linkEvents(Topology topology) {
+        List<Simulation.LinkEvent> events = new ArrayList<>();
+        List<ScenarioError> errors = new ArrayList<>();
+        for (LinkFault f : faults) {
+            var link = topology.link(f.link());
+            if (link.isEmpty()) {
+                List<String> names = new ArrayList<>();
+                topology.links().forEach(l -> names.add(l.name()));
+                String hint = Suggestions.nearest(f.link(), names).map(n -> " (did you mean '" + n + "'?)").orElse("");
+                errors.add(new ScenarioError(source, f.location(), f.path(), "no link named '" + f.link() + "' in "
+                        + topology.name() + hint + "; clustersim topology lists them"));
+            } else {
+                events.add(new Simulation.LinkEvent(link.get().id(), f.atNs(), f.capacityFactor(), f.extraLatencyNs()));
+            }
+        }
+        if (!errors.isEmpty()) {
+            throw new ScenarioException(errors);
+        }
+        return events;
+    }
 
     /**
      * The parallel layout.
@@ -60,9 +109,6 @@ public record Scenario(String name, Path source, SwitchedClusterSpec cluster, Tr
 
     /** Activation recomputation policy. */
     public enum Recompute { NONE, SELECTIVE, FULL }
-
-    /** Network model fidelity. */
-    public enum Fidelity { ANALYTICAL, FLOW }
 
     /**
      * Output paths given in the file; command-line flags take precedence.

@@ -9,6 +9,9 @@ import java.util.Optional;
 import org.clustersim.strategies.cost.Precision;
 import org.clustersim.strategies.model.TransformerModel;
 import org.clustersim.strategies.pipeline.ScheduleKind;
+import org.clustersim.core.Simulation;
+import org.clustersim.topology.ClusterSpec;
+import org.clustersim.topology.SuperPodSpec;
 import org.clustersim.topology.SwitchedClusterSpec;
 
 /**
@@ -41,10 +44,7 @@ public final class ScenarioReader {
         Section schedSec = root.section("schedule");
         Section trainSec = root.section("training");
         Section netSec = root.section("network");
-        List<SourceNode> faults = root.list("faults");
-        if (!faults.isEmpty()) {
-            root.notSupported("faults", "link and device faults arrive with the network and what-if work");
-        }
+        List<Scenario.LinkFault> faults = faults(root, root.list("faults"), d);
         Section outSec = root.section("output");
 
         Scenario.Parallelism declared = parallelism(parSec, schedSec);
@@ -54,12 +54,9 @@ public final class ScenarioReader {
                 declared.ep(), chunks, declared.zero(), declared.sequenceParallel());
         Optional<TransformerModel> model = model(modelSec);
         Scenario.Training training = training(trainSec);
-        Scenario.Fidelity fidelity = netSec.choice("fidelity", Scenario.Fidelity.ANALYTICAL,
-                Map.of("analytical", Scenario.Fidelity.ANALYTICAL, "flow", Scenario.Fidelity.FLOW));
-        if (fidelity == Scenario.Fidelity.FLOW) {
-            netSec.notSupported("fidelity", "flow-level congestion arrives with the network model; use analytical");
-        }
-        Optional<SwitchedClusterSpec> cluster = cluster(clusterSec, par);
+        Simulation.Fidelity fidelity = netSec.choice("fidelity", Simulation.Fidelity.FLOW,
+                Map.of("analytical", Simulation.Fidelity.ANALYTICAL, "flow", Simulation.Fidelity.FLOW));
+        Optional<ClusterSpec> cluster = cluster(clusterSec, par);
         Scenario.Output output = new Scenario.Output(outSec.text("trace"), outSec.text("summary"));
 
         for (Section s : List.of(clusterSec, modelSec, parSec, schedSec, trainSec, netSec, outSec, root)) {
@@ -71,7 +68,7 @@ public final class ScenarioReader {
         }
         d.throwIfAny();
         return new Scenario(name, file, cluster.orElseThrow(), model.orElseThrow(), par, schedule, training,
-                fidelity, output);
+                fidelity, faults, output);
     }
 
     private static Scenario.Parallelism parallelism(Section s, Section schedule) {
@@ -201,15 +198,16 @@ public final class ScenarioReader {
         return new Scenario.Training(global, micro, seq, precision, recompute);
     }
 
-    private static Optional<SwitchedClusterSpec> cluster(Section s, Scenario.Parallelism par) {
+    private static Optional<ClusterSpec> cluster(Section s, Scenario.Parallelism par) {
         Map<String, String> presets = new LinkedHashMap<>();
         for (String p : SwitchedClusterSpec.presetNames()) {
             presets.put(p, p);
         }
         String presetName = s.choice("preset", "dgx-h100", presets);
         String fabric = s.choice("fabric", "single-switch", FABRICS);
-        if (!fabric.equals("single-switch")) {
-            s.notSupported("fabric", fabric + " fabrics come with the topology work; use single-switch");
+        boolean rails = fabric.equals("rail-optimized");
+        if (!fabric.equals("single-switch") && !rails) {
+            s.notSupported("fabric", fabric + " is planned; use single-switch or rail-optimized");
         }
         SwitchedClusterSpec base = SwitchedClusterSpec.preset(presetName, 1).orElseThrow();
         int gpusPerNode = s.integer("gpusPerNode", base.gpusPerNode(), 1, 1024);
@@ -223,12 +221,60 @@ public final class ScenarioReader {
                 .orElse(base.gpuNicLatencyNs());
         long nicSwitchLat = s.optionalNumber("nicLatencyNs", 0, 1e12).map(Math::round)
                 .orElse(base.nicSwitchLatencyNs());
-        return Optional.of(new SwitchedClusterSpec(base.name(), base.accelerator(), nodes, gpusPerNode, nvlink,
-                nvlinkLat, nic, gpuNicLat, nicSwitchLat));
+        double ratio = s.optionalNumber("oversubscription", 1, 1024).orElse(1.0);
+        if (!rails) {
+            if (s.has("oversubscription") && ratio != 1) {
+                s.error("oversubscription", "found " + ratio + ", but a single-switch fabric has no level to "
+                        + "oversubscribe; use fabric: rail-optimized");
+            }
+            return Optional.of(new SwitchedClusterSpec(base.name(), base.accelerator(), nodes, gpusPerNode, nvlink,
+                    nvlinkLat, nic, gpuNicLat, nicSwitchLat));
+        }
+        int perUnit = Math.min(nodes, 32);
+        int units = (nodes + 31) / 32;
+        if (nodes > 32 && (nodes % 32 != 0 || (units > 8 && units % 4 != 0))) {
+            s.error("nodes", "found " + nodes + ", but a rail-optimized fabric is built from scalable units of 32 "
+                    + "servers: expected up to 32 servers, or 32 x (1..8 or a multiple of 4)");
+            return Optional.empty();
+        }
+        return Optional.of(new SuperPodSpec(base.name() + "-rails", base.accelerator(), units, gpusPerNode, perUnit,
+                nvlink, nvlinkLat, nic, gpuNicLat, nicSwitchLat, ratio));
+    }
+
+    private static List<Scenario.LinkFault> faults(Section root, List<SourceNode> items, Diagnostics d) {
+        List<Scenario.LinkFault> out = new java.util.ArrayList<>();
+        for (int i = 0; i < items.size(); i++) {
+            SourceNode item = items.get(i);
+            String path = "faults[" + i + "]";
+            if (!(item instanceof SourceNode.MapNode m)) {
+                d.error(item.location(), path, "found " + item.describe() + ", expected a mapping with link, at, state");
+                continue;
+            }
+            Section f = new Section(d, path, m, m.location());
+            Optional<String> link = f.text("link");
+            if (link.isEmpty() && !f.has("link")) {
+                f.error("link", "missing required value: expected a link name such as node0.gpu0->node0.nvswitch "
+                        + "(clustersim topology lists them)");
+            }
+            long at = f.text("at").map(t -> Durations.parseNs(t, f, "at")).orElse(0L);
+            String state = f.choice("state", "down", Map.of("down", "down", "degraded", "degraded"));
+            double fraction = f.optionalNumber("fraction", 0, 1).orElse(state.equals("down") ? 0.0 : 0.5);
+            if (state.equals("down") && f.has("fraction")) {
+                f.error("fraction", "a link that is down carries nothing; give state: degraded to keep a fraction");
+            }
+            if (state.equals("degraded") && !(fraction > 0)) {
+                f.error("fraction", "found " + fraction + ", expected a fraction above 0 (use state: down for 0)");
+            }
+            long extra = f.optionalNumber("extraLatencyUs", 0, 1e9).map(us -> Math.round(us * 1000)).orElse(0L);
+            f.finish();
+            link.ifPresent(name -> out.add(new Scenario.LinkFault(name, at, state.equals("down") ? 0 : fraction, extra,
+                    f.locationOf("link"), path + ".link")));
+        }
+        return out;
     }
 
     private static void crossCheck(Section clusterSec, Section parSec, Section schedSec, Section trainSec,
-                                   SwitchedClusterSpec cluster, TransformerModel model, Scenario.Parallelism par,
+                                   ClusterSpec cluster, TransformerModel model, Scenario.Parallelism par,
                                    ScheduleKind schedule, Scenario.Training training) {
         int stages = par.pp() * (schedule == ScheduleKind.DUALPIPE ? 1 : par.vp());
         if (model.layers() % stages != 0) {

@@ -73,7 +73,7 @@ class ScenarioReaderTest {
         assertEquals("s", s.name(), "defaults to the file stem");
         assertEquals(8, s.model().layers());
         assertEquals(5120, s.model().hidden());
-        assertEquals(100e9, s.cluster().nvlinkBytesPerS());
+        assertEquals(100e9, ((org.clustersim.topology.SwitchedClusterSpec) s.cluster()).nvlinkBytesPerS());
         assertEquals(ScheduleKind.ONE_F_ONE_B, s.schedule(), "default schedule");
     }
 
@@ -220,6 +220,55 @@ class ScenarioReaderTest {
         ScenarioError e = only(errors(VALID.replace("  pp: 8", "  pp: 8\n  pp: 4")));
         assertTrue(e.message().contains("Duplicate field 'pp'"), e.message());
         assertEquals(9, e.location().line());
+    }
+
+    @Test
+    void railOptimizedFabricAndLinkFaults() throws IOException {
+        Scenario s = new ScenarioReader().read(write("s.yaml", VALID.replace("nodes: 1", "nodes: 64\n  fabric: rail-optimized\n"
+                + "  oversubscription: 2").replace("  pp: 8", "  pp: 8\n  dp: 1").replace("pp: 8", "pp: 512")
+                .replace("preset: gpt3-175b", "preset: gpt3-1.3b\n  layers: 512").replace("globalBatch: 16",
+                        "globalBatch: 1024") + """
+                faults:
+                  - link: node0.gpu0->node0.nvswitch
+                    at: 2ms
+                    state: degraded
+                    fraction: 0.25
+                  - link: su0.leaf0->spine3
+                """));
+        assertEquals(512, s.cluster().gpus());
+        assertTrue(s.cluster() instanceof org.clustersim.topology.SuperPodSpec sp && sp.oversubscription() == 2);
+        assertEquals(2, s.faults().size());
+        assertEquals(2_000_000, s.faults().get(0).atNs());
+        assertEquals(0.25, s.faults().get(0).capacityFactor());
+        assertEquals(0, s.faults().get(1).atNs(), "from the start by default");
+        assertEquals(0, s.faults().get(1).capacityFactor(), "down by default");
+        assertEquals(org.clustersim.core.Simulation.Fidelity.FLOW, s.fidelity(), "flow is the default fidelity");
+    }
+
+    @Test
+    void badFaultsAreReportedWithTheirPaths() throws IOException {
+        List<ScenarioError> es = errors(VALID + """
+                faults:
+                  - link: node0.gpu0->node0.nvswitch
+                    at: soon
+                  - state: degraded
+                    fraction: 0
+                """);
+        assertEquals(List.of("faults[0].at", "faults[1].fraction", "faults[1].link"),
+                es.stream().map(ScenarioError::path).sorted().toList(), es.toString());
+    }
+
+    @Test
+    void unknownLinkIsReportedWhenTheTopologyIsBuilt() throws IOException {
+        Scenario s = new ScenarioReader().read(write("s.yaml", VALID + """
+                faults:
+                  - link: node0.gpu0->node0.nvswich
+                """));
+        ScenarioException e = assertThrows(ScenarioException.class, () -> s.linkEvents(s.cluster().build()));
+        ScenarioError err = only(e.errors());
+        assertEquals("faults[0].link", err.path());
+        assertEquals(16, err.location().line());
+        assertTrue(err.message().contains("did you mean 'node0.gpu0->node0.nvswitch'?"), err.message());
     }
 
     @Test

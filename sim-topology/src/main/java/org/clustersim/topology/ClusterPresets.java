@@ -1,0 +1,34 @@
+package org.clustersim.topology;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/** Named clusters for the command line: single servers and SuperPOD-style fabrics by size. */
+public final class ClusterPresets {
+    private static final Map<String, ClusterSpec> PRESETS = new LinkedHashMap<>();
+
+    static {
+        add(SwitchedClusterSpec.dgxH100(1));
+        add(SwitchedClusterSpec.dgxA100(1));
+        for (int su : new int[] {1, 2, 4, 8, 16, 32, 64}) {
+            add(SuperPodSpec.h100(su));
+        }
+    }
+
+    private ClusterPresets() {
+    }
+
+    private static void add(ClusterSpec s) {
+        PRESETS.put(s.name(), s);
+    }
+
+    /** Every preset by name, in listing order. */
+    public static Map<String, ClusterSpec> all() {
+        return java.util.Collections.unmodifiableMap(PRESETS);
+    }
+
+    public static Optional<ClusterSpec> byName(String name) {
+        return Optional.ofNullable(PRESETS.get(name));
+    }
+}
