@@ -1,0 +1,27 @@
+package org.clustersim.cli;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.clustersim.cli.scenario.ScenarioReader;
+import org.clustersim.topology.ClusterPresets;
+import org.clustersim.topology.ClusterSpec;
+
+/** A {@code --cluster} value: a preset name, or a scenario file whose cluster section is used. */
+final class ClusterArgument {
+    private ClusterArgument() {
+    }
+
+    static ClusterSpec resolve(String value) {
+        var preset = ClusterPresets.byName(value);
+        if (preset.isPresent()) {
+            return preset.get();
+        }
+        Path file = Path.of(value);
+        if (Files.isRegularFile(file)) {
+            return new ScenarioReader().read(file).cluster();
+        }
+        throw new InputException("--cluster: '" + value + "' is neither a preset (" + String.join(", ",
+                ClusterPresets.all().keySet()) + ") nor a scenario file");
+    }
+}

@@ -1,0 +1,61 @@
+package org.clustersim.cli;
+
+import java.io.PrintWriter;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import org.clustersim.topology.ClusterSpec;
+import org.clustersim.topology.Link;
+import org.clustersim.topology.LinkKind;
+import org.clustersim.topology.Topology;
+import org.clustersim.topology.Vertex;
+import org.clustersim.topology.VertexKind;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code clustersim topology}: what a cluster's graph holds, and with {@code --links} every link by name. */
+@Command(name = "topology", mixinStandardHelpOptions = true,
+        description = "Describe a cluster's graph; --links lists every link with its endpoints and capacity.")
+public final class TopologyCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "PRESET_OR_SCENARIO", description = "A preset name or a scenario file.")
+    String cluster;
+
+    @Option(names = "--links", description = "List every link (names usable in faults, --fail and --degrade).")
+    boolean links;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        ClusterSpec c = ClusterArgument.resolve(cluster);
+        Topology t = c.build();
+        PrintWriter out = spec.commandLine().getOut();
+        out.printf(Locale.ROOT, "%s: %s%n", c.name(), c.describe());
+        Map<VertexKind, Integer> vertices = new EnumMap<>(VertexKind.class);
+        for (Vertex v : t.vertices()) {
+            vertices.merge(v.kind(), 1, Integer::sum);
+        }
+        Map<LinkKind, Integer> linkCount = new EnumMap<>(LinkKind.class);
+        for (Link l : t.links()) {
+            linkCount.merge(l.kind(), 1, Integer::sum);
+        }
+        out.printf(Locale.ROOT, "vertices: %s%n", vertices);
+        out.printf(Locale.ROOT, "directed links: %s%n", linkCount);
+        if (links) {
+            out.printf(Locale.ROOT, "%-44s %-14s %10s %10s%n", "link", "class", "GB/s", "latency ns");
+            for (Link l : t.links()) {
+                out.printf(Locale.ROOT, "%-44s %-14s %10.1f %10d%n", l.name(), l.kind(), l.bandwidthBytesPerS() / 1e9,
+                        l.latencyNs());
+            }
+        }
+        out.flush();
+        return 0;
+    }
+}
