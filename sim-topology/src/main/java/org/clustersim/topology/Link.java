@@ -23,6 +23,17 @@ public record Link(int id, Vertex src, Vertex dst, LinkKind kind, double bandwid
         }
     }
 
+    /** Links are identified by their id within a topology; equality and hashing use it alone (hot path). */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Link l && l.id == id && l.src.id() == src.id() && l.dst.id() == dst.id();
+    }
+
+    @Override
+    public int hashCode() {
+        return id;
+    }
+
     /** Stable name such as {@code node0.gpu3->node0.nvswitch}. */
     public String name() {
         return src.name() + "->" + dst.name();

@@ -31,6 +31,10 @@ public final class SwitchedRouter implements Router {
     private final Map<Long, Route> routes = new HashMap<>();
     private long cachedVersion = -1;
     private LinkStates cachedStates;
+    /** Per switch vertex, the switch-to-switch links arriving at it (for the distance search). */
+    private final Link[][] switchIn;
+    /** Per switch vertex, the switch-to-switch links leaving it (for ECMP). */
+    private final Link[][] switchOut;
 
     /**
      * @param scaleUp per device, the vertex id of its scale-up switch, or -1
@@ -45,11 +49,24 @@ public final class SwitchedRouter implements Router {
         this.scaleUp = scaleUp;
         this.nic = nic;
         this.seed = seed;
+        switchIn = new Link[vertices.size()][];
+        switchOut = new Link[vertices.size()][];
+        for (Vertex v : vertices) {
+            if (v.kind() == VertexKind.SWITCH) {
+                switchIn[v.id()] = graph.incomingEdgesOf(v).stream().filter(l -> l.src().kind() == VertexKind.SWITCH)
+                        .toArray(Link[]::new);
+                switchOut[v.id()] = graph.outgoingEdgesOf(v).stream().filter(l -> l.dst().kind() == VertexKind.SWITCH)
+                        .toArray(Link[]::new);
+            }
+        }
     }
 
     @Override
     public Route route(int src, int dst, int channel, LinkStates states) {
-        if (states != cachedStates || states.version() != cachedVersion) {
+        // Any LinkStates that never changed is the healthy state: they share one cache.
+        boolean same = states.version() == 0 ? cachedVersion == 0
+                : states == cachedStates && states.version() == cachedVersion;
+        if (!same) {
             routes.clear();
             distanceToLeaf.clear();
             cachedStates = states;
@@ -123,9 +140,9 @@ public final class SwitchedRouter implements Router {
         queue.add(leaf);
         while (!queue.isEmpty()) {
             Vertex v = queue.poll();
-            for (Link in : graph.incomingEdgesOf(v)) {
+            for (Link in : switchIn[v.id()]) {
                 Vertex u = in.src();
-                if (u.kind() == VertexKind.SWITCH && dist[u.id()] < 0 && states.up(in.id())) {
+                if (dist[u.id()] < 0 && states.up(in.id())) {
                     dist[u.id()] = dist[v.id()] + 1;
                     queue.add(u);
                 }
@@ -136,9 +153,8 @@ public final class SwitchedRouter implements Router {
 
     private Link ecmp(Vertex u, int[] dist, int src, int dst, int channel, LinkStates states) {
         List<Link> candidates = new ArrayList<>();
-        for (Link out : graph.outgoingEdgesOf(u)) {
-            Vertex w = out.dst();
-            if (w.kind() == VertexKind.SWITCH && states.up(out.id()) && dist[w.id()] == dist[u.id()] - 1) {
+        for (Link out : switchOut[u.id()]) {
+            if (states.up(out.id()) && dist[out.dst().id()] == dist[u.id()] - 1) {
                 candidates.add(out);
             }
         }

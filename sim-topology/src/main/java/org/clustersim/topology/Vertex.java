@@ -9,6 +9,17 @@ package org.clustersim.topology;
  * @param node  index of the server the vertex sits in, or -1 for vertices outside any server
  */
 public record Vertex(int id, String name, VertexKind kind, int node) {
+    /** Vertices are identified by their id within a topology; equality and hashing use it alone (hot path). */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Vertex v && v.id == id && v.name.equals(name);
+    }
+
+    @Override
+    public int hashCode() {
+        return id;
+    }
+
     @Override
     public String toString() {
         return name;
