@@ -29,6 +29,18 @@ public record AcceleratorSpec(String name, double bf16Flops, double fp8Flops, lo
     /** A100 SXM 80GB: 312 TFLOP/s bf16, 2.04 TB/s; best large GEMM 271 TFLOP/s. */
     public static final AcceleratorSpec A100_SXM_80GB =
             new AcceleratorSpec("a100-sxm-80gb", 312e12, 0, 80_000_000_000L, 2.04e12, 271.0 / 312.0);
+    /** TPU v4: 275 TFLOP/s bf16, 32 GB at 1.2 TB/s. No single-device GEMM figure is published here; 0.8 assumed. */
+    public static final AcceleratorSpec TPU_V4 = new AcceleratorSpec("tpu-v4", 275e12, 0, 32_000_000_000L, 1.2e12, 0.8);
+    /** TPU v5e: 197 TFLOP/s bf16, 16 GB at 0.81 TB/s (GEMM efficiency assumed 0.8). */
+    public static final AcceleratorSpec TPU_V5E = new AcceleratorSpec("tpu-v5e", 197e12, 0, 16_000_000_000L, 0.81e12,
+            0.8);
+    /** TPU v5p: 459 TFLOP/s bf16, 96 GB at 2.8 TB/s (GEMM efficiency assumed 0.8). */
+    public static final AcceleratorSpec TPU_V5P = new AcceleratorSpec("tpu-v5p", 459e12, 0, 96_000_000_000L, 2.8e12,
+            0.8);
+    /** TPU v6e: 920 TFLOP/s bf16, 32 GB at 1.6 TB/s (GEMM efficiency assumed 0.8). */
+    public static final AcceleratorSpec TPU_V6E = new AcceleratorSpec("tpu-v6e", 920e12, 0, 32_000_000_000L, 1.6e12,
+            0.8);
+
     /** H100 SXM: 989 TFLOP/s bf16, 1979 fp8, 3.35 TB/s; best large GEMM 795 TFLOP/s. */
     public static final AcceleratorSpec H100_SXM =
             new AcceleratorSpec("h100-sxm", 989e12, 1979e12, 80_000_000_000L, 3.35e12, 795.0 / 989.0);

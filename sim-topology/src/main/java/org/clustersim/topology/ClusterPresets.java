@@ -14,6 +14,11 @@ public final class ClusterPresets {
         for (int su : new int[] {1, 2, 4, 8, 16, 32, 64}) {
             add(SuperPodSpec.h100(su));
         }
+        add(TorusSpec.v4(4, 4, 4));
+        add(TorusSpec.v5p(8, 8, 8));
+        add(TorusSpec.v5e(16, 16));
+        add(TorusSpec.v6e(16, 16));
+        add(TorusSpec.v5e(16, 16).withSlices(4));
     }
 
     private ClusterPresets() {

@@ -9,5 +9,9 @@ public enum LinkKind {
     /** NIC to the first scale-out switch. */
     NIC_SWITCH,
     /** Between scale-out switches. */
-    SWITCH_SWITCH
+    SWITCH_SWITCH,
+    /** TPU inter-chip interconnect, one torus axis hop. */
+    ICI,
+    /** Host NIC to the data-center network (between TPU slices or pods). */
+    DCN
 }

@@ -96,6 +96,7 @@ public record SuperPodSpec(String name, AcceleratorSpec accelerator, int scalabl
 
     public Topology build() {
         Topology.Builder b = Topology.builder(name, accelerator);
+        b.spec(this);
         b.tuning(accelerator == AcceleratorSpec.A100_SXM_80GB ? CommTuning.A100 : CommTuning.H100);
         int nodes = nodes();
         Vertex[][] gpu = new Vertex[nodes][gpusPerNode];

@@ -68,6 +68,7 @@ public record SwitchedClusterSpec(String name, AcceleratorSpec accelerator, int 
      */
     public Topology build() {
         Topology.Builder b = Topology.builder(name, accelerator);
+        b.spec(this);
         b.tuning(accelerator == AcceleratorSpec.A100_SXM_80GB ? CommTuning.A100 : CommTuning.H100);
         Vertex[][] gpus = new Vertex[nodes][gpusPerNode];
         for (int n = 0; n < nodes; n++) {

@@ -26,11 +26,14 @@ public final class Topology {
     private final LinkStates healthy;
     private final Map<String, Link> linkByName = new HashMap<>();
     private final CommTuning tuning;
+    private final ClusterSpec spec;
 
     private Topology(String name, AcceleratorSpec accelerator, Graph<Vertex, Link> graph, List<Vertex> vertices,
-                     List<Link> links, List<Vertex> accelerators, RouterFactory routerFactory, CommTuning tuning) {
+                     List<Link> links, List<Vertex> accelerators, RouterFactory routerFactory, CommTuning tuning,
+                     ClusterSpec spec) {
         this.name = name;
         this.tuning = tuning;
+        this.spec = spec;
         this.accelerator = accelerator;
         this.graph = graph;
         this.vertices = List.copyOf(vertices);
@@ -85,6 +88,11 @@ public final class Topology {
         return accelerators.get(device);
     }
 
+    /** The description this topology was built from, if a preset builder made it. */
+    public java.util.Optional<ClusterSpec> spec() {
+        return java.util.Optional.ofNullable(spec);
+    }
+
     /** Collective-library efficiencies and step latencies of this machine. */
     public CommTuning tuning() {
         return tuning;
@@ -126,6 +134,7 @@ public final class Topology {
         private RouterFactory routerFactory;
         private long seed = 0x5eedL;
         private CommTuning tuning = CommTuning.H100;
+        private ClusterSpec spec;
 
         private Builder(String name, AcceleratorSpec accelerator) {
             this.name = name;
@@ -171,6 +180,11 @@ public final class Topology {
             this.tuning = commTuning;
         }
 
+        /** Records the description the topology is built from. */
+        public void spec(ClusterSpec clusterSpec) {
+            this.spec = clusterSpec;
+        }
+
         /** Seed of the ECMP hash. */
         public void seed(long ecmpSeed) {
             this.seed = ecmpSeed;
@@ -193,7 +207,7 @@ public final class Topology {
                 long s = seed;
                 factory = (g, vs, devs) -> new SwitchedRouter(g, vs, devs, up, nic, s);
             }
-            return new Topology(name, accelerator, graph, vertices, links, accelerators, factory, tuning);
+            return new Topology(name, accelerator, graph, vertices, links, accelerators, factory, tuning, spec);
         }
     }
 }

@@ -6,12 +6,13 @@ import java.util.List;
 import org.clustersim.core.engine.Flow;
 import org.clustersim.core.engine.Phase;
 import org.clustersim.topology.CommTuning;
+import org.clustersim.topology.LinkKind;
 import org.clustersim.topology.Topology;
 
 /**
  * Assembles an algorithm's phases. Each flow's logical bytes are divided by the efficiency
- * the protocol reaches on the flow's medium (NVLink inside a server, the network between
- * servers), so a flow occupies its links as long as the real protocol would; each phase ends
+ * the protocol reaches on the flow's medium (the network when its route leaves through a
+ * NIC, the scale-up fabric - NVLink or ICI - otherwise), so a flow occupies its links as long as the real protocol would; each phase ends
  * with its algorithm steps' latency (the protocol's base latency is charged once, with the
  * first phase).
  */
@@ -38,7 +39,8 @@ final class PhasePlan {
 
     /** Adds a flow of {@code logicalBytes} payload to the current phase. */
     void flow(int src, int dst, double logicalBytes, int channel) {
-        boolean net = topology.device(src).node() != topology.device(dst).node();
+        boolean net = src != dst && topology.route(src, dst, channel).links().stream()
+                .anyMatch(l -> l.kind() == LinkKind.GPU_NIC);
         crossesNetwork |= net;
         double medium = nvlsEfficiency > 0 ? nvlsEfficiency : net ? tuning.netEfficiency() : tuning.nvlinkEfficiency();
         long wire = (long) Math.ceil(logicalBytes / (medium * protocol.efficiency()));
@@ -64,6 +66,10 @@ final class PhasePlan {
         phases.add(new Phase(current, base + steps * step));
         current = new ArrayList<>();
         crossesNetwork = false;
+    }
+
+    boolean isEmpty() {
+        return phases.isEmpty() && current.isEmpty();
     }
 
     List<Phase> phases() {
