@@ -21,7 +21,8 @@ import org.clustersim.topology.Topology;
  * ranks, one per (TP rank, PP stage), 1 GiB each, under the flow model. Prints wall time
  * (build, plan and simulation separately), kernel events, re-ratings and peak heap.
  *
- * <p>Run: {@code java -Xmx2g -cp sim-bench/target/benchmarks.jar org.clustersim.bench.DataParallelAllReduce [SU] [GiB]}
+ * <p>Run: {@code java -Xmx2g -cp sim-bench/target/benchmarks.jar org.clustersim.bench.DataParallelAllReduce
+ * [SU] [GiB] [ecmp|adaptive]}
  */
 public final class DataParallelAllReduce {
     private DataParallelAllReduce() {
@@ -30,6 +31,8 @@ public final class DataParallelAllReduce {
     public static void main(String[] args) {
         int units = args.length > 0 ? Integer.parseInt(args[0]) : 64;
         long bytes = (long) ((args.length > 1 ? Double.parseDouble(args[1]) : 1.0) * (1L << 30));
+        Simulation.Routing routing = args.length > 2 ? Simulation.Routing.valueOf(args[2].toUpperCase(Locale.ROOT))
+                : Simulation.Routing.ECMP;
         int tp = 8;
         int pp = 16;
         for (int round = 0; round < 2; round++) {
@@ -52,14 +55,15 @@ public final class DataParallelAllReduce {
                 }
             }
             long t2 = System.nanoTime();
-            CollectiveStudy.Result r = new CollectiveStudy(topology, Simulation.Fidelity.FLOW, List.of()).run(rings);
+            CollectiveStudy.Result r = new CollectiveStudy(topology, Simulation.Fidelity.FLOW, routing, List.of())
+                    .run(rings);
             long t3 = System.nanoTime();
             long slowest = 0;
             for (long d : r.durationsNs()) {
                 slowest = Math.max(slowest, d);
             }
-            System.out.printf(Locale.ROOT, "round %d: %d GPUs, %d rings of %d ranks, %.2f GiB each%n", round,
-                    topology.deviceCount(), rings.size(), dp, bytes / (double) (1L << 30));
+            System.out.printf(Locale.ROOT, "round %d: %d GPUs, %d rings of %d ranks, %.2f GiB each, %s routing%n",
+                    round, topology.deviceCount(), rings.size(), dp, bytes / (double) (1L << 30), routing);
             System.out.printf(Locale.ROOT, "  build topology %.3f s, plan %.3f s, simulate %.3f s, total %.3f s%n",
                     (t1 - t0) / 1e9, (t2 - t1) / 1e9, (t3 - t2) / 1e9, (t3 - t0) / 1e9);
             System.out.printf(Locale.ROOT, "  simulated all-reduce time %.3f ms (slowest ring), busbw %.1f GB/s%n",

@@ -62,6 +62,10 @@ public final class CollectiveCommand implements Callable<Integer> {
             description = "flow (shared links) or analytical (default: ${DEFAULT-VALUE}).")
     String fidelity;
 
+    @Option(names = "--routing", paramLabel = "POLICY", defaultValue = "ecmp",
+            description = "ecmp (static hash) or adaptive (least-loaded path when a flow starts); default: ${DEFAULT-VALUE}.")
+    String routing;
+
     @Option(names = "--fail", paramLabel = "LINK", description = "Take a link down for the whole run (repeatable).")
     List<String> fail = new ArrayList<>();
 
@@ -103,6 +107,11 @@ public final class CollectiveCommand implements Callable<Integer> {
             case "analytical" -> Simulation.Fidelity.ANALYTICAL;
             default -> throw new InputException("--fidelity: expected flow or analytical, got '" + fidelity + "'");
         };
+        Simulation.Routing policy = switch (routing) {
+            case "ecmp" -> Simulation.Routing.ECMP;
+            case "adaptive" -> Simulation.Routing.ADAPTIVE;
+            default -> throw new InputException("--routing: expected ecmp or adaptive, got '" + routing + "'");
+        };
         long from = ByteSize.parse("--min", min);
         long to = ByteSize.parse("--max", max);
         if (from < 1 || to < from) {
@@ -134,10 +143,10 @@ public final class CollectiveCommand implements Callable<Integer> {
             }
             events.add(new Simulation.LinkEvent(link(topology, "--degrade", d.substring(0, eq)).id(), 0, f, 0));
         }
-        CollectiveStudy study = new CollectiveStudy(topology, model, events);
+        CollectiveStudy study = new CollectiveStudy(topology, model, policy, events);
         PrintWriter out = spec.commandLine().getOut();
-        out.printf(Locale.ROOT, "# %s over %d ranks of %s, %s fidelity%s%n", operation.id(), group.size(),
-                clusterSpec.name(), fidelity, events.isEmpty() ? "" : ", " + events.size() + " link fault(s)");
+        out.printf(Locale.ROOT, "# %s over %d ranks of %s, %s fidelity, %s routing%s%n", operation.id(), group.size(),
+                clusterSpec.name(), fidelity, routing, events.isEmpty() ? "" : ", " + events.size() + " link fault(s)");
         out.printf(Locale.ROOT, "# %12s %12s %10s %10s  %s%n", "size (B)", "time (us)", "algbw GB/s", "busbw GB/s",
                 "algorithm");
         List<Row> rows = new ArrayList<>();

@@ -58,7 +58,7 @@ public final class RunCommand implements Callable<Integer> {
         PipelineTrainingStep step = scenario.trainingStep();
         PipelineTrainingStep.Built built = step.build();
         Simulation.Result run = Simulation.run(built.graph(), step.topology(), scenario.fidelity(),
-                scenario.linkEvents(step.topology()));
+                scenario.routing(), scenario.linkEvents(step.topology()));
         Timeline timeline = run.timeline();
         RunSummary result = RunSummary.of(scenario, run, built.tasks(),
                 step.schedule().weightCopies(step.ranks(), step.microbatches()));

@@ -27,6 +27,14 @@ public final class Simulation {
         FLOW
     }
 
+    /** How the fabric picks among equal-cost paths. */
+    public enum Routing {
+        /** A static hash of the flow picks the next hop (the default). */
+        ECMP,
+        /** The next hop carrying the fewest flows when the flow starts (adaptive routing). */
+        ADAPTIVE
+    }
+
     /**
      * A change of one link's state at a simulated time.
      *
@@ -57,8 +65,14 @@ public final class Simulation {
         return run(graph, topology, Fidelity.FLOW, List.of()).timeline();
     }
 
-    /** Runs the graph to completion and returns what happened. */
+    /** Runs the graph with ECMP routing. */
     public static Result run(TaskGraph graph, Topology topology, Fidelity fidelity, List<LinkEvent> linkEvents) {
+        return run(graph, topology, fidelity, Routing.ECMP, linkEvents);
+    }
+
+    /** Runs the graph to completion and returns what happened. */
+    public static Result run(TaskGraph graph, Topology topology, Fidelity fidelity, Routing routing,
+                             List<LinkEvent> linkEvents) {
         if (graph.devices().size() > topology.deviceCount()) {
             throw new IllegalArgumentException("task graph uses " + graph.devices().size()
                     + " devices but topology " + topology.name() + " has " + topology.deviceCount());
@@ -67,7 +81,7 @@ public final class Simulation {
         Counters counters = new Counters();
         LinkStates states = LinkStates.healthy(topology);
         FabricNetwork network = fidelity == Fidelity.FLOW
-                ? new FlowNetwork(topology, kernel, states, counters)
+                ? new FlowNetwork(topology, kernel, states, counters, routing == Routing.ADAPTIVE)
                 : new AnalyticalNetwork(topology, kernel, states, counters);
         for (LinkEvent e : linkEvents) {
             var link = topology.links().get(e.linkId());

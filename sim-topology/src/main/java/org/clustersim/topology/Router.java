@@ -15,4 +15,22 @@ public interface Router {
      * @throws NoRouteException if every path crosses a link that is down
      */
     Route route(int srcDevice, int dstDevice, int channel, LinkStates states);
+
+    /**
+     * The route of a flow under adaptive routing: where several equal-cost next hops exist, the
+     * one carrying the fewest flows right now is taken (ties broken as ECMP would), which is how
+     * adaptive routing spreads flows that a static hash would collide. Routers without path
+     * diversity (dimension-order tori) return the static route.
+     *
+     * @param load flows currently on each link
+     */
+    default Route adaptiveRoute(int srcDevice, int dstDevice, int channel, LinkStates states, LinkLoad load) {
+        return route(srcDevice, dstDevice, channel, states);
+    }
+
+    /** How many flows each link carries at the moment. */
+    @FunctionalInterface
+    interface LinkLoad {
+        int flows(int linkId);
+    }
 }

@@ -16,7 +16,9 @@ import org.jgrapht.Graph;
  *
  * <p>Across the fabric every hop picks among the equal-cost next hops (ECMP) by a seeded hash
  * of the flow (source, destination, channel) and the current switch, so a run is
- * reproducible and different flows spread over the spines. Down links are avoided; distances
+ * reproducible and different flows spread over the spines. Under adaptive routing each hop
+ * instead takes the next hop whose best continuation has the least-loaded busiest link, given
+ * the flows on every link at that moment. Down links are avoided; distances
  * to each destination leaf are computed by a breadth-first search over the live switch links
  * and cached until a link changes state, as are the routes themselves.
  */
@@ -63,15 +65,7 @@ public final class SwitchedRouter implements Router {
 
     @Override
     public Route route(int src, int dst, int channel, LinkStates states) {
-        // Any LinkStates that never changed is the healthy state: they share one cache.
-        boolean same = states.version() == 0 ? cachedVersion == 0
-                : states == cachedStates && states.version() == cachedVersion;
-        if (!same) {
-            routes.clear();
-            distanceToLeaf.clear();
-            cachedStates = states;
-            cachedVersion = states.version();
-        }
+        validate(states);
         long key = ((long) src * 1_000_003L + dst) * 64 + (channel & 63);
         Route r = routes.get(key);
         if (r == null) {
@@ -81,7 +75,30 @@ public final class SwitchedRouter implements Router {
         return r;
     }
 
+    /** Adaptive routes depend on the load at the moment, so they are computed afresh, never cached. */
+    @Override
+    public Route adaptiveRoute(int src, int dst, int channel, LinkStates states, LinkLoad load) {
+        validate(states);
+        return compute(src, dst, channel, states, load);
+    }
+
+    /** Drops cached routes and distances made under other link states; every never-changed state is "healthy". */
+    private void validate(LinkStates states) {
+        boolean same = states.version() == 0 ? cachedVersion == 0
+                : states == cachedStates && states.version() == cachedVersion;
+        if (!same) {
+            routes.clear();
+            distanceToLeaf.clear();
+            cachedStates = states;
+            cachedVersion = states.version();
+        }
+    }
+
     private Route compute(int src, int dst, int channel, LinkStates states) {
+        return compute(src, dst, channel, states, null);
+    }
+
+    private Route compute(int src, int dst, int channel, LinkStates states, LinkLoad load) {
         if (src == dst) {
             return new Route(List.of());
         }
@@ -120,8 +137,9 @@ public final class SwitchedRouter implements Router {
             if (dist[u.id()] < 0) {
                 throw unreachable(s, d, states);
             }
+            Map<Integer, Integer> bottleneck = load == null ? null : new HashMap<>();
             while (u != leafD) {
-                Link next = ecmp(u, dist, src, dst, channel, states);
+                Link next = ecmp(u, dist, src, dst, channel, states, load, bottleneck);
                 path.add(next);
                 u = next.dst();
             }
@@ -151,14 +169,56 @@ public final class SwitchedRouter implements Router {
         return dist;
     }
 
-    private Link ecmp(Vertex u, int[] dist, int src, int dst, int channel, LinkStates states) {
+    private List<Link> candidates(Vertex u, int[] dist, LinkStates states) {
         List<Link> candidates = new ArrayList<>();
         for (Link out : switchOut[u.id()]) {
             if (states.up(out.id()) && dist[out.dst().id()] == dist[u.id()] - 1) {
                 candidates.add(out);
             }
         }
-        return candidates.get((int) Long.remainderUnsigned(hash(src, dst, channel, u.id()), candidates.size()));
+        return candidates;
+    }
+
+    /**
+     * The next hop from u: by hash (ECMP), or (adaptive) the one whose best remaining path to the
+     * destination leaf has the least-loaded busiest link, scanning from the hash's choice so ties
+     * fall as ECMP would.
+     */
+    private Link ecmp(Vertex u, int[] dist, int src, int dst, int channel, LinkStates states, LinkLoad load,
+                      Map<Integer, Integer> bottleneck) {
+        List<Link> candidates = candidates(u, dist, states);
+        int start = (int) Long.remainderUnsigned(hash(src, dst, channel, u.id()), candidates.size());
+        if (load == null) {
+            return candidates.get(start);
+        }
+        Link best = null;
+        int bestLoad = Integer.MAX_VALUE;
+        for (int i = 0; i < candidates.size(); i++) {
+            Link c = candidates.get((start + i) % candidates.size());
+            int f = Math.max(load.flows(c.id()), bottleneck(c.dst(), dist, states, load, bottleneck));
+            if (f < bestLoad) {
+                best = c;
+                bestLoad = f;
+            }
+        }
+        return best;
+    }
+
+    /** Least achievable busiest-link load from v down to the destination leaf (0 at the leaf). */
+    private int bottleneck(Vertex v, int[] dist, LinkStates states, LinkLoad load, Map<Integer, Integer> memo) {
+        if (dist[v.id()] == 0) {
+            return 0;
+        }
+        Integer known = memo.get(v.id());
+        if (known != null) {
+            return known;
+        }
+        int best = Integer.MAX_VALUE;
+        for (Link c : candidates(v, dist, states)) {
+            best = Math.min(best, Math.max(load.flows(c.id()), bottleneck(c.dst(), dist, states, load, memo)));
+        }
+        memo.put(v.id(), best);
+        return best;
     }
 
     /** One of the live parallel links from a to b, chosen by hash; null if none is up. */

@@ -25,12 +25,13 @@ import org.clustersim.topology.Topology;
  * @param schedule    the pipeline schedule
  * @param training    batch, sequence and precision settings
  * @param fidelity    network model
+ * @param routing     how equal-cost paths are chosen
  * @param faults      link faults
  * @param output      output paths named in the file
  */
 public record Scenario(String name, Path source, ClusterSpec cluster, TransformerModel model,
                        Parallelism parallelism, ScheduleKind schedule, Training training, Simulation.Fidelity fidelity,
-                       List<LinkFault> faults, Output output) {
+                       Simulation.Routing routing, List<LinkFault> faults, Output output) {
 
     public Scenario {
         faults = List.copyOf(faults);

@@ -56,6 +56,8 @@ public final class ScenarioReader {
         Scenario.Training training = training(trainSec);
         Simulation.Fidelity fidelity = netSec.choice("fidelity", Simulation.Fidelity.FLOW,
                 Map.of("analytical", Simulation.Fidelity.ANALYTICAL, "flow", Simulation.Fidelity.FLOW));
+        Simulation.Routing routing = netSec.choice("routing", Simulation.Routing.ECMP,
+                Map.of("ecmp", Simulation.Routing.ECMP, "adaptive", Simulation.Routing.ADAPTIVE));
         Optional<ClusterSpec> cluster = cluster(clusterSec, par);
         Scenario.Output output = new Scenario.Output(outSec.text("trace"), outSec.text("summary"));
 
@@ -68,7 +70,7 @@ public final class ScenarioReader {
         }
         d.throwIfAny();
         return new Scenario(name, file, cluster.orElseThrow(), model.orElseThrow(), par, schedule, training,
-                fidelity, faults, output);
+                fidelity, routing, faults, output);
     }
 
     private static Scenario.Parallelism parallelism(Section s, Section schedule) {

@@ -43,8 +43,19 @@ public final class FlowNetwork implements FabricNetwork {
     private long nextId;
     private long rerates;
     private long flowsRerated;
+    private final org.clustersim.topology.Router.LinkLoad load;
 
+    /** With static ECMP routing. */
     public FlowNetwork(Topology topology, SimKernel kernel, LinkStates states, Counters counters) {
+        this(topology, kernel, states, counters, false);
+    }
+
+    /**
+     * @param adaptive route each flow, when it starts, over the equal-cost next hops carrying the
+     *                 fewest flows (adaptive routing) instead of by a static hash
+     */
+    public FlowNetwork(Topology topology, SimKernel kernel, LinkStates states, Counters counters, boolean adaptive) {
+        this.load = adaptive ? this::flowsOn : null;
         this.topology = topology;
         this.kernel = kernel;
         this.states = states;
@@ -122,7 +133,7 @@ public final class FlowNetwork implements FabricNetwork {
                 run.arrived(now);
                 continue;
             }
-            Route route = Routes.of(topology, f, states, owner);
+            Route route = Routes.of(topology, f, states, owner, load);
             if (f.bytes() == 0) {
                 run.arrived(now + latencyOf(route.links()));
                 continue;
@@ -187,12 +198,17 @@ public final class FlowNetwork implements FabricNetwork {
                     seeds.addAll(onLink.get(l.id()));
                 }
                 unplace(a);
-                place(a, Routes.of(topology, a.spec, states, a.owner));
+                place(a, Routes.of(topology, a.spec, states, a.owner, load));
             }
         }
         if (!seeds.isEmpty()) {
             rerate(seeds, now);
         }
+    }
+
+    private int flowsOn(int link) {
+        List<ActiveFlow> l = onLink.get(link);
+        return l == null ? 0 : l.size();
     }
 
     private List<ActiveFlow> onLinkOrEmpty(int link) {

@@ -15,9 +15,16 @@ import org.clustersim.topology.Topology;
  *
  * @param topology  the cluster
  * @param fidelity  network model
+ * @param routing   ECMP or adaptive path choice
  * @param linkEvents faults applied (from the start or at a time)
  */
-public record CollectiveStudy(Topology topology, Simulation.Fidelity fidelity, List<Simulation.LinkEvent> linkEvents) {
+public record CollectiveStudy(Topology topology, Simulation.Fidelity fidelity, Simulation.Routing routing,
+                              List<Simulation.LinkEvent> linkEvents) {
+
+    /** With ECMP routing. */
+    public CollectiveStudy(Topology topology, Simulation.Fidelity fidelity, List<Simulation.LinkEvent> linkEvents) {
+        this(topology, fidelity, Simulation.Routing.ECMP, linkEvents);
+    }
 
     /** A collective to run: operation, group, size S, chosen plan. */
     public record Spec(CollectiveOp op, CommGroup group, long bytes, Collectives.Choice choice) {
@@ -54,7 +61,7 @@ public record CollectiveStudy(Topology topology, Simulation.Fidelity fidelity, L
             ids[i] = g.communicate(s.op().id() + " " + s.choice().algorithm().name() + " #" + i, s.op().id(), streams,
                     s.choice().work());
         }
-        Simulation.Result r = Simulation.run(g.build(), topology, fidelity, linkEvents);
+        Simulation.Result r = Simulation.run(g.build(), topology, fidelity, routing, linkEvents);
         long[] durations = new long[specs.size()];
         for (int i = 0; i < ids.length; i++) {
             durations[i] = r.timeline().end(ids[i]) - r.timeline().start(ids[i]);

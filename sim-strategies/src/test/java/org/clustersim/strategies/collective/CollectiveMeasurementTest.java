@@ -167,6 +167,39 @@ class CollectiveMeasurementTest {
     }
 
     @Test
+    void staticEcmpCollidesConcurrentRingsAndAdaptiveRoutingSpreadsThem() {
+        // the data-parallel rings of a TP 8 x PP 16 layout on 2 SUs: 128 rings of 4 ranks over the spines
+        Topology t = SuperPodSpec.h100(2).build();
+        long bytes = 1L << 30;
+        List<CollectiveStudy.Spec> rings = new ArrayList<>();
+        for (int stage = 0; stage < 16; stage++) {
+            for (int tp = 0; tp < 8; tp++) {
+                int[] d = new int[4];
+                for (int k = 0; k < 4; k++) {
+                    d[k] = (stage + 16 * k) * 8 + tp;
+                }
+                rings.add(spec(t, new CommGroup(d), bytes));
+            }
+        }
+        long alone = new CollectiveStudy(t, Simulation.Fidelity.FLOW, List.of()).run(rings.subList(0, 1))
+                .durationsNs()[0];
+        long ecmp = slowest(new CollectiveStudy(t, Simulation.Fidelity.FLOW, Simulation.Routing.ECMP, List.of())
+                .run(rings));
+        long adaptive = slowest(new CollectiveStudy(t, Simulation.Fidelity.FLOW, Simulation.Routing.ADAPTIVE,
+                List.of()).run(rings));
+        assertTrue(ecmp > 1.5 * alone, "hash collisions slow the slowest ring: " + ecmp + " vs " + alone);
+        assertEquals(alone, adaptive, 0.01 * alone, "adaptive routing finds a collision-free placement");
+    }
+
+    private static long slowest(CollectiveStudy.Result r) {
+        long max = 0;
+        for (long d : r.durationsNs()) {
+            max = Math.max(max, d);
+        }
+        return max;
+    }
+
+    @Test
     void aDegradedNvlinkSlowsTheRingByItsShare() {
         long bytes = 8L << 30;
         long base = time(DGX, "ring", CollectiveOp.ALL_REDUCE, EIGHT, bytes);
