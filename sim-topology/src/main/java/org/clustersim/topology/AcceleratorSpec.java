@@ -41,6 +41,10 @@ public record AcceleratorSpec(String name, double bf16Flops, double fp8Flops, lo
     public static final AcceleratorSpec TPU_V6E = new AcceleratorSpec("tpu-v6e", 920e12, 0, 32_000_000_000L, 1.6e12,
             0.8);
 
+    /** B200: 2250 TFLOP/s bf16, 4500 fp8, 192 GB at 8 TB/s. No single-device GEMM figure here; 0.8 assumed. */
+    public static final AcceleratorSpec B200 = new AcceleratorSpec("b200", 2250e12, 4500e12, 192_000_000_000L, 8e12,
+            0.8);
+
     /** H100 SXM: 989 TFLOP/s bf16, 1979 fp8, 3.35 TB/s; best large GEMM 795 TFLOP/s. */
     public static final AcceleratorSpec H100_SXM =
             new AcceleratorSpec("h100-sxm", 989e12, 1979e12, 80_000_000_000L, 3.35e12, 795.0 / 989.0);

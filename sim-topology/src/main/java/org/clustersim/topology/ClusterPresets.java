@@ -11,9 +11,15 @@ public final class ClusterPresets {
     static {
         add(SwitchedClusterSpec.dgxH100(1));
         add(SwitchedClusterSpec.dgxA100(1));
+        add(SwitchedClusterSpec.dgxB200(1));
+        add(SwitchedClusterSpec.nvl72(1));
         for (int su : new int[] {1, 2, 4, 8, 16, 32, 64}) {
             add(SuperPodSpec.h100(su));
         }
+        add(new FatTreeSpec("fattree-h100-128n-3to1", AcceleratorSpec.H100_SXM, 128, 8, 450e9, 50e9, 64,
+                new double[] {3}));
+        add(new FatTreeSpec("fattree-h100-1024n", AcceleratorSpec.H100_SXM, 1024, 8, 450e9, 50e9, 64,
+                new double[] {1, 1}));
         add(TorusSpec.v4(4, 4, 4));
         add(TorusSpec.v5p(8, 8, 8));
         add(TorusSpec.v5e(16, 16));

@@ -48,9 +48,22 @@ public record SwitchedClusterSpec(String name, AcceleratorSpec accelerator, int 
                 1200);
     }
 
+    /** HGX B200: 8 GPUs, NVLink5 at 900 GB/s per direction per GPU, one 400 Gb/s NIC per GPU. */
+    public static SwitchedClusterSpec dgxB200(int nodes) {
+        return new SwitchedClusterSpec("dgx-b200", AcceleratorSpec.B200, nodes, 8, 900e9, 250, 50e9, 200, 1200);
+    }
+
+    /**
+     * GB200 NVL72: one NVLink domain of 72 GPUs (18 NVSwitch chips seen as one crossbar) at
+     * 900 GB/s per direction per GPU, one 400 Gb/s NIC per GPU.
+     */
+    public static SwitchedClusterSpec nvl72(int racks) {
+        return new SwitchedClusterSpec("nvl72", AcceleratorSpec.B200, racks, 72, 900e9, 250, 50e9, 200, 1200);
+    }
+
     /** Preset names accepted by {@link #preset(String, int)}. */
     public static java.util.List<String> presetNames() {
-        return java.util.List.of("dgx-a100", "dgx-h100");
+        return java.util.List.of("dgx-a100", "dgx-b200", "dgx-h100", "nvl72");
     }
 
     /** A preset by name with the given number of servers. */
@@ -58,6 +71,8 @@ public record SwitchedClusterSpec(String name, AcceleratorSpec accelerator, int 
         return switch (presetName) {
             case "dgx-h100" -> java.util.Optional.of(dgxH100(nodes));
             case "dgx-a100" -> java.util.Optional.of(dgxA100(nodes));
+            case "dgx-b200" -> java.util.Optional.of(dgxB200(nodes));
+            case "nvl72" -> java.util.Optional.of(nvl72(nodes));
             default -> java.util.Optional.empty();
         };
     }
@@ -70,6 +85,8 @@ public record SwitchedClusterSpec(String name, AcceleratorSpec accelerator, int 
         Topology.Builder b = Topology.builder(name, accelerator);
         b.spec(this);
         b.tuning(accelerator == AcceleratorSpec.A100_SXM_80GB ? CommTuning.A100 : CommTuning.H100);
+        // The NVSwitch chips of a domain (4 on HGX H100, 6 on DGX A100, 18 in an NVL72) are one crossbar
+        // vertex: NVLink traffic is sprayed over all of them, so per-GPU bandwidth is what limits it.
         Vertex[][] gpus = new Vertex[nodes][gpusPerNode];
         for (int n = 0; n < nodes; n++) {
             for (int g = 0; g < gpusPerNode; g++) {

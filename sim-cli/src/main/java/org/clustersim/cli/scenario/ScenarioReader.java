@@ -11,6 +11,7 @@ import org.clustersim.strategies.model.TransformerModel;
 import org.clustersim.strategies.pipeline.ScheduleKind;
 import org.clustersim.core.Simulation;
 import org.clustersim.topology.ClusterSpec;
+import org.clustersim.topology.FatTreeSpec;
 import org.clustersim.topology.SuperPodSpec;
 import org.clustersim.topology.SwitchedClusterSpec;
 
@@ -208,8 +209,14 @@ public final class ScenarioReader {
         String presetName = s.choice("preset", "dgx-h100", presets);
         String fabric = s.choice("fabric", "single-switch", FABRICS);
         boolean rails = fabric.equals("rail-optimized");
-        if (!fabric.equals("single-switch") && !rails) {
-            s.notSupported("fabric", fabric + " is planned; use single-switch or rail-optimized");
+        boolean fatTree = fabric.equals("fat-tree");
+        if (!fabric.equals("single-switch") && !rails && !fatTree) {
+            s.notSupported("fabric", fabric + " is planned; use single-switch, rail-optimized or fat-tree");
+        }
+        int levels = s.integer("levels", 2, 2, 3);
+        int radix = s.integer("radix", 64, 4, 1024);
+        if (!fatTree && (s.has("levels") || s.has("radix"))) {
+            s.error(s.has("levels") ? "levels" : "radix", "only a fat-tree fabric takes levels and radix");
         }
         SwitchedClusterSpec base = SwitchedClusterSpec.preset(presetName, 1).orElseThrow();
         int gpusPerNode = s.integer("gpusPerNode", base.gpusPerNode(), 1, 1024);
@@ -224,13 +231,23 @@ public final class ScenarioReader {
         long nicSwitchLat = s.optionalNumber("nicLatencyNs", 0, 1e12).map(Math::round)
                 .orElse(base.nicSwitchLatencyNs());
         double ratio = s.optionalNumber("oversubscription", 1, 1024).orElse(1.0);
-        if (!rails) {
+        if (!rails && !fatTree) {
             if (s.has("oversubscription") && ratio != 1) {
                 s.error("oversubscription", "found " + ratio + ", but a single-switch fabric has no level to "
-                        + "oversubscribe; use fabric: rail-optimized");
+                        + "oversubscribe; use fabric: rail-optimized or fat-tree");
             }
             return Optional.of(new SwitchedClusterSpec(base.name(), base.accelerator(), nodes, gpusPerNode, nvlink,
                     nvlinkLat, nic, gpuNicLat, nicSwitchLat));
+        }
+        if (fatTree) {
+            double[] ratios = levels == 2 ? new double[] {ratio} : new double[] {ratio, 1};
+            try {
+                return Optional.of(new FatTreeSpec(base.name() + "-fattree", base.accelerator(), nodes, gpusPerNode,
+                        nvlink, nic, radix, ratios));
+            } catch (IllegalArgumentException e) {
+                s.error("nodes", "found " + nodes + ": " + e.getMessage());
+                return Optional.empty();
+            }
         }
         int perUnit = Math.min(nodes, 32);
         int units = (nodes + 31) / 32;
