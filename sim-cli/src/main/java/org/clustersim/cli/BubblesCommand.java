@@ -6,11 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
-
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 
 import org.clustersim.strategies.pipeline.AnalyticalBubble;
 import org.clustersim.strategies.pipeline.PipelineSchedule;
@@ -111,11 +107,7 @@ public final class BubblesCommand implements Callable<Integer> {
                 + "between a rank's first and last task%n(the bubble when steps overlap, as zero-bubble schedules "
                 + "assume); see docs/validation.md for where each closed form holds.%n");
         if (json != null) {
-            ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-            OutputFiles.write(Map.of(json, o -> {
-                o.write(mapper.writeValueAsBytes(rows));
-                o.write('\n');
-            }));
+            OutputFiles.writeJson(json, rows);
             out.printf(Locale.ROOT, "json %s%n", json);
         }
         out.flush();

@@ -5,11 +5,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
-
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 
 import org.clustersim.core.Simulation;
 import org.clustersim.strategies.collective.CollectiveOp;
@@ -170,11 +166,7 @@ public final class CollectiveCommand implements Callable<Integer> {
             }
         }
         if (json != null) {
-            ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-            OutputFiles.write(Map.of(json, o -> {
-                o.write(mapper.writeValueAsBytes(rows));
-                o.write('\n');
-            }));
+            OutputFiles.writeJson(json, rows);
             out.printf(Locale.ROOT, "json %s%n", json);
         }
         out.flush();

@@ -11,6 +11,16 @@ final class OutputFiles {
     private OutputFiles() {
     }
 
+    /** Writes {@code value} as indented JSON to {@code file}, all-or-nothing. */
+    static void writeJson(Path file, Object value) {
+        com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper()
+                .enable(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT);
+        write(Map.of(file, o -> {
+            o.write(mapper.writeValueAsBytes(value));
+            o.write('\n');
+        }));
+    }
+
     /** Writes every file (in map order) under a temporary name, then moves them all into place. */
     static void write(Map<Path, AtomicOutput.Content> files) {
         AtomicOutput output = new AtomicOutput();

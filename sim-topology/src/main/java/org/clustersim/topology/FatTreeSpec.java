@@ -122,18 +122,10 @@ public record FatTreeSpec(String name, AcceleratorSpec accelerator, int nodes, i
     public Topology build() {
         Topology.Builder b = Topology.builder(name, accelerator);
         b.spec(this);
-        b.tuning(accelerator == AcceleratorSpec.A100_SXM_80GB ? CommTuning.A100 : CommTuning.H100);
+        Vertex[][] servers = b.nvSwitchServers(nodes, gpusPerNode, nvlinkBytesPerS, NVLINK_NS);
         Vertex[] gpu = new Vertex[gpus()];
         for (int i = 0; i < gpu.length; i++) {
-            gpu[i] = b.addVertex("node" + (i / gpusPerNode) + ".gpu" + (i % gpusPerNode), VertexKind.ACCELERATOR,
-                    i / gpusPerNode);
-        }
-        for (int n = 0; n < nodes; n++) {
-            Vertex nvswitch = b.addVertex("node" + n + ".nvswitch", VertexKind.NVSWITCH, n);
-            for (int g = 0; g < gpusPerNode; g++) {
-                b.addDuplex(gpu[n * gpusPerNode + g], nvswitch, LinkKind.NVLINK, nvlinkBytesPerS, NVLINK_NS);
-                b.scaleUp(gpu[n * gpusPerNode + g], nvswitch);
-            }
+            gpu[i] = servers[i / gpusPerNode][i % gpusPerNode];
         }
         Vertex[] leaf = new Vertex[leaves()];
         for (int l = 0; l < leaf.length; l++) {

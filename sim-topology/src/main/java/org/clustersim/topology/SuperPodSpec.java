@@ -97,21 +97,8 @@ public record SuperPodSpec(String name, AcceleratorSpec accelerator, int scalabl
     public Topology build() {
         Topology.Builder b = Topology.builder(name, accelerator);
         b.spec(this);
-        b.tuning(accelerator == AcceleratorSpec.A100_SXM_80GB ? CommTuning.A100 : CommTuning.H100);
         int nodes = nodes();
-        Vertex[][] gpu = new Vertex[nodes][gpusPerNode];
-        for (int n = 0; n < nodes; n++) {
-            for (int g = 0; g < gpusPerNode; g++) {
-                gpu[n][g] = b.addVertex("node" + n + ".gpu" + g, VertexKind.ACCELERATOR, n);
-            }
-        }
-        for (int n = 0; n < nodes; n++) {
-            Vertex nvswitch = b.addVertex("node" + n + ".nvswitch", VertexKind.NVSWITCH, n);
-            for (int g = 0; g < gpusPerNode; g++) {
-                b.addDuplex(gpu[n][g], nvswitch, LinkKind.NVLINK, nvlinkBytesPerS, nvlinkLatencyNs);
-                b.scaleUp(gpu[n][g], nvswitch);
-            }
-        }
+        Vertex[][] gpu = b.nvSwitchServers(nodes, gpusPerNode, nvlinkBytesPerS, nvlinkLatencyNs);
         // leaves ordered by rail, then SU: leaf index = rail * SUs + su
         Vertex[] leaf = new Vertex[leaves()];
         for (int rail = 0; rail < gpusPerNode; rail++) {

@@ -84,22 +84,7 @@ public record SwitchedClusterSpec(String name, AcceleratorSpec accelerator, int 
     public Topology build() {
         Topology.Builder b = Topology.builder(name, accelerator);
         b.spec(this);
-        b.tuning(accelerator == AcceleratorSpec.A100_SXM_80GB ? CommTuning.A100 : CommTuning.H100);
-        // The NVSwitch chips of a domain (4 on HGX H100, 6 on DGX A100, 18 in an NVL72) are one crossbar
-        // vertex: NVLink traffic is sprayed over all of them, so per-GPU bandwidth is what limits it.
-        Vertex[][] gpus = new Vertex[nodes][gpusPerNode];
-        for (int n = 0; n < nodes; n++) {
-            for (int g = 0; g < gpusPerNode; g++) {
-                gpus[n][g] = b.addVertex("node" + n + ".gpu" + g, VertexKind.ACCELERATOR, n);
-            }
-        }
-        for (int n = 0; n < nodes; n++) {
-            Vertex nvswitch = b.addVertex("node" + n + ".nvswitch", VertexKind.NVSWITCH, n);
-            for (int g = 0; g < gpusPerNode; g++) {
-                b.addDuplex(gpus[n][g], nvswitch, LinkKind.NVLINK, nvlinkBytesPerS, nvlinkLatencyNs);
-                b.scaleUp(gpus[n][g], nvswitch);
-            }
-        }
+        Vertex[][] gpus = b.nvSwitchServers(nodes, gpusPerNode, nvlinkBytesPerS, nvlinkLatencyNs);
         if (nodes > 1) {
             Vertex sw = b.addVertex("switch0", VertexKind.SWITCH, -1);
             for (int n = 0; n < nodes; n++) {

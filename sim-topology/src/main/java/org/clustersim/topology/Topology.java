@@ -165,6 +165,34 @@ public final class Topology {
             addLink(b, a, kind, bytesPerS, latencyNs);
         }
 
+        /**
+         * Adds {@code nodes} NVSwitch servers of {@code gpusPerNode} GPUs: the GPUs (named
+         * {@code nodeN.gpuG}, numbered node by node), one NVSwitch vertex per server and a
+         * duplex NVLink from every GPU to it. The NVSwitch chips of a domain (4 on HGX H100, 6
+         * on DGX A100, 18 in an NVL72) are one crossbar vertex: NVLink traffic is sprayed over
+         * all of them, so per-GPU bandwidth is what limits it. Also picks the machine's
+         * collective tuning from the GPU model.
+         *
+         * @return the GPUs as [node][gpu]
+         */
+        public Vertex[][] nvSwitchServers(int nodes, int gpusPerNode, double nvlinkBytesPerS, long nvlinkLatencyNs) {
+            tuning(accelerator == AcceleratorSpec.A100_SXM_80GB ? CommTuning.A100 : CommTuning.H100);
+            Vertex[][] gpus = new Vertex[nodes][gpusPerNode];
+            for (int n = 0; n < nodes; n++) {
+                for (int g = 0; g < gpusPerNode; g++) {
+                    gpus[n][g] = addVertex("node" + n + ".gpu" + g, VertexKind.ACCELERATOR, n);
+                }
+            }
+            for (int n = 0; n < nodes; n++) {
+                Vertex nvswitch = addVertex("node" + n + ".nvswitch", VertexKind.NVSWITCH, n);
+                for (int g = 0; g < gpusPerNode; g++) {
+                    addDuplex(gpus[n][g], nvswitch, LinkKind.NVLINK, nvlinkBytesPerS, nvlinkLatencyNs);
+                    scaleUp(gpus[n][g], nvswitch);
+                }
+            }
+            return gpus;
+        }
+
         /** Declares the scale-up switch (NVSwitch) a GPU reaches its domain through. */
         public void scaleUp(Vertex gpu, Vertex nvswitch) {
             scaleUp.put(gpu.id(), nvswitch.id());
