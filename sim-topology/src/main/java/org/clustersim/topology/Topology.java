@@ -41,9 +41,6 @@ public final class Topology {
         this.accelerators = List.copyOf(accelerators);
         this.router = routerFactory.create(graph, this.vertices, this.accelerators);
         this.healthy = new LinkStates(links.size());
-        for (Link l : links) {
-            linkByName.putIfAbsent(l.name(), l);
-        }
     }
 
     /** Builds the router of a topology once its graph is complete. */
@@ -118,6 +115,11 @@ public final class Topology {
      * first of them.
      */
     public java.util.Optional<Link> link(String linkName) {
+        if (linkByName.isEmpty()) {
+            for (Link l : links) {
+                linkByName.putIfAbsent(l.name(), l);
+            }
+        }
         return java.util.Optional.ofNullable(linkByName.get(linkName));
     }
 
