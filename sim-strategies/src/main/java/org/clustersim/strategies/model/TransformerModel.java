@@ -1,69 +1,140 @@
 package org.clustersim.strategies.model;
 
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
 /**
- * A dense GPT-style decoder: every layer is self-attention (QKV projection, attention core,
- * output projection) followed by a two-matrix MLP, and the last stage computes the logits.
+ * A dense decoder-only transformer: every layer is self-attention (QKV projection with
+ * grouped-query heads, attention core, output projection) followed by an MLP (two matrices
+ * with GELU, or three with SwiGLU); the first stage embeds tokens, the last computes logits.
  *
  * <p>FLOP counts follow Narayanan et al., "Efficient Large-Scale Language Model Training on
  * GPU Clusters Using Megatron-LM" (SC'21, arXiv 2104.04473, section 5.1): a matrix multiply
- * of (m x k) by (k x n) costs 2mkn FLOPs, the attention core is counted without causal
- * skipping, and the backward pass costs twice the forward.
+ * of (m x k) by (k x n) costs 2mkn FLOPs, the attention core (scores and weighted sum) is
+ * counted without causal skipping, and the backward pass costs twice the forward. For a GPT
+ * layer (MHA, 4h GELU MLP) this gives the paper's 24 b s h^2 + 4 b s^2 h per forward.
  *
- * @param name   preset or user-chosen name
- * @param layers number of transformer layers
- * @param hidden hidden size h
- * @param heads  attention heads
- * @param ffn    MLP inner size (4h for GPT-3)
- * @param vocab  vocabulary size V
+ * @param name           preset or user-chosen name
+ * @param layers         transformer layers
+ * @param hidden         hidden size h
+ * @param heads          query heads
+ * @param kvHeads        key/value heads (= heads for multi-head attention; fewer for GQA)
+ * @param ffn            MLP inner size
+ * @param ffnKind        GELU (2 matrices) or SwiGLU (3)
+ * @param vocab          vocabulary size V
+ * @param tiedEmbeddings whether the output projection reuses the embedding matrix
  */
-public record TransformerModel(String name, int layers, int hidden, int heads, int ffn, int vocab) {
+public record TransformerModel(String name, int layers, int hidden, int heads, int kvHeads, int ffn, FfnKind ffnKind,
+                               int vocab, boolean tiedEmbeddings) {
+
+    /** The MLP's form. */
+    public enum FfnKind {
+        /** up, activation, down: two matrices. */
+        GELU(2),
+        /** gate and up, SiLU, down: three matrices. */
+        SWIGLU(3);
+
+        private final int matrices;
+
+        FfnKind(int matrices) {
+            this.matrices = matrices;
+        }
+
+        public int matrices() {
+            return matrices;
+        }
+    }
+
     public TransformerModel {
-        if (layers < 1 || hidden < 1 || heads < 1 || ffn < 1 || vocab < 1) {
+        if (layers < 1 || hidden < 1 || heads < 1 || kvHeads < 1 || ffn < 1 || vocab < 1) {
             throw new IllegalArgumentException("model dimensions must be positive");
         }
         if (hidden % heads != 0) {
             throw new IllegalArgumentException("hidden " + hidden + " is not a multiple of heads " + heads);
         }
+        if (heads % kvHeads != 0) {
+            throw new IllegalArgumentException("heads " + heads + " is not a multiple of kvHeads " + kvHeads);
+        }
+    }
+
+    /** A GPT-style model: multi-head attention, GELU MLP, untied embeddings. */
+    public TransformerModel(String name, int layers, int hidden, int heads, int ffn, int vocab) {
+        this(name, layers, hidden, heads, heads, ffn, FfnKind.GELU, vocab, false);
     }
 
     /** GPT-3 175B (Brown et al. 2020): 96 layers, h 12288, 96 heads, vocabulary 51,200 as in Megatron. */
-    public static final TransformerModel GPT3_175B = new TransformerModel("gpt3-175b", 96, 12288, 96, 4 * 12288, 51200);
+    public static final TransformerModel GPT3_175B = gpt("gpt3-175b", 96, 96, 12288);
     /** GPT-3 13B (Brown et al. 2020, table 2.1): 40 layers, h 5120, 40 heads. */
-    public static final TransformerModel GPT3_13B = new TransformerModel("gpt3-13b", 40, 5120, 40, 4 * 5120, 51200);
+    public static final TransformerModel GPT3_13B = gpt("gpt3-13b", 40, 40, 5120);
     /** GPT-3 XL, 1.3B (Brown et al. 2020, table 2.1): 24 layers, h 2048, 16 heads. */
-    public static final TransformerModel GPT3_1_3B = new TransformerModel("gpt3-1.3b", 24, 2048, 16, 4 * 2048, 51200);
+    public static final TransformerModel GPT3_1_3B = gpt("gpt3-1.3b", 24, 16, 2048);
+    /** Llama 3 8B (Llama 3 herd paper, table 3): 32 layers, h 4096, 32 heads, 8 KV heads, SwiGLU 14336. */
+    public static final TransformerModel LLAMA3_8B = new TransformerModel("llama3-8b", 32, 4096, 32, 8, 14336,
+            FfnKind.SWIGLU, 128256, false);
+    /** Llama 3 70B: 80 layers, h 8192, 64 heads, 8 KV heads, SwiGLU 28672. */
+    public static final TransformerModel LLAMA3_70B = new TransformerModel("llama3-70b", 80, 8192, 64, 8, 28672,
+            FfnKind.SWIGLU, 128256, false);
+    /** Llama 3 405B: 126 layers, h 16384, 128 heads, 8 KV heads, SwiGLU 53248. */
+    public static final TransformerModel LLAMA3_405B = new TransformerModel("llama3-405b", 126, 16384, 128, 8, 53248,
+            FfnKind.SWIGLU, 128256, false);
+
+    private static TransformerModel gpt(String name, int layers, int heads, int hidden) {
+        return new TransformerModel(name, layers, hidden, heads, 4 * hidden, 51200);
+    }
+
+    /** The GPT family of Megatron-LM's weak-scaling table (SC'21 table 1), by parameter count. */
+    public static List<TransformerModel> megatronFamily() {
+        return List.of(gpt("gpt-1.7b", 24, 24, 2304), gpt("gpt-3.6b", 30, 32, 3072), gpt("gpt-7.5b", 36, 32, 4096),
+                gpt("gpt-18.4b", 40, 48, 6144), gpt("gpt-39.1b", 48, 64, 8192), gpt("gpt-76.1b", 60, 80, 10240),
+                gpt("gpt-145.6b", 80, 96, 12288), gpt("gpt-310.1b", 96, 128, 16384), gpt("gpt-529.6b", 105, 128, 20480),
+                gpt("gpt-1008b", 128, 160, 25600));
+    }
 
     /** Presets by name. */
-    public static java.util.Map<String, TransformerModel> presets() {
-        java.util.Map<String, TransformerModel> m = new java.util.TreeMap<>();
-        for (TransformerModel t : java.util.List.of(GPT3_1_3B, GPT3_13B, GPT3_175B)) {
+    public static Map<String, TransformerModel> presets() {
+        Map<String, TransformerModel> m = new TreeMap<>();
+        for (TransformerModel t : List.of(GPT3_1_3B, GPT3_13B, GPT3_175B, LLAMA3_8B, LLAMA3_70B, LLAMA3_405B)) {
+            m.put(t.name(), t);
+        }
+        for (TransformerModel t : megatronFamily()) {
             m.put(t.name(), t);
         }
         return m;
     }
 
+    public int headDim() {
+        return hidden / heads;
+    }
+
+    /** Output width of the fused QKV projection: (heads + 2 kvHeads) x headDim. */
+    public long qkvWidth() {
+        return (long) (heads + 2 * kvHeads) * headDim();
+    }
+
+    /** Weights of one layer's matrix multiplies: QKV, output projection and MLP. */
+    public double layerMatmulParams() {
+        double h = hidden;
+        return h * qkvWidth() + h * h + ffnKind.matrices() * h * ffn;
+    }
+
     /**
-     * Forward FLOPs of one layer for {@code tokens = b s} tokens of sequence length {@code s}:
-     * QKV 6 b s h^2, attention scores and weighted sum 4 b s^2 h, output projection 2 b s h^2,
-     * MLP 4 b s h ffn.
+     * Forward FLOPs of one layer for b sequences of s tokens: 2 b s times the matrix weights,
+     * plus 4 b s^2 h for the attention core (scores and weighted sum, no causal skipping).
      */
     public double layerForwardFlops(int microBatch, int seqLen) {
         double b = microBatch;
         double s = seqLen;
-        double h = hidden;
-        return 8 * b * s * h * h + 4 * b * s * h * ffn + 4 * b * s * s * h;
+        return 2 * b * s * layerMatmulParams() + 4 * b * s * s * hidden;
     }
 
     /**
      * FLOPs of one layer's weight-gradient pass (W): one matrix multiply per weight matrix, as
-     * many FLOPs as the forward's matrix multiplies (8 b s h^2 + 4 b s h ffn). The attention
-     * core has no weights; its backward belongs entirely to the input-gradient pass.
+     * many FLOPs as the forward's matrix multiplies. The attention core has no weights; its
+     * backward belongs entirely to the input-gradient pass.
      */
     public double layerWeightGradFlops(int microBatch, int seqLen) {
-        double b = microBatch;
-        double s = seqLen;
-        double h = hidden;
-        return 8 * b * s * h * h + 4 * b * s * h * ffn;
+        return 2.0 * microBatch * seqLen * layerMatmulParams();
     }
 
     /** Forward FLOPs of the output projection to the vocabulary: 2 b s h V. */
@@ -76,9 +147,9 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
         return (long) microBatch * seqLen * hidden * bytesPerElement;
     }
 
-    /** Parameters of the weights (layers, embedding, final norm), ignoring biases' small share. */
+    /** Parameters: layers (matrices and two norms), embedding, output projection unless tied, final norm. */
     public double parameters() {
         double h = hidden;
-        return layers * (4 * h * h + 2 * h * ffn + 4 * h) + (double) vocab * h;
+        return layers * (layerMatmulParams() + 2 * h) + (double) vocab * h * (tiedEmbeddings ? 1 : 2) + h;
     }
 }

@@ -1,0 +1,130 @@
+package org.clustersim.strategies.cost;
+
+import org.clustersim.strategies.model.TransformerModel;
+
+/**
+ * What one transformer layer costs one tensor-parallel rank for one microbatch, split the
+ * way frameworks run it: an attention block (norm, QKV projection, attention core, output
+ * projection) and an MLP block (norm, up/gate, activation, down), each with its forward (F),
+ * input-gradient (Bi) and weight-gradient (W) pass. Matrix multiplies take the GEMM model's
+ * time for their shape after the Megatron column/row split over t ranks; the attention core is
+ * FlashAttention-style (causal: half the score and value products are skipped, t ranks split
+ * the heads); norms, residuals and activations stream their tensors through memory (divided
+ * by t under sequence parallelism). Backward of a matrix multiply: Bi and W each as many FLOPs
+ * as the forward; of the attention core: twice the forward, all in Bi. Recomputation adds a
+ * forward of the whole layer (full) or of the attention core (selective) to Bi.
+ *
+ * @param model     the transformer
+ * @param gemm      the chip's GEMM model
+ * @param tp        tensor-parallel size t
+ * @param seqParallel whether sequence parallelism splits norms and residuals over t
+ * @param microBatch b
+ * @param seqLen    s
+ * @param recompute activation recomputation
+ */
+public record LayerCostModel(TransformerModel model, GemmModel gemm, int tp, boolean seqParallel, int microBatch,
+                             int seqLen, Recompute recompute) {
+
+    /** Activation recomputation policy. */
+    public enum Recompute { NONE, SELECTIVE, FULL }
+
+    /**
+     * One block's passes: time (ns) and FLOPs executed, per TP rank.
+     *
+     * @param fNs  forward time
+     * @param biNs input-gradient time (including recomputation)
+     * @param wNs  weight-gradient time
+     * @param fFlops  forward FLOPs
+     * @param biFlops input-gradient FLOPs (including recomputation)
+     * @param wFlops  weight-gradient FLOPs
+     */
+    public record Block(double fNs, double biNs, double wNs, double fFlops, double biFlops, double wFlops) {
+        Block plus(Block o) {
+            return new Block(fNs + o.fNs, biNs + o.biNs, wNs + o.wNs, fFlops + o.fFlops, biFlops + o.biFlops,
+                    wFlops + o.wFlops);
+        }
+    }
+
+    private double tokens() {
+        return (double) microBatch * seqLen;
+    }
+
+    /** A matrix multiply of the forward: (T x k) by (k x n), with its backward passes. */
+    private Block matmul(double k, double n) {
+        double t = tokens();
+        double f = gemm.ns(t, n, k);
+        double bi = gemm.ns(t, k, n);
+        double w = gemm.ns(k, n, t);
+        double flops = 2 * t * n * k;
+        return new Block(f, bi, w, flops, flops, flops);
+    }
+
+    private Block elementwise(double bytesForward) {
+        double f = gemm.memoryNs(bytesForward);
+        return new Block(f, 2 * f, 0, 0, 0, 0);
+    }
+
+    /** The attention core alone (scores, softmax, weighted sum). */
+    public Block attentionCore() {
+        double b = microBatch;
+        double s = seqLen;
+        double headsLocal = (double) model.heads() / tp;
+        double dh = model.headDim();
+        // causal FlashAttention executes half of each s x s product; heads batched into one kernel
+        double m = s * b * headsLocal;
+        double f = 0.5 * (gemm.ns(m, s, dh) + gemm.ns(m, dh, s));
+        double flops = 0.5 * 4 * b * s * s * model.hidden() / tp;
+        return new Block(f, 2 * f, 0, flops, 2 * flops, 0);
+    }
+
+    /** Norm and residual traffic of one block, bytes: read and write b s h twice. */
+    private double normBytes() {
+        return 4.0 * tokens() * model.hidden() * 2 / (seqParallel ? tp : 1);
+    }
+
+    /** The attention block, without recomputation. */
+    public Block attentionBlock() {
+        double h = model.hidden();
+        Block qkv = matmul(h, model.qkvWidth() / (double) tp);
+        Block proj = matmul(h / tp, h);
+        return elementwise(normBytes()).plus(qkv).plus(attentionCore()).plus(proj);
+    }
+
+    /** The MLP block, without recomputation. */
+    public Block mlpBlock() {
+        double h = model.hidden();
+        double f = model.ffn() / (double) tp;
+        int upMatrices = model.ffnKind().matrices() - 1;
+        Block up = matmul(h, upMatrices * f);
+        Block down = matmul(f, h);
+        double activationBytes = tokens() * f * 2 * (upMatrices + 1);
+        return elementwise(normBytes()).plus(up).plus(elementwise(activationBytes)).plus(down);
+    }
+
+    /** Both blocks with the recomputation policy applied to Bi. */
+    public Block[] layer() {
+        Block attn = attentionBlock();
+        Block mlp = mlpBlock();
+        if (recompute == Recompute.FULL) {
+            attn = new Block(attn.fNs, attn.biNs + attn.fNs, attn.wNs, attn.fFlops, attn.biFlops + attn.fFlops,
+                    attn.wFlops);
+            mlp = new Block(mlp.fNs, mlp.biNs + mlp.fNs, mlp.wNs, mlp.fFlops, mlp.biFlops + mlp.fFlops, mlp.wFlops);
+        } else if (recompute == Recompute.SELECTIVE) {
+            Block core = attentionCore();
+            attn = new Block(attn.fNs, attn.biNs + core.fNs, attn.wNs, attn.fFlops, attn.biFlops + core.fFlops,
+                    attn.wFlops);
+        }
+        return new Block[] {attn, mlp};
+    }
+
+    /** The output projection to the vocabulary (split over t), with softmax and loss streaming the logits. */
+    public Block logits() {
+        Block proj = matmul(model.hidden(), model.vocab() / (double) tp);
+        return proj.plus(elementwise(tokens() * model.vocab() / tp * 2 * 3));
+    }
+
+    /** Embedding lookup: reads b s rows of h. */
+    public Block embedding() {
+        return elementwise(tokens() * model.hidden() * 2 * 2);
+    }
+}
