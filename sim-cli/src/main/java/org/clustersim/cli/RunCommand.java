@@ -18,7 +18,7 @@ import org.clustersim.cli.scenario.ScenarioReader;
 import org.clustersim.core.Simulation;
 import org.clustersim.core.engine.Timeline;
 import org.clustersim.core.trace.ChromeTraceWriter;
-import org.clustersim.strategies.PipelineTrainingStep;
+import org.clustersim.strategies.TrainingStep;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -40,6 +40,9 @@ public final class RunCommand implements Callable<Integer> {
             description = "Chrome trace output (default: output.trace of the scenario, else traces/<name>.json).")
     Path trace;
 
+    @Option(names = "--csv", paramLabel = "FILE.csv", description = "Also write one row per GPU as CSV.")
+    Path csv;
+
     @Option(names = "--summary", paramLabel = "FILE.json",
             description = "Also write the summary as JSON (default: output.summary of the scenario, if any).")
     Path summary;
@@ -55,13 +58,12 @@ public final class RunCommand implements Callable<Integer> {
         Path summaryPath = summary != null ? summary : scenario.output().summary().map(Path::of).orElse(null);
 
         long t0 = System.nanoTime();
-        PipelineTrainingStep step = scenario.trainingStep();
-        PipelineTrainingStep.Built built = step.build();
+        TrainingStep step = scenario.trainingStep();
+        TrainingStep.Built built = step.build();
         Simulation.Result run = Simulation.run(built.graph(), step.topology(), scenario.fidelity(),
                 scenario.routing(), scenario.linkEvents(step.topology()));
         Timeline timeline = run.timeline();
-        RunSummary result = RunSummary.of(scenario, run, built.tasks(),
-                step.schedule().weightCopies(step.ranks(), step.microbatches()));
+        RunSummary result = RunSummary.of(scenario, run, step, built);
         double wall = (System.nanoTime() - t0) / 1e9;
 
         Map<String, String> otherData = new LinkedHashMap<>();
@@ -75,6 +77,9 @@ public final class RunCommand implements Callable<Integer> {
                 json.writeValue(new NonClosing(out), result);
                 out.write('\n');
             });
+        }
+        if (csv != null) {
+            files.put(csv, out -> org.clustersim.cli.output.DeviceCsv.write(result, out));
         }
         OutputFiles.write(files);
         PrintWriter out = spec.commandLine().getOut();

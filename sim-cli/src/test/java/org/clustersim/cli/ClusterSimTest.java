@@ -44,8 +44,9 @@ class ClusterSimTest {
         assertTrue(r.out().contains("step time"), r.out());
         assertTrue(r.out().contains(trace.toString()), "prints the trace path");
         TraceChecks.Counts c = TraceChecks.check(trace);
-        // 8 stages x 64 microbatches x (F + B) on compute, and every send drawn on both ends
-        assertEquals(8 * 64 * 2 + 2 * (7 * 64 * 2), c.complete());
+        // per stage and microbatch one task per layer (12) for F and for B, the embedding (first stage),
+        // logits forward and backward (last stage), one Adam step per GPU, and every send drawn on both ends
+        assertEquals(8 * 64 * 12 * 2 + 64 + 2 * 64 + 8 + 2 * (7 * 64 * 2), c.complete());
         assertEquals(7 * 64 * 2, c.flowStarts());
         assertTrue(c.counterSamples() > 0, "link throughput counters");
         JsonNode s = new ObjectMapper().readTree(summary.toFile());

@@ -2,41 +2,74 @@ package org.clustersim.cli.output;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import org.clustersim.cli.scenario.Scenario;
 import org.clustersim.core.Simulation;
-import org.clustersim.core.network.LinkUsage;
-import org.clustersim.topology.Link;
 import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.core.engine.Timeline;
 import org.clustersim.core.engine.Work;
+import org.clustersim.core.metrics.CommBreakdown;
 import org.clustersim.core.metrics.DeviceUsage;
 import org.clustersim.core.metrics.StepMetrics;
-import org.clustersim.strategies.pipeline.PipelineTasks;
+import org.clustersim.core.network.LinkUsage;
+import org.clustersim.strategies.TrainingStep;
+import org.clustersim.topology.Link;
 
 /**
- * The figures of one simulated step that the CLI prints and writes as JSON. Every figure is
- * measured from the timeline; the only inputs taken from the scenario are the batch shape
- * (for tokens) and the device count.
+ * The figures of one simulated step that the CLI prints and writes as JSON and CSV. Times,
+ * idle, exposed and overlapped communication, executed FLOPs and peak activations are
+ * measured from the timeline. Model FLOPs per step are a definition, not a measurement:
+ * Megatron-LM's count (Narayanan et al., SC'21, section 5.1) without recomputation,
+ * 3 x (forward FLOPs of every layer with the attention core counted in full, plus the
+ * logits) per sequence; MFU divides them by the measured step time, the GPU count and the
+ * chip's dense peak of the training precision. HFU uses the FLOPs actually executed
+ * (recomputation included, causal attention halved) instead.
  *
- * @param scenario        scenario name
- * @param stepTimeSeconds makespan of the step
- * @param stepTimeNs      makespan in nanoseconds (exact)
- * @param tokensPerStep   globalBatch x seqLen
- * @param tokensPerSecond tokens per step divided by the step time
- * @param flopsExecuted   FLOPs of all compute tasks that ran
- * @param tflopsPerGpu    FLOPs executed / step time / GPUs, in TFLOP/s
- * @param bubbleFraction  mean over devices of compute idle time / step time
- * @param events          kernel events executed
- * @param tasks           tasks in the graph
+ * @param scenario           scenario name
+ * @param stepTimeSeconds    makespan of the step
+ * @param stepTimeNs         makespan in nanoseconds
+ * @param gpus               GPUs in the layout
+ * @param tokensPerStep      globalBatch x seqLen
+ * @param tokensPerSecond    tokens per step over step time
+ * @param modelFlopsPerStep  model FLOPs of one step (definition above)
+ * @param flopsExecuted      FLOPs of all compute tasks that ran
+ * @param tflopsPerGpu       model FLOPs / step time / GPUs, TFLOP/s
+ * @param mfu                model FLOPs utilisation
+ * @param hfu                hardware FLOPs utilisation
+ * @param bubbleFraction     mean over GPUs of compute idle time / step time
+ * @param exposedCommFraction mean over GPUs of time with compute idle and communication under way / step time
+ * @param events             kernel events executed
+ * @param tasks              tasks in the graph
  * @param weightCopiesPerRank model-copy shares of weights each pipeline rank holds (2 for DualPipe)
- * @param devices         per-device figures, one per pipeline rank
- * @param links           every link that carried traffic, busiest first
+ * @param devices            per-GPU figures
+ * @param links              every link that carried traffic, busiest first
  */
-public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeNs, long tokensPerStep,
-                         double tokensPerSecond, double flopsExecuted, double tflopsPerGpu, double bubbleFraction,
-                         long events, int tasks, double weightCopiesPerRank, List<Device> devices,
-                         List<LinkTraffic> links) {
+public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeNs, int gpus, long tokensPerStep,
+                         double tokensPerSecond, double modelFlopsPerStep, double flopsExecuted, double tflopsPerGpu,
+                         double mfu, double hfu, double bubbleFraction, double exposedCommFraction, long events,
+                         int tasks, double weightCopiesPerRank, List<Device> devices, List<LinkTraffic> links) {
+
+    /**
+     * One GPU's figures.
+     *
+     * @param device          device index
+     * @param name            device name
+     * @param tpRank          tensor-parallel rank
+     * @param pipelineRank    pipeline rank
+     * @param dpRank          data-parallel rank
+     * @param computeBusyNs   compute stream busy time
+     * @param computeIdleNs   compute stream idle time within the step (the bubble, in the broad sense)
+     * @param bubbleFraction  idle / step time
+     * @param exposedCommNs   idle time during which some communication was under way
+     * @param exposedByKind   per traffic kind (tp-comm, pp-p2p, dp-comm), communication time while compute was idle
+     * @param overlappedByKind per traffic kind, communication time while compute was busy
+     * @param peakActivations most microbatch activations alive at once, in microbatches of the rank's share
+     */
+    public record Device(int device, String name, int tpRank, int pipelineRank, int dpRank, long computeBusyNs,
+                         long computeIdleNs, double bubbleFraction, long exposedCommNs, Map<String, Long> exposedByKind,
+                         Map<String, Long> overlappedByKind, double peakActivations) {
+    }
 
     /**
      * What one link carried.
@@ -50,38 +83,31 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
     public record LinkTraffic(String link, String kind, long bytes, long busyNs, double busyFraction) {
     }
 
-    /**
-     * One device's figures.
-     *
-     * @param device         device index
-     * @param name           device name
-     * @param pipelineRank   pipeline rank it runs
-     * @param computeBusyNs  compute stream busy time
-     * @param computeIdleNs  compute stream idle time within the step
-     * @param bubbleFraction idle / step time
-     * @param peakActivations most microbatch activations alive at once, in microbatches of the
-     *                        rank's share of one model copy, measured from the timeline
-     */
-    public record Device(int device, String name, int pipelineRank, long computeBusyNs, long computeIdleNs,
-                         double bubbleFraction, double peakActivations) {
-    }
-
     /** Measures a finished run of {@code scenario}. */
-    public static RunSummary of(Scenario scenario, Simulation.Result run, PipelineTasks pipeline,
-                                double weightCopies) {
+    public static RunSummary of(Scenario scenario, Simulation.Result run, TrainingStep step, TrainingStep.Built built) {
         Timeline timeline = run.timeline();
         StepMetrics m = StepMetrics.of(timeline);
         TaskGraph graph = timeline.graph();
-        double flops = 0;
+        double executed = 0;
         for (int t = 0; t < graph.taskCount(); t++) {
             if (graph.task(t).work() instanceof Work.Compute c) {
-                flops += c.flops();
+                executed += c.flops();
             }
         }
+        List<CommBreakdown> comm = CommBreakdown.of(timeline);
         List<Device> devices = new ArrayList<>();
+        double exposedSum = 0;
         for (DeviceUsage u : m.devices()) {
-            devices.add(new Device(u.device(), u.name(), u.device(), u.computeBusyNs(), u.computeIdleNs(),
-                    u.bubbleFraction(), pipeline.peakActivations(timeline, u.device())));
+            int tp = step.tp();
+            int pp = step.pp();
+            int t = u.device() % tp;
+            int p = (u.device() / tp) % pp;
+            int d = u.device() / (tp * pp);
+            CommBreakdown c = comm.get(u.device());
+            exposedSum += m.stepTimeNs() == 0 ? 0 : (double) c.exposedAnyNs() / m.stepTimeNs();
+            devices.add(new Device(u.device(), u.name(), t, p, d, u.computeBusyNs(), u.computeIdleNs(),
+                    u.bubbleFraction(), c.exposedAnyNs(), c.exposedNs(), c.overlappedNs(),
+                    built.pipelines().get(d).peakActivations(timeline, p)));
         }
         List<LinkTraffic> links = new ArrayList<>();
         LinkUsage usage = run.links();
@@ -94,9 +120,17 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
         links.sort((a, b) -> a.busyNs() != b.busyNs() ? Long.compare(b.busyNs(), a.busyNs())
                 : a.link().compareTo(b.link()));
         double seconds = m.stepTimeNs() / 1e9;
-        long tokens = (long) scenario.training().globalBatch() * scenario.training().seqLen();
         int gpus = m.devices().size();
-        return new RunSummary(scenario.name(), seconds, m.stepTimeNs(), tokens, tokens / seconds, flops,
-                flops / seconds / gpus / 1e12, m.meanBubbleFraction(), m.events(), m.tasks(), weightCopies, devices, links);
+        long sequences = scenario.training().globalBatch();
+        int s = scenario.training().seqLen();
+        var model = scenario.model();
+        double modelFlops = 3.0 * sequences * (model.layers() * model.layerForwardFlops(1, s)
+                + model.logitsForwardFlops(1, s));
+        double peak = scenario.training().precision().peak(scenario.cluster().accelerator());
+        long tokens = sequences * s;
+        return new RunSummary(scenario.name(), seconds, m.stepTimeNs(), gpus, tokens, tokens / seconds, modelFlops,
+                executed, modelFlops / seconds / gpus / 1e12, modelFlops / seconds / gpus / peak,
+                executed / seconds / gpus / peak, m.meanBubbleFraction(), exposedSum / gpus, m.events(), m.tasks(),
+                step.schedule().weightCopies(step.pp(), step.microbatches()), devices, links);
     }
 }

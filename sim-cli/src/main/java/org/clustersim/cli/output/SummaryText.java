@@ -20,23 +20,30 @@ public final class SummaryText {
         out.printf(Locale.ROOT, "cluster    %s: %s%n", c.name(), c.describe());
         out.printf(Locale.ROOT, "model      %s: %d layers, hidden %d, %d heads, ffn %d, vocab %d%n", m.name(),
                 m.layers(), m.hidden(), m.heads(), m.ffn(), m.vocab());
-        out.printf(Locale.ROOT, "layout     pp=%d tp=%d dp=%d, schedule %s%s, %d microbatches of %d x %d tokens%n",
-                p.pp(), p.tp(), p.dp(), s.schedule().id(), p.vp() > 1 ? " (" + p.vp() + " chunks per rank)" : "",
-                s.microbatches(), s.training().microBatch(), s.training().seqLen());
+        out.printf(Locale.ROOT, "layout     tp=%d pp=%d dp=%d%s%s, schedule %s%s, %d microbatches of %d x %d tokens, "
+                + "recompute %s%n", p.tp(), p.pp(), p.dp(), p.zero() > 0 ? " zero=" + p.zero() : "",
+                p.sequenceParallel() ? " +sp" : "", s.schedule().id(),
+                p.vp() > 1 ? " (" + p.vp() + " chunks per rank)" : "", s.microbatches(), s.training().microBatch(),
+                s.training().seqLen(), s.training().recompute().name().toLowerCase(Locale.ROOT));
         out.println();
         out.printf(Locale.ROOT, "step time        %s%n", duration(r.stepTimeNs()));
-        out.printf(Locale.ROOT, "throughput       %,.0f tokens/s, %.1f TFLOP/s per GPU executed%n",
-                r.tokensPerSecond(), r.tflopsPerGpu());
-        out.printf(Locale.ROOT, "bubble (mean)    %.2f%%%n", 100 * r.bubbleFraction());
+        out.printf(Locale.ROOT, "throughput       %,.0f tokens/s, %.1f model TFLOP/s per GPU%n", r.tokensPerSecond(),
+                r.tflopsPerGpu());
+        out.printf(Locale.ROOT, "MFU / HFU        %.1f%% / %.1f%%%n", 100 * r.mfu(), 100 * r.hfu());
+        out.printf(Locale.ROOT, "bubble (mean)    %.2f%% of the step, exposed communication %.2f%%%n",
+                100 * r.bubbleFraction(), 100 * r.exposedCommFraction());
         out.printf(Locale.ROOT, "weights / rank   %.2g model-copy share%s%n", r.weightCopiesPerRank(),
                 r.weightCopiesPerRank() > 1 ? "s" : "");
         out.println();
-        out.printf(Locale.ROOT, "%-5s %-14s %14s %14s %8s %12s%n", "rank", "device", "busy", "idle", "bubble",
-                "peak acts");
+        out.printf(Locale.ROOT, "pipeline ranks (TP rank 0 of data-parallel replica 0)%n");
+        out.printf(Locale.ROOT, "%-5s %-14s %14s %14s %8s %14s %10s%n", "rank", "device", "busy", "idle", "bubble",
+                "exposed comm", "peak acts");
         for (RunSummary.Device d : r.devices()) {
-            out.printf(Locale.ROOT, "%-5d %-14s %14s %14s %7.2f%% %12.2f%n", d.pipelineRank(), d.name(),
-                    duration(d.computeBusyNs()), duration(d.computeIdleNs()), 100 * d.bubbleFraction(),
-                    d.peakActivations());
+            if (d.tpRank() == 0 && d.dpRank() == 0) {
+                out.printf(Locale.ROOT, "%-5d %-14s %14s %14s %7.2f%% %14s %10.2f%n", d.pipelineRank(), d.name(),
+                        duration(d.computeBusyNs()), duration(d.computeIdleNs()), 100 * d.bubbleFraction(),
+                        duration(d.exposedCommNs()), d.peakActivations());
+            }
         }
         if (!r.links().isEmpty()) {
             out.println();

@@ -5,7 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-import org.clustersim.strategies.PipelineTrainingStep;
+import org.clustersim.strategies.TrainingStep;
+import org.clustersim.strategies.cost.LayerCostModel;
 import org.clustersim.strategies.cost.Precision;
 import org.clustersim.strategies.model.TransformerModel;
 import org.clustersim.strategies.pipeline.ScheduleKind;
@@ -109,7 +110,14 @@ public record Scenario(String name, Path source, ClusterSpec cluster, Transforme
     }
 
     /** Activation recomputation policy. */
-    public enum Recompute { NONE, SELECTIVE, FULL }
+    public enum Recompute {
+        NONE, SELECTIVE, FULL;
+
+        /** The cost model's form of the policy. */
+        public LayerCostModel.Recompute cost() {
+            return LayerCostModel.Recompute.valueOf(name());
+        }
+    }
 
     /**
      * Output paths given in the file; command-line flags take precedence.
@@ -126,8 +134,10 @@ public record Scenario(String name, Path source, ClusterSpec cluster, Transforme
     }
 
     /** The training step this scenario describes. */
-    public PipelineTrainingStep trainingStep() {
-        return new PipelineTrainingStep(model, cluster.build(), parallelism.pp(), microbatches(),
-                training.microBatch(), training.seqLen(), training.precision(), schedule.schedule(parallelism.vp()));
+    public TrainingStep trainingStep() {
+        return new TrainingStep(model, cluster.build(), parallelism.tp(), parallelism.pp(), parallelism.dp(),
+                parallelism.zero(), parallelism.sequenceParallel(), schedule.schedule(parallelism.vp()), microbatches(),
+                training.microBatch(), training.seqLen(), training.precision(), training.recompute().cost(),
+                TrainingStep.DEFAULT_BUCKET);
     }
 }

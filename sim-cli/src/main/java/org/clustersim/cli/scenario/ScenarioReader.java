@@ -84,23 +84,14 @@ public final class ScenarioReader {
         int v = schedule.integer("v", vp, 1, 64);
         int zero = s.integer("zero", 0, 0, 3);
         boolean sp = s.bool("sequenceParallel", false);
-        if (tp != 1) {
-            s.notSupported("tp", "tensor parallelism comes with the training workload; use tp: 1");
-        }
-        if (dp != 1) {
-            s.notSupported("dp", "data parallelism comes with the training workload; use dp: 1");
-        }
         if (cp != 1) {
             s.notSupported("cp", "context parallelism comes with the training workload; use cp: 1");
         }
         if (ep != 1) {
             s.notSupported("ep", "expert parallelism comes with the training workload; use ep: 1");
         }
-        if (zero != 0) {
-            s.notSupported("zero", "ZeRO sharding comes with the training workload; use zero: 0");
-        }
-        if (sp) {
-            s.notSupported("sequenceParallel", "sequence parallelism needs tp > 1");
+        if (zero == 3) {
+            s.notSupported("zero", "ZeRO-3 / FSDP parameter gathering is planned; use 0, 1 or 2");
         }
         if (vp != 1 && schedule.has("v") && v != vp) {
             schedule.error("v", "found " + v + ", but parallelism.vp is " + vp + "; give one of them");
@@ -150,19 +141,17 @@ public final class ScenarioReader {
         Optional<Integer> ffn = s.optionalInteger("ffn", 1, Integer.MAX_VALUE)
                 .or(() -> preset.map(TransformerModel::ffn)).or(() -> hidden.map(h -> 4 * h));
         Optional<Integer> vocab = dim(s, "vocab", badPreset, preset.map(TransformerModel::vocab));
-        Optional<Integer> kvHeads = s.optionalInteger("kvHeads", 1, 1 << 16);
-        if (kvHeads.isPresent() && heads.isPresent() && !kvHeads.get().equals(heads.get())) {
-            s.notSupported("kvHeads", "grouped-query attention comes with the training workload");
-        }
-        String ffnKind = s.choice("ffnKind", "gelu", Map.of("gelu", "gelu", "swiglu", "swiglu"));
-        if (!ffnKind.equals("gelu")) {
-            s.notSupported("ffnKind", "SwiGLU MLPs come with the training workload; use gelu");
-        }
+        Optional<Integer> kvHeads = s.optionalInteger("kvHeads", 1, 1 << 16)
+                .or(() -> preset.map(TransformerModel::kvHeads)).or(() -> heads);
+        TransformerModel.FfnKind ffnKind = s.choice("ffnKind", preset.map(TransformerModel::ffnKind)
+                .orElse(TransformerModel.FfnKind.GELU), Map.of("gelu", TransformerModel.FfnKind.GELU, "swiglu",
+                TransformerModel.FfnKind.SWIGLU));
+        boolean tied = s.bool("tiedEmbeddings", preset.map(TransformerModel::tiedEmbeddings).orElse(false));
         if (s.has("experts")) {
-            s.notSupported("experts", "mixture-of-experts models come with the training workload");
+            s.notSupported("experts", "mixture-of-experts models are planned");
         }
         if (s.has("topK")) {
-            s.notSupported("topK", "mixture-of-experts models come with the training workload");
+            s.notSupported("topK", "mixture-of-experts models are planned");
         }
         if (badPreset || layers.isEmpty() || hidden.isEmpty() || heads.isEmpty() || ffn.isEmpty() || vocab.isEmpty()) {
             return Optional.empty();
@@ -171,8 +160,13 @@ public final class ScenarioReader {
             s.error("heads", "found " + heads.get() + ", expected a divisor of model.hidden (" + hidden.get() + ")");
             return Optional.empty();
         }
-        return Optional.of(new TransformerModel(name, layers.get(), hidden.get(), heads.get(), ffn.get(),
-                vocab.get()));
+        if (kvHeads.isEmpty() || heads.get() % kvHeads.get() != 0) {
+            s.error("kvHeads", "found " + kvHeads.orElse(0) + ", expected a divisor of model.heads (" + heads.get()
+                    + ")");
+            return Optional.empty();
+        }
+        return Optional.of(new TransformerModel(name, layers.get(), hidden.get(), heads.get(), kvHeads.get(),
+                ffn.get(), ffnKind, vocab.get(), tied));
     }
 
     private static Optional<Integer> dim(Section s, String key, boolean badPreset, Optional<Integer> fromPreset) {
@@ -195,9 +189,6 @@ public final class ScenarioReader {
         Scenario.Recompute recompute = s.choice("recompute", Scenario.Recompute.NONE,
                 Map.of("none", Scenario.Recompute.NONE, "selective", Scenario.Recompute.SELECTIVE,
                         "full", Scenario.Recompute.FULL));
-        if (recompute != Scenario.Recompute.NONE) {
-            s.notSupported("recompute", "activation recomputation comes with the training workload; use none");
-        }
         return new Scenario.Training(global, micro, seq, precision, recompute);
     }
 

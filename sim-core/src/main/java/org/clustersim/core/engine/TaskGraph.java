@@ -119,6 +119,15 @@ public final class TaskGraph {
             return add(name, category, new Work.Compute(durationNs, flops), new int[] {stream}, deps);
         }
 
+        /**
+         * Appends one compute task to several devices' compute streams at once: a tensor-parallel
+         * group computing in lockstep, each device busy for the same time.
+         */
+        public int computeOn(String name, String category, int[] computeStreams, long durationNs,
+                                        double flops) {
+            return add(name, category, new Work.Compute(durationNs, flops), computeStreams.clone(), new int[0]);
+        }
+
         /** Appends a communication task to each of the given streams (one per participating device). */
         public int communicate(String name, String category, int[] streamIds, Work.Communication comm, int... deps) {
             return add(name, category, comm, streamIds.clone(), deps);

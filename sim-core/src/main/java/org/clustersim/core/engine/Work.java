@@ -9,7 +9,8 @@ public sealed interface Work permits Work.Compute, Work.Communication {
      * Compute work whose duration a cost model has already decided.
      *
      * @param durationNs time on the compute stream
-     * @param flops      floating-point operations performed (for metrics), 0 if not counted
+     * @param flops      floating-point operations performed, summed over the devices the task
+     *                   occupies (for metrics), 0 if not counted
      */
     record Compute(long durationNs, double flops) implements Work {
         public Compute {

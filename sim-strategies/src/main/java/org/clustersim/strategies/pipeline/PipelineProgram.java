@@ -28,7 +28,7 @@ public final class PipelineProgram {
     private final PipelineSchedule schedule;
     private final int ranks;
     private final int microbatches;
-    private final PipelineCosts costs;
+    private final StageWork work;
     private final long boundaryBytes;
     private final StagePlacement placement;
 
@@ -42,11 +42,21 @@ public final class PipelineProgram {
      */
     public PipelineProgram(PipelineSchedule schedule, int ranks, int microbatches, PipelineCosts costs,
                            long boundaryBytes) {
+        this(schedule, ranks, microbatches, new SimpleStageWork(costs), boundaryBytes);
+    }
+
+    /**
+     * @param work          how each action becomes tasks
+     * @param boundaryBytes bytes sent across each stage boundary per microbatch, each way; split
+     *                      evenly over the devices of a rank (Megatron's scatter/gather)
+     */
+    public PipelineProgram(PipelineSchedule schedule, int ranks, int microbatches, StageWork work,
+                           long boundaryBytes) {
         schedule.validate(ranks, microbatches);
         this.schedule = schedule;
         this.ranks = ranks;
         this.microbatches = microbatches;
-        this.costs = costs;
+        this.work = work;
         this.boundaryBytes = boundaryBytes;
         this.placement = schedule.placement(ranks, microbatches);
     }
@@ -56,76 +66,93 @@ public final class PipelineProgram {
     }
 
     /**
-     * Adds the pipeline's tasks to {@code graph}.
+     * Adds the pipeline's tasks to {@code graph}, one device per rank.
      *
      * @param rankDevice device index of each rank, as already declared in the graph builder
      * @return which tasks hold and free activations, for measuring memory from the timeline
      */
     public PipelineTasks addTo(TaskGraph.Builder graph, int[] rankDevice) {
-        if (rankDevice.length != ranks) {
-            throw new IllegalArgumentException(ranks + " ranks but " + rankDevice.length + " devices");
+        int[][] groups = new int[rankDevice.length][];
+        for (int r = 0; r < groups.length; r++) {
+            groups[r] = new int[] {rankDevice[r]};
+        }
+        return addTo(graph, groups);
+    }
+
+    /**
+     * Adds the pipeline's tasks to {@code graph}.
+     *
+     * @param rankDevices the devices of each rank (one, or a tensor-parallel group), already declared
+     * @return which tasks hold and free activations and when each stage's gradients are complete
+     */
+    public PipelineTasks addTo(TaskGraph.Builder graph, int[][] rankDevices) {
+        if (rankDevices.length != ranks) {
+            throw new IllegalArgumentException(ranks + " ranks but " + rankDevices.length + " device groups");
         }
         int stages = placement.stages();
-        int[][] fwd = filled(microbatches, stages);
-        int[][] bIn = filled(microbatches, stages);
-        int[][] bW = filled(microbatches, stages);
+        Spans fwd = new Spans(microbatches, stages);
+        Spans bIn = new Spans(microbatches, stages);
+        Spans bW = new Spans(microbatches, stages);
         List<List<PipelineOp>> programs = new ArrayList<>(ranks);
         List<PipelineTasks.Entry> ledger = new ArrayList<>();
+        java.util.Map<Integer, int[]> gradReady = new java.util.HashMap<>();
         for (int r = 0; r < ranks; r++) {
             List<PipelineOp> program = schedule.program(r, ranks, microbatches);
             programs.add(program);
-            int compute = graph.stream(rankDevice[r], "compute", StreamKind.COMPUTE);
             for (PipelineOp op : program) {
                 if (op instanceof PipelineOp.Action a) {
                     int stage = stageOf(r, a);
-                    ChunkCost c = costs.of(r, stage);
-                    int id = switch (a.kind()) {
-                        case FORWARD -> graph.compute(label(a), a.kind().category(), compute, c.forwardNs(),
-                                c.forwardFlops());
-                        case BACKWARD -> graph.compute(label(a), a.kind().category(), compute, c.backwardNs(),
-                                c.backwardFlops());
-                        case BACKWARD_INPUT -> graph.compute(label(a), a.kind().category(), compute,
-                                c.backwardInputNs(), c.backwardInputFlops());
-                        case BACKWARD_WEIGHT -> graph.compute(label(a), a.kind().category(), compute,
-                                c.backwardWeightNs(), c.backwardWeightFlops());
-                    };
-                    record(r, a, stage, id, fwd, bIn, bW, ledger);
+                    StageWork.Emitted e = work.emit(graph, rankDevices[r], r, stage, a, label(a));
+                    record(r, a, stage, e, fwd, bIn, bW, ledger);
+                    if (e.gradReady().length > 0) {
+                        gradReady.put(stage, e.gradReady());
+                    }
                 } else if (op instanceof PipelineOp.Overlapped pair) {
                     int fs = stageOf(r, pair.forward());
                     int bs = stageOf(r, pair.backward());
-                    ChunkCost cf = costs.of(r, fs);
-                    ChunkCost cb = costs.of(r, bs);
-                    int id = graph.compute(label(pair.forward()) + " & " + label(pair.backward()), "overlapped",
-                            compute, costs.overlappedNs(r, fs, bs), cf.forwardFlops() + cb.backwardFlops());
-                    record(r, pair.forward(), fs, id, fwd, bIn, bW, ledger);
-                    record(r, pair.backward(), bs, id, fwd, bIn, bW, ledger);
+                    StageWork.Emitted e = work.emitOverlapped(graph, rankDevices[r], r, fs, bs,
+                            label(pair.forward()) + " & " + label(pair.backward()));
+                    record(r, pair.forward(), fs, e, fwd, bIn, bW, ledger);
+                    record(r, pair.backward(), bs, e, fwd, bIn, bW, ledger);
+                    gradReady.put(bs, e.gradReady());
                 }
             }
         }
         checkCovered(fwd, bIn, bW);
         for (int mb = 0; mb < microbatches; mb++) {
             for (int k = 0; k < stages; k++) {
-                if (bIn[mb][k] != fwd[mb][k]) {
-                    graph.addDependency(bIn[mb][k], fwd[mb][k]);
+                if (bIn.first[mb][k] != fwd.last[mb][k]) {
+                    graph.addDependency(bIn.first[mb][k], fwd.last[mb][k]);
                 }
-                if (bW[mb][k] != bIn[mb][k]) {
-                    graph.addDependency(bW[mb][k], bIn[mb][k]);
+                if (bW.first[mb][k] != bIn.last[mb][k] && bW.first[mb][k] != bIn.first[mb][k]) {
+                    graph.addDependency(bW.first[mb][k], bIn.last[mb][k]);
                 }
             }
         }
         for (int r = 0; r < ranks; r++) {
             for (PipelineOp op : programs.get(r)) {
                 for (PipelineOp.Action a : actions(op)) {
-                    connect(graph, rankDevice, r, a, fwd, bIn);
+                    connect(graph, rankDevices, r, a, fwd, bIn);
                 }
             }
         }
-        return new PipelineTasks(ranks, placement.chunkShare(), ledger);
+        return new PipelineTasks(ranks, placement.chunkShare(), ledger, gradReady);
+    }
+
+    /** First and last task of each (microbatch, stage) for one kind of pass. */
+    private static final class Spans {
+        final int[][] first;
+        final int[][] last;
+
+        Spans(int microbatches, int stages) {
+            first = filled(microbatches, stages);
+            last = filled(microbatches, stages);
+        }
     }
 
     /** Adds the data dependencies that leave the stage of {@code a}: same-rank edges or sends. */
-    private void connect(TaskGraph.Builder graph, int[] rankDevice, int r, PipelineOp.Action a, int[][] fwd,
-                         int[][] bIn) {
+    private void connect(TaskGraph.Builder graph, int[][] rankDevices, int r, PipelineOp.Action a, Spans fwd,
+                         Spans bIn) {
         int mb = a.microbatch();
         int k = stageOf(r, a);
         int target;
@@ -137,16 +164,16 @@ public final class PipelineProgram {
                 return;
             }
             target = k + 1;
-            producer = fwd[mb][k];
-            consumer = fwd[mb][target];
+            producer = fwd.last[mb][k];
+            consumer = fwd.first[mb][target];
             what = "act";
         } else if (a.kind() == ActionKind.BACKWARD || a.kind() == ActionKind.BACKWARD_INPUT) {
             if (k == 0) {
                 return;
             }
             target = k - 1;
-            producer = bIn[mb][k];
-            consumer = bIn[mb][target];
+            producer = bIn.last[mb][k];
+            consumer = bIn.first[mb][target];
             what = "grad";
         } else {
             return;
@@ -156,11 +183,16 @@ public final class PipelineProgram {
             graph.addDependency(consumer, producer);
             return;
         }
-        int send = graph.stream(rankDevice[r], sendStream(r, q), StreamKind.COMMUNICATION);
-        int recv = graph.stream(rankDevice[q], recvStream(q, r), StreamKind.COMMUNICATION);
-        int t = graph.communicate(what + " mb" + mb + " s" + k + "->s" + target, P2P_CATEGORY, new int[] {send, recv},
-                Work.Communication.pointToPoint(rankDevice[r], rankDevice[q], boundaryBytes), producer);
-        graph.addDependency(consumer, t);
+        int[] from = rankDevices[r];
+        int[] to = rankDevices[q];
+        for (int i = 0; i < from.length; i++) {
+            int send = graph.stream(from[i], sendStream(r, q), StreamKind.COMMUNICATION);
+            int recv = graph.stream(to[i % to.length], recvStream(q, r), StreamKind.COMMUNICATION);
+            int t = graph.communicate(what + " mb" + mb + " s" + k + "->s" + target, P2P_CATEGORY,
+                    new int[] {send, recv}, Work.Communication.pointToPoint(from[i], to[i % to.length],
+                            boundaryBytes / from.length), producer);
+            graph.addDependency(consumer, t);
+        }
     }
 
     private static String sendStream(int from, int to) {
@@ -171,32 +203,33 @@ public final class PipelineProgram {
         return from == at - 1 ? "pp-recv-prev" : from == at + 1 ? "pp-recv-next" : "pp-recv-from-" + from;
     }
 
-    private void record(int rank, PipelineOp.Action a, int stage, int id, int[][] fwd, int[][] bIn, int[][] bW,
-                        List<PipelineTasks.Entry> ledger) {
+    private void record(int rank, PipelineOp.Action a, int stage, StageWork.Emitted e, Spans fwd, Spans bIn,
+                        Spans bW, List<PipelineTasks.Entry> ledger) {
         int mb = a.microbatch();
         switch (a.kind()) {
             case FORWARD -> {
-                once(fwd, mb, stage, id, rank, a);
-                ledger.add(new PipelineTasks.Entry(rank, id, true));
+                once(fwd, mb, stage, e, rank, a);
+                ledger.add(new PipelineTasks.Entry(rank, e.first(), true));
             }
             case BACKWARD -> {
-                once(bIn, mb, stage, id, rank, a);
-                once(bW, mb, stage, id, rank, a);
-                ledger.add(new PipelineTasks.Entry(rank, id, false));
+                once(bIn, mb, stage, e, rank, a);
+                once(bW, mb, stage, e, rank, a);
+                ledger.add(new PipelineTasks.Entry(rank, e.last(), false));
             }
-            case BACKWARD_INPUT -> once(bIn, mb, stage, id, rank, a);
+            case BACKWARD_INPUT -> once(bIn, mb, stage, e, rank, a);
             case BACKWARD_WEIGHT -> {
-                once(bW, mb, stage, id, rank, a);
-                ledger.add(new PipelineTasks.Entry(rank, id, false));
+                once(bW, mb, stage, e, rank, a);
+                ledger.add(new PipelineTasks.Entry(rank, e.last(), false));
             }
         }
     }
 
-    private void once(int[][] slot, int mb, int stage, int id, int rank, PipelineOp.Action a) {
-        if (slot[mb][stage] >= 0) {
+    private void once(Spans slot, int mb, int stage, StageWork.Emitted e, int rank, PipelineOp.Action a) {
+        if (slot.first[mb][stage] >= 0) {
             throw new IllegalStateException(schedule.name() + ": rank " + rank + " runs " + a + " twice");
         }
-        slot[mb][stage] = id;
+        slot.first[mb][stage] = e.first();
+        slot.last[mb][stage] = e.last();
     }
 
     private int stageOf(int rank, PipelineOp.Action a) {
@@ -209,11 +242,11 @@ public final class PipelineProgram {
         return placement.stage(rank, a.chunk(), a.microbatch());
     }
 
-    private void checkCovered(int[][] fwd, int[][] bIn, int[][] bW) {
+    private void checkCovered(Spans fwd, Spans bIn, Spans bW) {
         for (int mb = 0; mb < microbatches; mb++) {
             for (int k = 0; k < placement.stages(); k++) {
-                String missing = fwd[mb][k] < 0 ? "forward" : bIn[mb][k] < 0 ? "backward" : bW[mb][k] < 0
-                        ? "weight gradient" : null;
+                String missing = fwd.first[mb][k] < 0 ? "forward" : bIn.first[mb][k] < 0 ? "backward"
+                        : bW.first[mb][k] < 0 ? "weight gradient" : null;
                 if (missing != null) {
                     throw new IllegalStateException(schedule.name() + ": no rank runs the " + missing
                             + " of microbatch " + mb + " at stage " + k + " (rank " + placement.rank(mb, k) + ")");
@@ -222,7 +255,7 @@ public final class PipelineProgram {
         }
     }
 
-    private String label(PipelineOp.Action a) {
+    String label(PipelineOp.Action a) {
         String kind = a.kind() == ActionKind.BACKWARD_INPUT ? "Bi" : String.valueOf(a.kind().letter());
         return kind + " mb" + a.microbatch() + (placement.chunksPerRank() > 1 ? " c" + a.chunk() : "");
     }

@@ -25,11 +25,23 @@ public final class PipelineTasks {
     private final int ranks;
     private final double chunkShare;
     private final List<Entry> entries;
+    private final java.util.Map<Integer, int[]> gradReady;
 
-    PipelineTasks(int ranks, double chunkShare, List<Entry> entries) {
+    PipelineTasks(int ranks, double chunkShare, List<Entry> entries, java.util.Map<Integer, int[]> gradReady) {
         this.ranks = ranks;
         this.chunkShare = chunkShare;
         this.entries = List.copyOf(entries);
+        this.gradReady = java.util.Map.copyOf(gradReady);
+    }
+
+    /**
+     * For stage {@code stage}, the tasks at whose end each part of its weight gradients is
+     * complete for the step (from the last microbatch to run the stage's backward), in the
+     * order they complete: what gradient-bucket collectives wait for.
+     */
+    public int[] gradientsReady(int stage) {
+        int[] t = gradReady.get(stage);
+        return t == null ? new int[0] : t.clone();
     }
 
     /**

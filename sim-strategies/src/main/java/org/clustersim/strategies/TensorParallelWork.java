@@ -1,0 +1,208 @@
+package org.clustersim.strategies;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.clustersim.core.engine.Phase;
+import org.clustersim.core.engine.StreamKind;
+import org.clustersim.core.engine.TaskGraph;
+import org.clustersim.core.engine.Work;
+import org.clustersim.strategies.collective.CollectiveOp;
+import org.clustersim.strategies.collective.Collectives;
+import org.clustersim.strategies.collective.CommGroup;
+import org.clustersim.strategies.cost.LayerCostModel;
+import org.clustersim.strategies.pipeline.ActionKind;
+import org.clustersim.strategies.pipeline.PipelineOp;
+import org.clustersim.strategies.pipeline.StageWork;
+import org.clustersim.topology.Topology;
+
+/**
+ * How a tensor-parallel pipeline rank runs its actions, layer by layer, as Megatron-LM does:
+ * each layer's attention block and MLP block are compute tasks that occupy the compute
+ * streams of all t GPUs of the rank together (they run in lockstep), and after each block's
+ * forward and input-gradient pass comes the tensor-parallel collective: an all-reduce of the
+ * b s h activations, or with sequence parallelism an all-gather before and a reduce-scatter
+ * after each block. Weight-gradient passes need no communication. The first stage also embeds
+ * tokens, the last computes logits and loss. Each layer's weight gradients are complete when
+ * its block's weight pass (or full backward) ends, which is what gradient buckets wait for.
+ */
+final class TensorParallelWork implements StageWork {
+    private final LayerCostModel cost;
+    private final Topology topology;
+    private final int stages;
+    private final int layersPerStage;
+    private final long activationBytes;
+    private final boolean sequenceParallel;
+    private final LayerCostModel.Block[] layer;
+    private final LayerCostModel.Block logits;
+    private final LayerCostModel.Block embedding;
+    private final Map<String, Collectives.Choice> chosen = new HashMap<>();
+
+    TensorParallelWork(LayerCostModel cost, Topology topology, int stages, int layers, long activationBytes) {
+        this.cost = cost;
+        this.topology = topology;
+        this.stages = stages;
+        this.layersPerStage = layers / stages;
+        this.activationBytes = activationBytes;
+        this.sequenceParallel = cost.seqParallel() && cost.tp() > 1;
+        this.layer = cost.layer();
+        this.logits = cost.logits();
+        this.embedding = cost.embedding();
+    }
+
+    private enum Pass { F, BI, W, B }
+
+    private static Pass pass(ActionKind k) {
+        return switch (k) {
+            case FORWARD -> Pass.F;
+            case BACKWARD_INPUT -> Pass.BI;
+            case BACKWARD_WEIGHT -> Pass.W;
+            case BACKWARD -> Pass.B;
+        };
+    }
+
+    private static double ns(LayerCostModel.Block b, Pass p) {
+        return switch (p) {
+            case F -> b.fNs();
+            case BI -> b.biNs();
+            case W -> b.wNs();
+            case B -> b.biNs() + b.wNs();
+        };
+    }
+
+    private static double flops(LayerCostModel.Block b, Pass p) {
+        return switch (p) {
+            case F -> b.fFlops();
+            case BI -> b.biFlops();
+            case W -> b.wFlops();
+            case B -> b.biFlops() + b.wFlops();
+        };
+    }
+
+    /** Builds tasks in order on the rank's devices, chaining each to the previous one. */
+    private final class Chain {
+        final TaskGraph.Builder graph;
+        final int[] devices;
+        final int[] compute;
+        int first = -1;
+        int last = -1;
+
+        Chain(TaskGraph.Builder graph, int[] devices) {
+            this.graph = graph;
+            this.devices = devices;
+            this.compute = new int[devices.length];
+            for (int i = 0; i < devices.length; i++) {
+                compute[i] = graph.stream(devices[i], "compute", StreamKind.COMPUTE);
+            }
+        }
+
+        int compute(String name, String category, double ns, double flops) {
+            int id = graph.computeOn(name, category, compute, Math.round(ns), flops * devices.length);
+            link(id);
+            return id;
+        }
+
+        void collective(String name, CollectiveOp op) {
+            if (devices.length == 1) {
+                return;
+            }
+            int[] streams = new int[devices.length];
+            for (int i = 0; i < devices.length; i++) {
+                streams[i] = graph.stream(devices[i], "tp", StreamKind.COMMUNICATION);
+            }
+            int id = graph.communicate(name, "tp-comm", streams, plan(op, devices));
+            link(id);
+        }
+
+        private void link(int id) {
+            if (last >= 0) {
+                graph.addDependency(id, last);
+            } else {
+                first = id;
+            }
+            last = id;
+        }
+    }
+
+    /** The TP collective's plan for this group, choosing the algorithm once per operation. */
+    private Work.Communication plan(CollectiveOp op, int[] devices) {
+        CommGroup group = new CommGroup(devices);
+        String key = op.name();
+        Collectives.Choice c = chosen.get(key);
+        if (c == null) {
+            c = Collectives.plan("auto", op, group, activationBytes, topology);
+            chosen.put(key, c);
+            return c.work();
+        }
+        List<Phase> phases = c.algorithm().plan(op, group, activationBytes, c.protocol(), topology);
+        return new Work.Communication(phases);
+    }
+
+    @Override
+    public Emitted emit(TaskGraph.Builder graph, int[] devices, int rank, int stage, PipelineOp.Action a,
+                        String label) {
+        Pass p = pass(a.kind());
+        Chain chain = new Chain(graph, devices);
+        List<Integer> grads = new ArrayList<>();
+        String cat = a.kind().category();
+        int firstLayer = stage * layersPerStage;
+        boolean backward = p != Pass.F;
+        if (p == Pass.F && stage == 0) {
+            chain.compute(label + " embed", cat, ns(embedding, p), 0);
+        }
+        if (backward && stage == stages - 1) {
+            int id = chain.compute(label + " logits", cat, ns(logits, p), flops(logits, p));
+            if (p == Pass.W || p == Pass.B) {
+                grads.add(id);
+            }
+        }
+        for (int i = 0; i < layersPerStage; i++) {
+            int l = backward ? firstLayer + layersPerStage - 1 - i : firstLayer + i;
+            if (p == Pass.W || devices.length == 1) {
+                // no tensor-parallel collective between the blocks: one task per layer
+                int id = chain.compute(label + " L" + l, cat, ns(layer[0], p) + ns(layer[1], p),
+                        flops(layer[0], p) + flops(layer[1], p));
+                if (p == Pass.W || p == Pass.B) {
+                    grads.add(id);
+                }
+                continue;
+            }
+            int[] order = backward ? new int[] {1, 0} : new int[] {0, 1};
+            int lastBlock = -1;
+            for (int b : order) {
+                String block = b == 0 ? "attn" : "mlp";
+                if (sequenceParallel) {
+                    chain.collective("tp-ag " + label + " L" + l + " " + block, CollectiveOp.ALL_GATHER);
+                }
+                lastBlock = chain.compute(label + " L" + l + " " + block, cat, ns(layer[b], p), flops(layer[b], p));
+                chain.collective((sequenceParallel ? "tp-rs " : "tp-ar ") + label + " L" + l + " " + block,
+                        sequenceParallel ? CollectiveOp.REDUCE_SCATTER : CollectiveOp.ALL_REDUCE);
+            }
+            if (p == Pass.B) {
+                grads.add(lastBlock);
+            }
+        }
+        if (p == Pass.F && stage == stages - 1) {
+            chain.compute(label + " logits", cat, ns(logits, p), flops(logits, p));
+        }
+        int[] ready = grads.stream().mapToInt(Integer::intValue).toArray();
+        return new Emitted(chain.first, chain.last, ready);
+    }
+
+    /**
+     * An overlapped pair runs its forward chain, then its backward chain: the two overlap each
+     * other's communication in DualPipe, not their compute, so the compute time is the sum.
+     */
+    @Override
+    public Emitted emitOverlapped(TaskGraph.Builder graph, int[] devices, int rank, int forwardStage,
+                                  int backwardStage, String label) {
+        Emitted f = emit(graph, devices, rank, forwardStage,
+                new PipelineOp.Action(ActionKind.FORWARD, 0, 0), label + " F");
+        Emitted b = emit(graph, devices, rank, backwardStage,
+                new PipelineOp.Action(ActionKind.BACKWARD, 0, 0), label + " B");
+        graph.addDependency(b.first(), f.last());
+        return new Emitted(f.first(), b.last(), b.gradReady());
+    }
+}

@@ -1,0 +1,226 @@
+package org.clustersim.strategies;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.clustersim.core.engine.StreamKind;
+import org.clustersim.core.engine.TaskGraph;
+import org.clustersim.strategies.collective.CollectiveOp;
+import org.clustersim.strategies.collective.Collectives;
+import org.clustersim.strategies.collective.CommGroup;
+import org.clustersim.strategies.cost.GemmModel;
+import org.clustersim.strategies.cost.LayerCostModel;
+import org.clustersim.strategies.cost.Precision;
+import org.clustersim.strategies.model.TransformerModel;
+import org.clustersim.strategies.pipeline.PipelineProgram;
+import org.clustersim.strategies.pipeline.PipelineSchedule;
+import org.clustersim.strategies.pipeline.PipelineTasks;
+import org.clustersim.topology.Topology;
+
+/**
+ * One training step of a dense transformer under tensor, pipeline and data parallelism, as
+ * the task graph a Megatron-style framework runs.
+ *
+ * <p>Devices form a mesh with TP innermost (inside a server's NVLink domain), then PP, then
+ * DP: GPU {@code tp + t (pp + p dp)}. Every data-parallel replica runs the pipeline schedule
+ * over its p tensor-parallel groups ({@link TensorParallelWork}); stage boundaries send b s h
+ * activations split over the TP ranks. Gradients are reduced over the data-parallel group in
+ * buckets (default 25 MB of fp32 gradients), each launched on its own stream as soon as the
+ * last microbatch's backward has produced every gradient in it, so they overlap the rest of
+ * the backward: an all-reduce without ZeRO, a reduce-scatter with ZeRO 1 or 2 (the
+ * distributed optimizer). The Adam step is a memory-bound compute task over each GPU's share
+ * of the parameters; with ZeRO it is followed by an all-gather of the updated bf16 weights.
+ *
+ * @param model        the transformer
+ * @param topology     the cluster
+ * @param tp           tensor-parallel size t
+ * @param pp           pipeline-parallel size p
+ * @param dp           data-parallel size d
+ * @param zero         ZeRO stage (0, 1 or 2)
+ * @param sequenceParallel Megatron sequence parallelism
+ * @param schedule     pipeline schedule
+ * @param microbatches microbatches per replica m
+ * @param microBatch   sequences per microbatch b
+ * @param seqLen       tokens per sequence s
+ * @param precision    matrix-multiply precision
+ * @param recompute    activation recomputation
+ * @param bucketBytes  gradient bucket size
+ */
+public record TrainingStep(TransformerModel model, Topology topology, int tp, int pp, int dp, int zero,
+                           boolean sequenceParallel, PipelineSchedule schedule, int microbatches, int microBatch,
+                           int seqLen, Precision precision, LayerCostModel.Recompute recompute, long bucketBytes) {
+
+    /** Megatron-LM's default bucket: 25 MB. */
+    public static final long DEFAULT_BUCKET = 25_000_000L;
+    /** Bytes Adam reads and writes per parameter: fp32 weight, gradient and two moments in, three and bf16 weight out. */
+    static final double ADAM_BYTES_PER_PARAM = 30;
+
+    public TrainingStep {
+        int stages = schedule.placement(pp, Math.max(1, microbatches)).stages();
+        if (model.layers() % stages != 0) {
+            throw new IllegalArgumentException(schedule.name() + " cuts the model into " + stages
+                    + " stages, which must divide layers " + model.layers());
+        }
+        if ((long) tp * pp * dp > topology.deviceCount()) {
+            throw new IllegalArgumentException("the layout needs " + (long) tp * pp * dp + " GPUs; the cluster has "
+                    + topology.deviceCount());
+        }
+        if (zero < 0 || zero > 2) {
+            throw new IllegalArgumentException("ZeRO stage " + zero + " is not built; use 0, 1 or 2");
+        }
+    }
+
+    /** Device of (tensor rank, pipeline rank, data-parallel rank). */
+    public int device(int t, int p, int d) {
+        return t + tp * (p + pp * d);
+    }
+
+    /** Per-stage cost model. */
+    public LayerCostModel layerCost() {
+        return new LayerCostModel(model, GemmModel.of(topology.accelerator(), precision), tp, sequenceParallel,
+                microBatch, seqLen, recompute);
+    }
+
+    /** Stages on a microbatch's path. */
+    public int stages() {
+        return schedule.placement(pp, microbatches).stages();
+    }
+
+    /** Parameters one GPU holds for stage {@code stage} (its TP shard of the stage's layers and extras). */
+    public double stageParams(int stage) {
+        double layers = model.layers() / (double) stages();
+        double params = layers * model.layerMatmulParams() / tp + layers * 2.0 * model.hidden();
+        if (stage == 0) {
+            params += (double) model.vocab() * model.hidden() / tp;
+        }
+        if (stage == stages() - 1 && !model.tiedEmbeddings()) {
+            params += (double) model.vocab() * model.hidden() / tp;
+        }
+        return params;
+    }
+
+    /**
+     * A built step.
+     *
+     * @param graph     the task graph over all tp x pp x dp devices
+     * @param pipelines activation bookkeeping per data-parallel replica
+     */
+    public record Built(TaskGraph graph, List<PipelineTasks> pipelines) {
+    }
+
+    public Built build() {
+        TaskGraph.Builder g = TaskGraph.builder();
+        int gpus = tp * pp * dp;
+        for (int d = 0; d < gpus; d++) {
+            g.device(topology.device(d).name(), topology.device(d).node());
+        }
+        LayerCostModel cost = layerCost();
+        long boundary = model.boundaryActivationBytes(microBatch, seqLen, precision.bytesPerElement());
+        TensorParallelWork work = new TensorParallelWork(cost, topology, stages(), model.layers(), boundary);
+        List<PipelineTasks> pipelines = new ArrayList<>();
+        for (int d = 0; d < dp; d++) {
+            int[][] ranks = new int[pp][tp];
+            for (int p = 0; p < pp; p++) {
+                for (int t = 0; t < tp; t++) {
+                    ranks[p][t] = device(t, p, d);
+                }
+            }
+            pipelines.add(new PipelineProgram(schedule, pp, microbatches, work, boundary).addTo(g, ranks));
+        }
+        addOptimizer(g, pipelines);
+        return new Built(g.build(), pipelines);
+    }
+
+    /** Gradient buckets, the data-parallel reduction, the Adam step and (ZeRO) the weight all-gather. */
+    private void addOptimizer(TaskGraph.Builder g, List<PipelineTasks> pipelines) {
+        var placement = schedule.placement(pp, microbatches);
+        double gradBytesPerParam = 4;
+        java.util.Map<String, Collectives.Choice> chosen = new java.util.HashMap<>();
+        for (int p = 0; p < pp; p++) {
+            for (int t = 0; t < tp; t++) {
+                int[] group = new int[dp];
+                for (int d = 0; d < dp; d++) {
+                    group[d] = device(t, p, d);
+                }
+                List<Integer> reductions = new ArrayList<>();
+                double localParams = 0;
+                for (int chunk = 0; chunk < placement.chunksPerRank(); chunk++) {
+                    int stage = placement.stage(p, chunk, 0);
+                    double params = stageParams(stage);
+                    localParams += params;
+                    if (dp == 1) {
+                        continue;
+                    }
+                    int[] readyFirst = pipelines.get(0).gradientsReady(stage);
+                    int parts = Math.max(1, readyFirst.length);
+                    double partBytes = params * gradBytesPerParam / parts;
+                    double pending = 0;
+                    for (int i = 0; i < parts; i++) {
+                        pending += partBytes;
+                        if (pending < bucketBytes && i < parts - 1) {
+                            continue;
+                        }
+                        int[] deps = new int[dp];
+                        for (int d = 0; d < dp; d++) {
+                            int[] ready = pipelines.get(d).gradientsReady(stage);
+                            deps[d] = ready[Math.min(i, ready.length - 1)];
+                        }
+                        CollectiveOp op = zero == 0 ? CollectiveOp.ALL_REDUCE : CollectiveOp.REDUCE_SCATTER;
+                        reductions.add(collective(g, "dp-grad " + op.id() + " stage" + stage + " part" + i, op, group,
+                                Math.round(pending), deps, chosen));
+                        pending = 0;
+                    }
+                }
+                double shard = zero == 0 ? localParams : localParams / dp;
+                double adamNs = GemmModel.of(topology.accelerator(), precision).memoryNs(shard * ADAM_BYTES_PER_PARAM);
+                int[] optimizer = new int[dp];
+                for (int d = 0; d < dp; d++) {
+                    int stream = g.stream(group[d], "compute", StreamKind.COMPUTE);
+                    optimizer[d] = g.compute("adam step", "optimizer", stream, Math.round(adamNs), 0);
+                    for (int r : reductions) {
+                        g.addDependency(optimizer[d], r);
+                    }
+                    if (reductions.isEmpty()) {
+                        // without data parallelism the step waits for the rank's own last backward
+                        for (int chunk = 0; chunk < placement.chunksPerRank(); chunk++) {
+                            for (int ready : pipelines.get(d).gradientsReady(placement.stage(p, chunk, 0))) {
+                                g.addDependency(optimizer[d], ready);
+                            }
+                        }
+                    }
+                }
+                if (zero > 0 && dp > 1) {
+                    long weightBytes = Math.round(localParams * precision.bytesPerElement());
+                    collective(g, "dp-param all-gather rank" + p, CollectiveOp.ALL_GATHER, group, weightBytes, optimizer,
+                            chosen);
+                }
+            }
+        }
+    }
+
+    /**
+     * A data-parallel collective task. The algorithm and protocol are chosen (auto) once per
+     * operation and size, on the first group, and reused for the other groups, which have the
+     * same shape on the fabric.
+     */
+    private int collective(TaskGraph.Builder g, String name, CollectiveOp op, int[] devices, long bytes, int[] deps,
+                           java.util.Map<String, Collectives.Choice> chosen) {
+        CommGroup group = new CommGroup(devices);
+        int[] streams = new int[devices.length];
+        for (int i = 0; i < devices.length; i++) {
+            streams[i] = g.stream(devices[i], "dp", StreamKind.COMMUNICATION);
+        }
+        String key = op.name() + "/" + bytes;
+        Collectives.Choice c = chosen.get(key);
+        org.clustersim.core.engine.Work.Communication work;
+        if (c == null) {
+            c = Collectives.plan("auto", op, group, bytes, topology);
+            chosen.put(key, c);
+            work = c.work();
+        } else {
+            work = new org.clustersim.core.engine.Work.Communication(c.algorithm().plan(op, group, bytes, c.protocol(),
+                    topology));
+        }
+        return g.communicate(name, "dp-comm", streams, work, deps);
+    }
+}

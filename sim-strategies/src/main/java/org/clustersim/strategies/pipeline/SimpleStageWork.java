@@ -1,0 +1,41 @@
+package org.clustersim.strategies.pipeline;
+
+import org.clustersim.core.engine.StreamKind;
+import org.clustersim.core.engine.TaskGraph;
+
+/** One compute task per action on the rank's first device, timed by {@link PipelineCosts}. */
+public final class SimpleStageWork implements StageWork {
+    private final PipelineCosts costs;
+
+    public SimpleStageWork(PipelineCosts costs) {
+        this.costs = costs;
+    }
+
+    @Override
+    public Emitted emit(TaskGraph.Builder graph, int[] devices, int rank, int stage, PipelineOp.Action a,
+                        String label) {
+        int compute = graph.stream(devices[0], "compute", StreamKind.COMPUTE);
+        ChunkCost c = costs.of(rank, stage);
+        int id = switch (a.kind()) {
+            case FORWARD -> graph.compute(label, a.kind().category(), compute, c.forwardNs(), c.forwardFlops());
+            case BACKWARD -> graph.compute(label, a.kind().category(), compute, c.backwardNs(), c.backwardFlops());
+            case BACKWARD_INPUT -> graph.compute(label, a.kind().category(), compute, c.backwardInputNs(),
+                    c.backwardInputFlops());
+            case BACKWARD_WEIGHT -> graph.compute(label, a.kind().category(), compute, c.backwardWeightNs(),
+                    c.backwardWeightFlops());
+        };
+        boolean grads = a.kind() == ActionKind.BACKWARD || a.kind() == ActionKind.BACKWARD_WEIGHT;
+        return new Emitted(id, id, grads ? new int[] {id} : new int[0]);
+    }
+
+    @Override
+    public Emitted emitOverlapped(TaskGraph.Builder graph, int[] devices, int rank, int forwardStage,
+                                  int backwardStage, String label) {
+        int compute = graph.stream(devices[0], "compute", StreamKind.COMPUTE);
+        ChunkCost cf = costs.of(rank, forwardStage);
+        ChunkCost cb = costs.of(rank, backwardStage);
+        int id = graph.compute(label, "overlapped", compute, costs.overlappedNs(rank, forwardStage, backwardStage),
+                cf.forwardFlops() + cb.backwardFlops());
+        return new Emitted(id, id, new int[] {id});
+    }
+}

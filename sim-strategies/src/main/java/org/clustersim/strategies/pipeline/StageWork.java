@@ -1,0 +1,31 @@
+package org.clustersim.strategies.pipeline;
+
+import org.clustersim.core.engine.TaskGraph;
+
+/**
+ * How a pipeline rank runs one action: a single compute task for schedule studies, or, for a
+ * tensor-parallel rank, a chain of per-layer compute tasks and TP collectives across its
+ * devices. {@link PipelineProgram} wires the chains together: data arriving for an action
+ * waits at its first task, data it produces leaves from its last.
+ */
+public interface StageWork {
+
+    /**
+     * The tasks of one emitted action.
+     *
+     * @param first     the task that waits for the action's inputs
+     * @param last      the task whose end produces its outputs
+     * @param gradReady for a backward or weight-gradient action, the tasks at whose end each part
+     *                  of the stage's weight gradients is complete, in the order they complete
+     *                  (empty otherwise)
+     */
+    record Emitted(int first, int last, int[] gradReady) {
+    }
+
+    /** Emits one action of pipeline rank {@code rank} (stage {@code stage}) on {@code devices}. */
+    Emitted emit(TaskGraph.Builder graph, int[] devices, int rank, int stage, PipelineOp.Action action, String label);
+
+    /** Emits an overlapped forward+backward pair. */
+    Emitted emitOverlapped(TaskGraph.Builder graph, int[] devices, int rank, int forwardStage, int backwardStage,
+                           String label);
+}
