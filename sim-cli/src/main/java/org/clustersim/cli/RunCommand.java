@@ -61,7 +61,7 @@ public final class RunCommand implements Callable<Integer> {
         TrainingStep step = scenario.trainingStep();
         TrainingStep.Built built = step.build();
         Simulation.Result run = Simulation.run(built.graph(), step.topology(), scenario.fidelity(),
-                scenario.routing(), scenario.linkEvents(step.topology()));
+                scenario.routing(), scenario.linkEvents(step.topology()), scenario.output().linkCounters());
         Timeline timeline = run.timeline();
         RunSummary result = RunSummary.of(scenario, run, step, built);
         double wall = (System.nanoTime() - t0) / 1e9;

@@ -45,8 +45,9 @@ class ClusterSimTest {
         assertTrue(r.out().contains(trace.toString()), "prints the trace path");
         TraceChecks.Counts c = TraceChecks.check(trace);
         // per stage and microbatch one task per layer (12) for F and for B, the embedding (first stage),
-        // logits forward and backward (last stage), one Adam step per GPU, and every send drawn on both ends
-        assertEquals(8 * 64 * 12 * 2 + 64 + 2 * 64 + 8 + 2 * (7 * 64 * 2), c.complete());
+        // logits forward and backward (last stage), one Adam step per GPU, every send drawn on both ends, and
+        // the tied-embedding gradient all-reduce between the first and the last stage (on both GPUs)
+        assertEquals(8 * 64 * 12 * 2 + 64 + 2 * 64 + 8 + 2 * (7 * 64 * 2) + 2, c.complete());
         assertEquals(7 * 64 * 2, c.flowStarts());
         assertTrue(c.counterSamples() > 0, "link throughput counters");
         JsonNode s = new ObjectMapper().readTree(summary.toFile());

@@ -70,9 +70,20 @@ public final class Simulation {
         return run(graph, topology, fidelity, Routing.ECMP, linkEvents);
     }
 
-    /** Runs the graph to completion and returns what happened. */
+    /** Runs the graph with link throughput tracks recorded. */
     public static Result run(TaskGraph graph, Topology topology, Fidelity fidelity, Routing routing,
                              List<LinkEvent> linkEvents) {
+        return run(graph, topology, fidelity, routing, linkEvents, true);
+    }
+
+    /**
+     * Runs the graph to completion and returns what happened.
+     *
+     * @param linkTracks record every link's throughput over time as counter tracks (one sample
+     *                   per rate change: off for large runs)
+     */
+    public static Result run(TaskGraph graph, Topology topology, Fidelity fidelity, Routing routing,
+                             List<LinkEvent> linkEvents, boolean linkTracks) {
         if (graph.devices().size() > topology.deviceCount()) {
             throw new IllegalArgumentException("task graph uses " + graph.devices().size()
                     + " devices but topology " + topology.name() + " has " + topology.deviceCount());
@@ -80,9 +91,10 @@ public final class Simulation {
         DsolKernel kernel = new DsolKernel();
         Counters counters = new Counters();
         LinkStates states = LinkStates.healthy(topology);
+        Counters linkCounters = linkTracks ? counters : null;
         FabricNetwork network = fidelity == Fidelity.FLOW
-                ? new FlowNetwork(topology, kernel, states, counters, routing == Routing.ADAPTIVE)
-                : new AnalyticalNetwork(topology, kernel, states, counters);
+                ? new FlowNetwork(topology, kernel, states, linkCounters, routing == Routing.ADAPTIVE)
+                : new AnalyticalNetwork(topology, kernel, states, linkCounters);
         for (LinkEvent e : linkEvents) {
             var link = topology.links().get(e.linkId());
             if (e.atNs() == 0) {

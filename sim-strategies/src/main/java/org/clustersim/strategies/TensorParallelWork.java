@@ -36,6 +36,9 @@ final class TensorParallelWork implements StageWork {
     private final long activationBytes;
     private final boolean sequenceParallel;
     private final LayerCostModel.Block[] layer;
+    /** The blocks without recomputation, for replaying the forward with its collectives (full recompute). */
+    private final LayerCostModel.Block[] base;
+    private final boolean fullRecompute;
     private final LayerCostModel.Block logits;
     private final LayerCostModel.Block embedding;
     private final Map<String, Collectives.Choice> chosen = new HashMap<>();
@@ -48,6 +51,8 @@ final class TensorParallelWork implements StageWork {
         this.activationBytes = activationBytes;
         this.sequenceParallel = cost.seqParallel() && cost.tp() > 1;
         this.layer = cost.layer();
+        this.base = new LayerCostModel.Block[] {cost.attentionBlock(), cost.mlpBlock()};
+        this.fullRecompute = cost.recompute() == LayerCostModel.Recompute.FULL;
         this.logits = cost.logits();
         this.embedding = cost.embedding();
     }
@@ -169,6 +174,21 @@ final class TensorParallelWork implements StageWork {
                 }
                 continue;
             }
+            LayerCostModel.Block[] blocks = layer;
+            if (backward && fullRecompute) {
+                // replay the layer's forward, collectives included, then run the backward proper
+                for (int b = 0; b < 2; b++) {
+                    String block = b == 0 ? "attn" : "mlp";
+                    if (sequenceParallel) {
+                        chain.collective("tp-ag recompute " + label + " L" + l + " " + block, CollectiveOp.ALL_GATHER);
+                    }
+                    chain.compute(label + " L" + l + " " + block + " recompute", cat, base[b].fNs(),
+                            base[b].fFlops());
+                    chain.collective((sequenceParallel ? "tp-rs recompute " : "tp-ar recompute ") + label + " L" + l
+                            + " " + block, sequenceParallel ? CollectiveOp.REDUCE_SCATTER : CollectiveOp.ALL_REDUCE);
+                }
+                blocks = base;
+            }
             int[] order = backward ? new int[] {1, 0} : new int[] {0, 1};
             int lastBlock = -1;
             for (int b : order) {
@@ -176,7 +196,7 @@ final class TensorParallelWork implements StageWork {
                 if (sequenceParallel) {
                     chain.collective("tp-ag " + label + " L" + l + " " + block, CollectiveOp.ALL_GATHER);
                 }
-                lastBlock = chain.compute(label + " L" + l + " " + block, cat, ns(layer[b], p), flops(layer[b], p));
+                lastBlock = chain.compute(label + " L" + l + " " + block, cat, ns(blocks[b], p), flops(blocks[b], p));
                 chain.collective((sequenceParallel ? "tp-rs " : "tp-ar ") + label + " L" + l + " " + block,
                         sequenceParallel ? CollectiveOp.REDUCE_SCATTER : CollectiveOp.ALL_REDUCE);
             }

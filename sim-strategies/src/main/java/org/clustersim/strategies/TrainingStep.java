@@ -44,11 +44,22 @@ import org.clustersim.topology.Topology;
  * @param seqLen       tokens per sequence s
  * @param precision    matrix-multiply precision
  * @param recompute    activation recomputation
+ * @param attention    fused (flash) or materialised (standard) attention
  * @param bucketBytes  gradient bucket size
+ * @param overlapGradReduce launch each bucket as soon as its gradients exist (else all after
+ *                     the rank's whole backward, as Megatron-LM's early data-parallel code did)
+ * @param blockingSends a rank waits for its sends before its next action (synchronous p2p)
+ * @param replicas     data-parallel replicas simulated task by task: all d, or 1. With 1, the other
+ *                     replicas are taken to be identical to the first (they are, up to
+ *                     contention between replicas' pipeline traffic): their GPUs join every
+ *                     data-parallel collective as soon as replica 0 reaches it, so gradient
+ *                     traffic still crosses the whole fabric, at a fraction of the tasks
  */
 public record TrainingStep(TransformerModel model, Topology topology, int tp, int pp, int dp, int zero,
                            boolean sequenceParallel, PipelineSchedule schedule, int microbatches, int microBatch,
-                           int seqLen, Precision precision, LayerCostModel.Recompute recompute, long bucketBytes) {
+                           int seqLen, Precision precision, LayerCostModel.Recompute recompute,
+                           LayerCostModel.Attention attention, long bucketBytes, boolean overlapGradReduce,
+                           boolean blockingSends, int replicas) {
 
     /** Megatron-LM's default bucket: 25 MB. */
     public static final long DEFAULT_BUCKET = 25_000_000L;
@@ -65,6 +76,9 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
             throw new IllegalArgumentException("the layout needs " + (long) tp * pp * dp + " GPUs; the cluster has "
                     + topology.deviceCount());
         }
+        if (replicas != dp && replicas != 1) {
+            throw new IllegalArgumentException("simulate all " + dp + " replicas or 1, not " + replicas);
+        }
         if (zero < 0 || zero > 2) {
             throw new IllegalArgumentException("ZeRO stage " + zero + " is not built; use 0, 1 or 2");
         }
@@ -78,7 +92,7 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
     /** Per-stage cost model. */
     public LayerCostModel layerCost() {
         return new LayerCostModel(model, GemmModel.of(topology.accelerator(), precision), tp, sequenceParallel,
-                microBatch, seqLen, recompute);
+                microBatch, seqLen, recompute, attention);
     }
 
     /** Stages on a microbatch's path. */
@@ -118,14 +132,15 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
         long boundary = model.boundaryActivationBytes(microBatch, seqLen, precision.bytesPerElement());
         TensorParallelWork work = new TensorParallelWork(cost, topology, stages(), model.layers(), boundary);
         List<PipelineTasks> pipelines = new ArrayList<>();
-        for (int d = 0; d < dp; d++) {
+        for (int d = 0; d < replicas; d++) {
             int[][] ranks = new int[pp][tp];
             for (int p = 0; p < pp; p++) {
                 for (int t = 0; t < tp; t++) {
                     ranks[p][t] = device(t, p, d);
                 }
             }
-            pipelines.add(new PipelineProgram(schedule, pp, microbatches, work, boundary).addTo(g, ranks));
+            pipelines.add(new PipelineProgram(schedule, pp, microbatches, work, boundary, blockingSends)
+                    .addTo(g, ranks));
         }
         addOptimizer(g, pipelines);
         return new Built(g.build(), pipelines);
@@ -133,6 +148,7 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
 
     /** Gradient buckets, the data-parallel reduction, the Adam step and (ZeRO) the weight all-gather. */
     private void addOptimizer(TaskGraph.Builder g, List<PipelineTasks> pipelines) {
+        java.util.Map<String, Integer> embeddingTasks = new java.util.HashMap<>();
         var placement = schedule.placement(pp, microbatches);
         double gradBytesPerParam = 4;
         java.util.Map<String, Collectives.Choice> chosen = new java.util.HashMap<>();
@@ -160,10 +176,10 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
                         if (pending < bucketBytes && i < parts - 1) {
                             continue;
                         }
-                        int[] deps = new int[dp];
-                        for (int d = 0; d < dp; d++) {
+                        int[] deps = new int[replicas];
+                        for (int d = 0; d < replicas; d++) {
                             int[] ready = pipelines.get(d).gradientsReady(stage);
-                            deps[d] = ready[Math.min(i, ready.length - 1)];
+                            deps[d] = ready[overlapGradReduce ? Math.min(i, ready.length - 1) : ready.length - 1];
                         }
                         CollectiveOp op = zero == 0 ? CollectiveOp.ALL_REDUCE : CollectiveOp.REDUCE_SCATTER;
                         reductions.add(collective(g, "dp-grad " + op.id() + " stage" + stage + " part" + i, op, group,
@@ -171,10 +187,13 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
                         pending = 0;
                     }
                 }
+                if (model.tiedEmbeddings() && pp > 1 && (p == 0 || p == pp - 1)) {
+                    reductions.addAll(embeddingSync(g, t, pipelines, chosen, embeddingTasks));
+                }
                 double shard = zero == 0 ? localParams : localParams / dp;
                 double adamNs = GemmModel.of(topology.accelerator(), precision).memoryNs(shard * ADAM_BYTES_PER_PARAM);
-                int[] optimizer = new int[dp];
-                for (int d = 0; d < dp; d++) {
+                int[] optimizer = new int[replicas];
+                for (int d = 0; d < replicas; d++) {
                     int stream = g.stream(group[d], "compute", StreamKind.COMPUTE);
                     optimizer[d] = g.compute("adam step", "optimizer", stream, Math.round(adamNs), 0);
                     for (int r : reductions) {
@@ -196,6 +215,33 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
                 }
             }
         }
+    }
+
+    /**
+     * Tied word embeddings live on the first and the last pipeline stage; their gradients are
+     * summed by an all-reduce between the two (per TP rank and replica) before the optimizer
+     * step, in fp32. Built once per (TP rank, replica), remembered in {@code embeddingTasks}.
+     */
+    private List<Integer> embeddingSync(TaskGraph.Builder g, int t, List<PipelineTasks> pipelines,
+                                        java.util.Map<String, Collectives.Choice> chosen,
+                                        java.util.Map<String, Integer> embeddingTasks) {
+        String key = "embedding/" + t;
+        List<Integer> tasks = new ArrayList<>();
+        int lastStage = stages() - 1;
+        long bytes = Math.round((double) model.vocab() * model.hidden() / tp * 4);
+        for (int d = 0; d < replicas; d++) {
+            Integer known = embeddingTasks.get(key + "/" + d);
+            if (known == null) {
+                int[] first = pipelines.get(d).gradientsReady(0);
+                int[] last = pipelines.get(d).gradientsReady(lastStage);
+                int[] deps = {first[first.length - 1], last[last.length - 1]};
+                known = collective(g, "embedding grad all-reduce", CollectiveOp.ALL_REDUCE,
+                        new int[] {device(t, 0, d), device(t, pp - 1, d)}, bytes, deps, chosen);
+                embeddingTasks.put(key + "/" + d, known);
+            }
+            tasks.add(known);
+        }
+        return tasks;
     }
 
     /**

@@ -37,6 +37,9 @@ public final class SwitchedRouter implements Router {
     private final Link[][] switchIn;
     /** Per switch vertex, the switch-to-switch links leaving it (for ECMP). */
     private final Link[][] switchOut;
+    private final int[] memoStamp;
+    private final int[] memoValue;
+    private int stamp;
 
     /**
      * @param scaleUp per device, the vertex id of its scale-up switch, or -1
@@ -51,6 +54,8 @@ public final class SwitchedRouter implements Router {
         this.scaleUp = scaleUp;
         this.nic = nic;
         this.seed = seed;
+        memoStamp = new int[vertices.size()];
+        memoValue = new int[vertices.size()];
         switchIn = new Link[vertices.size()][];
         switchOut = new Link[vertices.size()][];
         for (Vertex v : vertices) {
@@ -137,9 +142,9 @@ public final class SwitchedRouter implements Router {
             if (dist[u.id()] < 0) {
                 throw unreachable(s, d, states);
             }
-            Map<Integer, Integer> bottleneck = load == null ? null : new HashMap<>();
+            stamp++;
             while (u != leafD) {
-                Link next = ecmp(u, dist, src, dst, channel, states, load, bottleneck);
+                Link next = ecmp(u, dist, src, dst, channel, states, load);
                 path.add(next);
                 u = next.dst();
             }
@@ -184,8 +189,7 @@ public final class SwitchedRouter implements Router {
      * destination leaf has the least-loaded busiest link, scanning from the hash's choice so ties
      * fall as ECMP would.
      */
-    private Link ecmp(Vertex u, int[] dist, int src, int dst, int channel, LinkStates states, LinkLoad load,
-                      Map<Integer, Integer> bottleneck) {
+    private Link ecmp(Vertex u, int[] dist, int src, int dst, int channel, LinkStates states, LinkLoad load) {
         List<Link> candidates = candidates(u, dist, states);
         int start = (int) Long.remainderUnsigned(hash(src, dst, channel, u.id()), candidates.size());
         if (load == null) {
@@ -195,7 +199,7 @@ public final class SwitchedRouter implements Router {
         int bestLoad = Integer.MAX_VALUE;
         for (int i = 0; i < candidates.size(); i++) {
             Link c = candidates.get((start + i) % candidates.size());
-            int f = Math.max(load.flows(c.id()), bottleneck(c.dst(), dist, states, load, bottleneck));
+            int f = Math.max(load.flows(c.id()), bottleneck(c.dst(), dist, states, load));
             if (f < bestLoad) {
                 best = c;
                 bestLoad = f;
@@ -204,20 +208,26 @@ public final class SwitchedRouter implements Router {
         return best;
     }
 
-    /** Least achievable busiest-link load from v down to the destination leaf (0 at the leaf). */
-    private int bottleneck(Vertex v, int[] dist, LinkStates states, LinkLoad load, Map<Integer, Integer> memo) {
-        if (dist[v.id()] == 0) {
+    /**
+     * Least achievable busiest-link load from v down to the destination leaf (0 at the leaf),
+     * memoised per route computation (stamp) in arrays indexed by vertex.
+     */
+    private int bottleneck(Vertex v, int[] dist, LinkStates states, LinkLoad load) {
+        int id = v.id();
+        if (dist[id] == 0) {
             return 0;
         }
-        Integer known = memo.get(v.id());
-        if (known != null) {
-            return known;
+        if (memoStamp[id] == stamp) {
+            return memoValue[id];
         }
         int best = Integer.MAX_VALUE;
-        for (Link c : candidates(v, dist, states)) {
-            best = Math.min(best, Math.max(load.flows(c.id()), bottleneck(c.dst(), dist, states, load, memo)));
+        for (Link c : switchOut[id]) {
+            if (states.up(c.id()) && dist[c.dst().id()] == dist[id] - 1) {
+                best = Math.min(best, Math.max(load.flows(c.id()), bottleneck(c.dst(), dist, states, load)));
+            }
         }
-        memo.put(v.id(), best);
+        memoStamp[id] = stamp;
+        memoValue[id] = best;
         return best;
     }
 

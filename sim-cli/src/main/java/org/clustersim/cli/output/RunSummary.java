@@ -42,7 +42,7 @@ import org.clustersim.topology.Link;
  * @param events             kernel events executed
  * @param tasks              tasks in the graph
  * @param weightCopiesPerRank model-copy shares of weights each pipeline rank holds (2 for DualPipe)
- * @param devices            per-GPU figures
+ * @param devices            per-GPU figures of the simulated replicas
  * @param links              every link that carried traffic, busiest first
  */
 public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeNs, int gpus, long tokensPerStep,
@@ -83,7 +83,15 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
     public record LinkTraffic(String link, String kind, long bytes, long busyNs, double busyFraction) {
     }
 
-    /** Measures a finished run of {@code scenario}. */
+    private static double bubble(List<Device> devices) {
+        double sum = 0;
+        for (Device d : devices) {
+            sum += d.bubbleFraction();
+        }
+        return devices.isEmpty() ? 0 : sum / devices.size();
+    }
+
+    /** Measures a finished run of {@code scenario} (only the simulated replicas' GPUs are listed). */
     public static RunSummary of(Scenario scenario, Simulation.Result run, TrainingStep step, TrainingStep.Built built) {
         Timeline timeline = run.timeline();
         StepMetrics m = StepMetrics.of(timeline);
@@ -98,6 +106,9 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
         List<Device> devices = new ArrayList<>();
         double exposedSum = 0;
         for (DeviceUsage u : m.devices()) {
+            if (u.device() >= step.tp() * step.pp() * step.replicas()) {
+                continue;
+            }
             int tp = step.tp();
             int pp = step.pp();
             int t = u.device() % tp;
@@ -120,7 +131,7 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
         links.sort((a, b) -> a.busyNs() != b.busyNs() ? Long.compare(b.busyNs(), a.busyNs())
                 : a.link().compareTo(b.link()));
         double seconds = m.stepTimeNs() / 1e9;
-        int gpus = m.devices().size();
+        int gpus = step.tp() * step.pp() * step.dp();
         long sequences = scenario.training().globalBatch();
         int s = scenario.training().seqLen();
         var model = scenario.model();
@@ -130,7 +141,8 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
         long tokens = sequences * s;
         return new RunSummary(scenario.name(), seconds, m.stepTimeNs(), gpus, tokens, tokens / seconds, modelFlops,
                 executed, modelFlops / seconds / gpus / 1e12, modelFlops / seconds / gpus / peak,
-                executed / seconds / gpus / peak, m.meanBubbleFraction(), exposedSum / gpus, m.events(), m.tasks(),
+                executed * step.dp() / step.replicas() / seconds / gpus / peak, bubble(devices), exposedSum / devices.size(),
+                m.events(), m.tasks(),
                 step.schedule().weightCopies(step.pp(), step.microbatches()), devices, links);
     }
 }

@@ -22,17 +22,21 @@ import org.clustersim.topology.Topology;
  * @param source      the file it was read from
  * @param cluster     the cluster
  * @param model       the model
+ * @param attention   attention implementation
+ * @param blockingSends pipeline sends block the sending rank until they complete
  * @param parallelism the parallel layout
  * @param schedule    the pipeline schedule
  * @param training    batch, sequence and precision settings
  * @param fidelity    network model
  * @param routing     how equal-cost paths are chosen
  * @param faults      link faults
+ * @param allReplicas simulate every data-parallel replica (else one, standing for all)
  * @param output      output paths named in the file
  */
 public record Scenario(String name, Path source, ClusterSpec cluster, TransformerModel model,
+                       LayerCostModel.Attention attention, boolean blockingSends,
                        Parallelism parallelism, ScheduleKind schedule, Training training, Simulation.Fidelity fidelity,
-                       Simulation.Routing routing, List<LinkFault> faults, Output output) {
+                       Simulation.Routing routing, List<LinkFault> faults, boolean allReplicas, Output output) {
 
     public Scenario {
         faults = List.copyOf(faults);
@@ -89,8 +93,10 @@ public record Scenario(String name, Path source, ClusterSpec cluster, Transforme
      * @param vp model chunks per rank: v of the interleaved schedule, 2 for ZB-V and DualPipeV, else 1
      * @param zero ZeRO stage 0..3
      * @param sequenceParallel Megatron sequence parallelism with TP
+     * @param overlapGradReduce reduce gradient buckets during the backward (else after it)
      */
-    public record Parallelism(int tp, int pp, int dp, int cp, int ep, int vp, int zero, boolean sequenceParallel) {
+    public record Parallelism(int tp, int pp, int dp, int cp, int ep, int vp, int zero, boolean sequenceParallel,
+                              boolean overlapGradReduce) {
         /** GPUs the layout occupies: tp x cp x pp x dp. */
         public int gpus() {
             return tp * cp * pp * dp;
@@ -124,8 +130,9 @@ public record Scenario(String name, Path source, ClusterSpec cluster, Transforme
      *
      * @param trace   Chrome trace path
      * @param summary JSON summary path
+     * @param linkCounters whether the trace carries a throughput track per link
      */
-    public record Output(Optional<String> trace, Optional<String> summary) {
+    public record Output(Optional<String> trace, Optional<String> summary, boolean linkCounters) {
     }
 
     /** Microbatches per step per pipeline: globalBatch / (microBatch x dp). */
@@ -138,6 +145,7 @@ public record Scenario(String name, Path source, ClusterSpec cluster, Transforme
         return new TrainingStep(model, cluster.build(), parallelism.tp(), parallelism.pp(), parallelism.dp(),
                 parallelism.zero(), parallelism.sequenceParallel(), schedule.schedule(parallelism.vp()), microbatches(),
                 training.microBatch(), training.seqLen(), training.precision(), training.recompute().cost(),
-                TrainingStep.DEFAULT_BUCKET);
+                attention, TrainingStep.DEFAULT_BUCKET, parallelism.overlapGradReduce(), blockingSends,
+                allReplicas ? parallelism.dp() : 1);
     }
 }

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import org.clustersim.strategies.cost.LayerCostModel;
 import org.clustersim.strategies.cost.Precision;
 import org.clustersim.strategies.model.TransformerModel;
 import org.clustersim.strategies.pipeline.ScheduleKind;
@@ -47,22 +48,29 @@ public final class ScenarioReader {
         Section netSec = root.section("network");
         List<Scenario.LinkFault> faults = faults(root, root.list("faults"), d);
         Section outSec = root.section("output");
+        Section simSec = root.section("simulation");
+        boolean allReplicas = simSec.choice("replicas", Boolean.TRUE, Map.of("all", Boolean.TRUE, "one", Boolean.FALSE));
 
         Scenario.Parallelism declared = parallelism(parSec, schedSec);
         ScheduleKind schedule = schedule(schedSec);
+        boolean blockingSends = schedSec.choice("p2p", Boolean.FALSE, Map.of("async", Boolean.FALSE, "blocking",
+                Boolean.TRUE));
         int chunks = chunks(parSec, schedSec, schedule, declared.vp());
         Scenario.Parallelism par = new Scenario.Parallelism(declared.tp(), declared.pp(), declared.dp(), declared.cp(),
-                declared.ep(), chunks, declared.zero(), declared.sequenceParallel());
+                declared.ep(), chunks, declared.zero(), declared.sequenceParallel(), declared.overlapGradReduce());
         Optional<TransformerModel> model = model(modelSec);
+        LayerCostModel.Attention attention = modelSec.choice("attention", LayerCostModel.Attention.FLASH,
+                Map.of("flash", LayerCostModel.Attention.FLASH, "standard", LayerCostModel.Attention.STANDARD));
         Scenario.Training training = training(trainSec);
         Simulation.Fidelity fidelity = netSec.choice("fidelity", Simulation.Fidelity.FLOW,
                 Map.of("analytical", Simulation.Fidelity.ANALYTICAL, "flow", Simulation.Fidelity.FLOW));
         Simulation.Routing routing = netSec.choice("routing", Simulation.Routing.ECMP,
                 Map.of("ecmp", Simulation.Routing.ECMP, "adaptive", Simulation.Routing.ADAPTIVE));
         Optional<ClusterSpec> cluster = cluster(clusterSec, par);
-        Scenario.Output output = new Scenario.Output(outSec.text("trace"), outSec.text("summary"));
+        Scenario.Output output = new Scenario.Output(outSec.text("trace"), outSec.text("summary"),
+                outSec.bool("linkCounters", true));
 
-        for (Section s : List.of(clusterSec, modelSec, parSec, schedSec, trainSec, netSec, outSec, root)) {
+        for (Section s : List.of(clusterSec, modelSec, parSec, schedSec, trainSec, netSec, outSec, simSec, root)) {
             s.finish();
         }
         if (!d.hasErrors()) {
@@ -70,8 +78,8 @@ public final class ScenarioReader {
                     schedule, training);
         }
         d.throwIfAny();
-        return new Scenario(name, file, cluster.orElseThrow(), model.orElseThrow(), par, schedule, training,
-                fidelity, routing, faults, output);
+        return new Scenario(name, file, cluster.orElseThrow(), model.orElseThrow(), attention, blockingSends, par, schedule, training,
+                fidelity, routing, faults, allReplicas, output);
     }
 
     private static Scenario.Parallelism parallelism(Section s, Section schedule) {
@@ -84,6 +92,7 @@ public final class ScenarioReader {
         int v = schedule.integer("v", vp, 1, 64);
         int zero = s.integer("zero", 0, 0, 3);
         boolean sp = s.bool("sequenceParallel", false);
+        boolean overlap = s.bool("overlapGradReduce", true);
         if (cp != 1) {
             s.notSupported("cp", "context parallelism comes with the training workload; use cp: 1");
         }
@@ -96,7 +105,7 @@ public final class ScenarioReader {
         if (vp != 1 && schedule.has("v") && v != vp) {
             schedule.error("v", "found " + v + ", but parallelism.vp is " + vp + "; give one of them");
         }
-        return new Scenario.Parallelism(tp, pp, dp, cp, ep, v, zero, sp);
+        return new Scenario.Parallelism(tp, pp, dp, cp, ep, v, zero, sp, overlap);
     }
 
     private static ScheduleKind schedule(Section s) {

@@ -6,7 +6,8 @@ import org.clustersim.topology.Topology;
 
 /**
  * What each link carried during a run: bytes, the time it carried anything (busy time), and
- * a throughput counter track (GB/s) for links that carried traffic.
+ * a throughput counter track (GB/s) for links that carried traffic (unless no counters were
+ * given: large runs can switch the tracks off, since every rate change is a sample).
  */
 public final class LinkUsage {
     private final Topology topology;
@@ -14,10 +15,12 @@ public final class LinkUsage {
     private final long[] bytes;
     private final long[] busyNs;
     private final int[] track;
+    private final boolean throughputTracks;
 
     LinkUsage(Topology topology, Counters counters) {
         this.topology = topology;
         this.counters = counters;
+        this.throughputTracks = counters != null;
         int n = topology.links().size();
         bytes = new long[n];
         busyNs = new long[n];
@@ -40,6 +43,9 @@ public final class LinkUsage {
 
     /** Records a change of the link's throughput, in bytes per second, from {@code at} on. */
     void rateChange(Link l, long at, double bytesPerS) {
+        if (!throughputTracks) {
+            return;
+        }
         int t = track[l.id()];
         if (t < 0) {
             t = counters.track("link " + l.name(), "GB/s");

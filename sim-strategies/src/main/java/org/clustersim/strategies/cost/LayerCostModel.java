@@ -21,9 +21,24 @@ import org.clustersim.strategies.model.TransformerModel;
  * @param microBatch b
  * @param seqLen    s
  * @param recompute activation recomputation
+ * @param attention how the attention core is computed
  */
 public record LayerCostModel(TransformerModel model, GemmModel gemm, int tp, boolean seqParallel, int microBatch,
-                             int seqLen, Recompute recompute) {
+                             int seqLen, Recompute recompute, Attention attention) {
+
+    /**
+     * The attention core's implementation. FLASH: fused, tiles kept on chip, causal blocks
+     * skipped (FlashAttention, Dao et al. 2022). STANDARD: the score matrix is materialised in
+     * memory, scaled, masked, soft-maxed and dropped out in separate passes, as frameworks did
+     * before fused attention (Megatron-LM in 2021).
+     */
+    public enum Attention { FLASH, STANDARD }
+
+    /** With fused (flash) attention. */
+    public LayerCostModel(TransformerModel model, GemmModel gemm, int tp, boolean seqParallel, int microBatch,
+                          int seqLen, Recompute recompute) {
+        this(model, gemm, tp, seqParallel, microBatch, seqLen, recompute, Attention.FLASH);
+    }
 
     /** Activation recomputation policy. */
     public enum Recompute { NONE, SELECTIVE, FULL }
@@ -64,22 +79,37 @@ public record LayerCostModel(TransformerModel model, GemmModel gemm, int tp, boo
         return new Block(f, 2 * f, 0, 0, 0, 0);
     }
 
+    /** Passes over the materialised score matrix in standard attention: scale and mask, softmax, dropout. */
+    static final double STANDARD_SCORE_PASSES = 5;
+
     /** The attention core alone (scores, softmax, weighted sum). */
     public Block attentionCore() {
         double b = microBatch;
         double s = seqLen;
         double headsLocal = (double) model.heads() / tp;
         double dh = model.headDim();
-        // causal FlashAttention executes half of each s x s product; heads batched into one kernel
         double m = s * b * headsLocal;
+        if (attention == Attention.STANDARD) {
+            // full s x s products, and the score matrix (b a/t s^2 elements) read and written per pass
+            double matmuls = gemm.ns(m, s, dh) + gemm.ns(m, dh, s);
+            double scores = gemm.memoryNs(b * headsLocal * s * s * 2 * 2 * STANDARD_SCORE_PASSES);
+            double flops = 4 * b * s * s * model.hidden() / tp;
+            return new Block(matmuls + scores, 2 * (matmuls + scores), 0, flops, 2 * flops, 0);
+        }
+        // causal FlashAttention executes half of each s x s product; heads batched into one kernel
         double f = 0.5 * (gemm.ns(m, s, dh) + gemm.ns(m, dh, s));
         double flops = 0.5 * 4 * b * s * s * model.hidden() / tp;
         return new Block(f, 2 * f, 0, flops, 2 * flops, 0);
     }
 
-    /** Norm and residual traffic of one block, bytes: read and write b s h twice. */
+    /**
+     * Element-wise traffic around one block, bytes: the layer norm reads and writes b s h,
+     * the bias, dropout and residual add read three tensors and write one plus a one-byte
+     * dropout mask: about seven passes over b s h half-precision elements (split over t under
+     * sequence parallelism, replicated on every TP rank otherwise).
+     */
     private double normBytes() {
-        return 4.0 * tokens() * model.hidden() * 2 / (seqParallel ? tp : 1);
+        return 7.0 * tokens() * model.hidden() * 2 / (seqParallel ? tp : 1);
     }
 
     /** The attention block, without recomputation. */

@@ -79,8 +79,9 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
     public static final TransformerModel LLAMA3_405B = new TransformerModel("llama3-405b", 126, 16384, 128, 8, 53248,
             FfnKind.SWIGLU, 128256, false);
 
+    /** GPT models as Megatron-LM trains them: the output projection reuses the word embeddings. */
     private static TransformerModel gpt(String name, int layers, int heads, int hidden) {
-        return new TransformerModel(name, layers, hidden, heads, 4 * hidden, 51200);
+        return new TransformerModel(name, layers, hidden, heads, heads, 4 * hidden, FfnKind.GELU, 51200, true);
     }
 
     /** The GPT family of Megatron-LM's weak-scaling table (SC'21 table 1), by parameter count. */

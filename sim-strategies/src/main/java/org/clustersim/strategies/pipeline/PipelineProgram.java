@@ -31,6 +31,7 @@ public final class PipelineProgram {
     private final StageWork work;
     private final long boundaryBytes;
     private final StagePlacement placement;
+    private final boolean blockingSends;
 
     /**
      * @param schedule      the rank programs
@@ -52,6 +53,17 @@ public final class PipelineProgram {
      */
     public PipelineProgram(PipelineSchedule schedule, int ranks, int microbatches, StageWork work,
                            long boundaryBytes) {
+        this(schedule, ranks, microbatches, work, boundaryBytes, false);
+    }
+
+    /**
+     * @param blockingSends if true, a rank does not start its next action until the sends of
+     *                      the previous one have completed (synchronous point-to-point, as in
+     *                      Megatron-LM's 2021 schedules); otherwise sends overlap later compute
+     */
+    public PipelineProgram(PipelineSchedule schedule, int ranks, int microbatches, StageWork work,
+                           long boundaryBytes, boolean blockingSends) {
+        this.blockingSends = blockingSends;
         schedule.validate(ranks, microbatches);
         this.schedule = schedule;
         this.ranks = ranks;
@@ -96,13 +108,18 @@ public final class PipelineProgram {
         List<List<PipelineOp>> programs = new ArrayList<>(ranks);
         List<PipelineTasks.Entry> ledger = new ArrayList<>();
         java.util.Map<Integer, int[]> gradReady = new java.util.HashMap<>();
+        List<int[]> firstTasks = new ArrayList<>(ranks);
         for (int r = 0; r < ranks; r++) {
             List<PipelineOp> program = schedule.program(r, ranks, microbatches);
             programs.add(program);
+            int[] firsts = new int[program.size()];
+            firstTasks.add(firsts);
+            int index = 0;
             for (PipelineOp op : program) {
                 if (op instanceof PipelineOp.Action a) {
                     int stage = stageOf(r, a);
                     StageWork.Emitted e = work.emit(graph, rankDevices[r], r, stage, a, label(a));
+                    firsts[index++] = e.first();
                     record(r, a, stage, e, fwd, bIn, bW, ledger);
                     if (e.gradReady().length > 0) {
                         gradReady.put(stage, e.gradReady());
@@ -112,6 +129,7 @@ public final class PipelineProgram {
                     int bs = stageOf(r, pair.backward());
                     StageWork.Emitted e = work.emitOverlapped(graph, rankDevices[r], r, fs, bs,
                             label(pair.forward()) + " & " + label(pair.backward()));
+                    firsts[index++] = e.first();
                     record(r, pair.forward(), fs, e, fwd, bIn, bW, ledger);
                     record(r, pair.backward(), bs, e, fwd, bIn, bW, ledger);
                     gradReady.put(bs, e.gradReady());
@@ -130,9 +148,11 @@ public final class PipelineProgram {
             }
         }
         for (int r = 0; r < ranks; r++) {
-            for (PipelineOp op : programs.get(r)) {
-                for (PipelineOp.Action a : actions(op)) {
-                    connect(graph, rankDevices, r, a, fwd, bIn);
+            List<PipelineOp> program = programs.get(r);
+            for (int i = 0; i < program.size(); i++) {
+                int next = blockingSends && i + 1 < program.size() ? firstTasks.get(r)[i + 1] : -1;
+                for (PipelineOp.Action a : actions(program.get(i))) {
+                    connect(graph, rankDevices, r, a, fwd, bIn, next);
                 }
             }
         }
@@ -152,7 +172,7 @@ public final class PipelineProgram {
 
     /** Adds the data dependencies that leave the stage of {@code a}: same-rank edges or sends. */
     private void connect(TaskGraph.Builder graph, int[][] rankDevices, int r, PipelineOp.Action a, Spans fwd,
-                         Spans bIn) {
+                         Spans bIn, int blockedUntilSent) {
         int mb = a.microbatch();
         int k = stageOf(r, a);
         int target;
@@ -192,6 +212,9 @@ public final class PipelineProgram {
                     new int[] {send, recv}, Work.Communication.pointToPoint(from[i], to[i % to.length],
                             boundaryBytes / from.length), producer);
             graph.addDependency(consumer, t);
+            if (blockedUntilSent >= 0) {
+                graph.addDependency(blockedUntilSent, t);
+            }
         }
     }
 
