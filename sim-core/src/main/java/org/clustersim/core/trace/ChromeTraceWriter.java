@@ -163,10 +163,18 @@ public final class ChromeTraceWriter {
         }
     }
 
-    /** A task on exactly two streams of different devices: the first stream sends, the second receives. */
+    /**
+     * A transfer: one flow from the device of the task's first stream to the device of its
+     * second (a two-rank collective has flows both ways and is not drawn as an arrow).
+     */
     private static boolean isPointToPoint(TaskGraph graph, Task task) {
-        return task.work() instanceof Work.Communication && task.streamCount() == 2
-                && graph.stream(task.stream(0)).device() != graph.stream(task.stream(1)).device();
+        if (!(task.work() instanceof Work.Communication c) || task.streamCount() != 2 || c.phases().size() != 1
+                || c.phases().get(0).flows().size() != 1) {
+            return false;
+        }
+        var flow = c.phases().get(0).flows().get(0);
+        return flow.srcDevice() == graph.stream(task.stream(0)).device()
+                && flow.dstDevice() == graph.stream(task.stream(1)).device() && flow.srcDevice() != flow.dstDevice();
     }
 
     private static void meta(JsonGenerator g, String name, int pid, int tid, String key, String value)
