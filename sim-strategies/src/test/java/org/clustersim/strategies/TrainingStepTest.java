@@ -1,0 +1,109 @@
+package org.clustersim.strategies;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+
+import org.clustersim.core.Simulation;
+import org.clustersim.core.engine.TaskGraph;
+import org.clustersim.core.engine.Timeline;
+import org.clustersim.core.metrics.CommBreakdown;
+import org.clustersim.strategies.cost.LayerCostModel;
+import org.clustersim.strategies.cost.Precision;
+import org.clustersim.strategies.model.TransformerModel;
+import org.clustersim.strategies.pipeline.ScheduleKind;
+import org.clustersim.topology.SuperPodSpec;
+import org.clustersim.topology.SwitchedClusterSpec;
+import org.clustersim.topology.Topology;
+import org.junit.jupiter.api.Test;
+
+/** Behaviour a training-infrastructure engineer relies on, measured from simulated steps. */
+class TrainingStepTest {
+    static final TransformerModel SMALL = new TransformerModel("small", 8, 2048, 16, 16, 8192,
+            TransformerModel.FfnKind.GELU, 32000, false);
+
+    static TrainingStep step(Topology t, int tp, int pp, int dp, int zero, int m, boolean overlap) {
+        return new TrainingStep(SMALL, t, tp, pp, dp, zero, false, ScheduleKind.ONE_F_ONE_B.schedule(1), m, 1, 2048,
+                Precision.BF16, LayerCostModel.Recompute.NONE, LayerCostModel.Attention.FLASH, TrainingStep.DEFAULT_BUCKET,
+                overlap, false, dp);
+    }
+
+    static Simulation.Result run(TrainingStep s) {
+        return Simulation.run(s.build().graph(), s.topology(), Simulation.Fidelity.FLOW, Simulation.Routing.ADAPTIVE,
+                List.of(), false);
+    }
+
+    static long exposed(Timeline t, String kind) {
+        long sum = 0;
+        for (CommBreakdown c : CommBreakdown.of(t)) {
+            sum += c.exposedNs().getOrDefault(kind, 0L);
+        }
+        return sum;
+    }
+
+    @Test
+    void doublingDataParallelismAtFixedPerReplicaBatchKeepsTheStepNearlyFlat() {
+        Topology fabric = SuperPodSpec.h100(1).build();
+        // 32 microbatches per replica: the gradient all-reduce grows as 2(n-1)/n but hides behind the backward
+        long two = run(step(fabric, 8, 2, 2, 0, 32, true)).timeline().makespan();
+        long four = run(step(fabric, 8, 2, 4, 0, 32, true)).timeline().makespan();
+        long eight = run(step(fabric, 8, 2, 8, 0, 32, true)).timeline().makespan();
+        assertTrue(four <= two * 1.03 && eight <= four * 1.03, two + " / " + four + " / " + eight);
+    }
+
+    @Test
+    void moreMicrobatchesShrinkTheBubbleAndRaiseThroughput() {
+        Topology node = SwitchedClusterSpec.dgxH100(1).build();
+        double previous = 0;
+        for (int m : new int[] {2, 4, 8, 16}) {
+            long ns = run(step(node, 1, 8, 1, 0, m, true)).timeline().makespan();
+            double tokensPerSecond = m * 2048.0 / ns;
+            assertTrue(tokensPerSecond > previous, "m=" + m);
+            previous = tokensPerSecond;
+        }
+    }
+
+    @Test
+    void tensorParallelCollectivesSitOnTheCriticalPath() {
+        Topology node = SwitchedClusterSpec.dgxH100(1).build();
+        Timeline tp8 = run(step(node, 8, 1, 1, 0, 4, true)).timeline();
+        assertTrue(exposed(tp8, "tp-comm") > 0, "TP all-reduces leave compute idle");
+        Timeline tp1 = run(step(node, 1, 8, 1, 0, 4, true)).timeline();
+        assertEquals(0, exposed(tp1, "tp-comm"));
+        // 8 layers x 4 microbatches x (2 forward + 2 backward all-reduces) per TP group
+        TaskGraph g = step(node, 8, 1, 1, 0, 4, true).build().graph();
+        int collectives = 0;
+        for (int i = 0; i < g.taskCount(); i++) {
+            if (g.task(i).category().equals("tp-comm")) {
+                collectives++;
+            }
+        }
+        assertEquals(8 * 4 * 4, collectives);
+    }
+
+    @Test
+    void bucketsLaunchedDuringTheBackwardHideGradientTraffic() {
+        Topology fabric = SuperPodSpec.h100(1).build();
+        Timeline overlapped = run(step(fabric, 8, 1, 4, 0, 2, true)).timeline();
+        Timeline after = run(step(fabric, 8, 1, 4, 0, 2, false)).timeline();
+        assertTrue(exposed(overlapped, "dp-comm") < exposed(after, "dp-comm"),
+                exposed(overlapped, "dp-comm") + " vs " + exposed(after, "dp-comm"));
+        assertTrue(overlapped.makespan() < after.makespan());
+    }
+
+    @Test
+    void zeroOneReduceScattersGradientsAndGathersWeights() {
+        Topology fabric = SuperPodSpec.h100(1).build();
+        TaskGraph g = step(fabric, 8, 1, 4, 1, 2, true).build().graph();
+        long rs = 0;
+        long ag = 0;
+        for (int i = 0; i < g.taskCount(); i++) {
+            String name = g.task(i).name();
+            rs += name.startsWith("dp-grad reducescatter") ? 1 : 0;
+            ag += name.startsWith("dp-param all-gather") ? 1 : 0;
+        }
+        assertTrue(rs > 0, "gradient reduce-scatter buckets");
+        assertEquals(8, ag, "one weight all-gather per TP rank");
+    }
+}
