@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 
 import org.clustersim.cli.output.AtomicOutput;
+import org.clustersim.cli.output.MemoryTracks;
 import org.clustersim.cli.output.RunSummary;
 import org.clustersim.cli.output.SummaryText;
 import org.clustersim.cli.scenario.Scenario;
@@ -40,6 +41,9 @@ public final class RunCommand implements Callable<Integer> {
             description = "Chrome trace output (default: output.trace of the scenario, else traces/<name>.json).")
     Path trace;
 
+    @Option(names = "--allow-oom", description = "Report, but do not fail on, GPUs whose peak memory exceeds HBM.")
+    boolean allowOom;
+
     @Option(names = "--csv", paramLabel = "FILE.csv", description = "Also write one row per GPU as CSV.")
     Path csv;
 
@@ -64,6 +68,18 @@ public final class RunCommand implements Callable<Integer> {
                 scenario.routing(), scenario.linkEvents(step.topology()), scenario.output().linkCounters());
         Timeline timeline = run.timeline();
         RunSummary result = RunSummary.of(scenario, run, step, built);
+        long hbm = scenario.cluster().accelerator().hbmBytes();
+        RunSummary.Device worst = result.devices().stream()
+                .max(java.util.Comparator.comparingLong(d -> d.memory().peakBytes())).orElseThrow();
+        if (worst.memory().peakBytes() > hbm && !allowOom && !scenario.allowOom()) {
+            RunSummary.Memory m = worst.memory();
+            throw new InputException(String.format(java.util.Locale.ROOT, "%s runs out of memory on %s: peak %.1f GB "
+                    + "against %.0f GB of HBM (weights %.1f, gradients %.1f, optimizer state %.1f, activations %.1f GB); "
+                    + "shard more (tp, pp, zero), recompute, or pass --allow-oom to simulate anyway", scenario.name(),
+                    worst.name(), m.peakBytes() / 1e9, hbm / 1e9, m.weightBytes() / 1e9, m.gradientBytes() / 1e9,
+                    m.optimizerBytes() / 1e9, m.activationBytes() / 1e9));
+        }
+        MemoryTracks.add(timeline, step, built);
         double wall = (System.nanoTime() - t0) / 1e9;
 
         Map<String, String> otherData = new LinkedHashMap<>();

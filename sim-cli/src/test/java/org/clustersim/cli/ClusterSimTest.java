@@ -107,6 +107,24 @@ class ClusterSimTest {
     }
 
     @Test
+    void aLayoutThatDoesNotFitStopsWithTheBreakdownUnlessAllowed() throws IOException {
+        String base = Files.readString(SCENARIOS.resolve("gpt3-175b-pp8-1f1b.yaml"))
+                .replace("  allowOom: true", "  allowOom: false");
+        Path oom = dir.resolve("oom.yaml");
+        Files.writeString(oom, base);
+        Path trace = dir.resolve("oom.json");
+        Result r = cli("run", oom.toString(), "--trace", trace.toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("runs out of memory on node0.gpu0: peak 440.1 GB against 80 GB"), r.err());
+        assertTrue(r.err().contains("optimizer state 268.5"), r.err());
+        assertFalse(Files.exists(trace));
+        Result allowed = cli("run", oom.toString(), "--trace", trace.toString(), "--allow-oom");
+        assertEquals(0, allowed.code(), allowed.err());
+        assertTrue(allowed.out().contains("does not fit in HBM"), allowed.out());
+        assertTrue(Files.readString(trace).contains("\"name\":\"memory node0.gpu0\""), "memory counter track");
+    }
+
+    @Test
     void unknownFlagIsAUsageErrorWithExitTwo() {
         Result r = cli("run", "x.yaml", "--trase", "t.json");
         assertEquals(2, r.code());

@@ -39,6 +39,7 @@ import org.clustersim.topology.Link;
  * @param hfu                hardware FLOPs utilisation
  * @param bubbleFraction     mean over GPUs of compute idle time / step time
  * @param exposedCommFraction mean over GPUs of time with compute idle and communication under way / step time
+ * @param peakMemoryBytes    largest peak memory over GPUs (model states plus live activations)
  * @param events             kernel events executed
  * @param tasks              tasks in the graph
  * @param weightCopiesPerRank model-copy shares of weights each pipeline rank holds (2 for DualPipe)
@@ -47,7 +48,8 @@ import org.clustersim.topology.Link;
  */
 public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeNs, int gpus, long tokensPerStep,
                          double tokensPerSecond, double modelFlopsPerStep, double flopsExecuted, double tflopsPerGpu,
-                         double mfu, double hfu, double bubbleFraction, double exposedCommFraction, long events,
+                         double mfu, double hfu, double bubbleFraction, double exposedCommFraction,
+                         long peakMemoryBytes, long events,
                          int tasks, double weightCopiesPerRank, List<Device> devices, List<LinkTraffic> links) {
 
     /**
@@ -65,10 +67,24 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
      * @param exposedByKind   per traffic kind (tp-comm, pp-p2p, dp-comm), communication time while compute was idle
      * @param overlappedByKind per traffic kind, communication time while compute was busy
      * @param peakActivations most microbatch activations alive at once, in microbatches of the rank's share
+     * @param memory          peak memory and its parts
      */
     public record Device(int device, String name, int tpRank, int pipelineRank, int dpRank, long computeBusyNs,
                          long computeIdleNs, double bubbleFraction, long exposedCommNs, Map<String, Long> exposedByKind,
-                         Map<String, Long> overlappedByKind, double peakActivations) {
+                         Map<String, Long> overlappedByKind, double peakActivations, Memory memory) {
+    }
+
+    /**
+     * A GPU's memory at its peak.
+     *
+     * @param peakBytes        weights + gradients + optimizer state + activations at the peak
+     * @param weightBytes      bf16 weights
+     * @param gradientBytes    gradients
+     * @param optimizerBytes   Adam state
+     * @param activationBytes  activations live at the peak
+     */
+    public record Memory(long peakBytes, long weightBytes, long gradientBytes, long optimizerBytes,
+                         long activationBytes) {
     }
 
     /**
@@ -81,6 +97,19 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
      * @param busyFraction busy time over the step time
      */
     public record LinkTraffic(String link, String kind, long bytes, long busyNs, double busyFraction) {
+    }
+
+    private static Memory memory(TrainingStep step, TrainingStep.Built built, Timeline timeline, int replica, int p) {
+        org.clustersim.strategies.MemoryModel model = new org.clustersim.strategies.MemoryModel(step);
+        org.clustersim.strategies.MemoryModel.States states = model.states(p);
+        long[][] live = built.pipelines().get(replica).activationBytes(timeline, p, model::activationBytes);
+        long peakActivations = 0;
+        for (long v : live[1]) {
+            peakActivations = Math.max(peakActivations, v);
+        }
+        long fixed = Math.round(states.total());
+        return new Memory(fixed + peakActivations, Math.round(states.weights()), Math.round(states.gradients()),
+                Math.round(states.optimizer()), peakActivations);
     }
 
     private static double bubble(List<Device> devices) {
@@ -118,7 +147,7 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
             exposedSum += m.stepTimeNs() == 0 ? 0 : (double) c.exposedAnyNs() / m.stepTimeNs();
             devices.add(new Device(u.device(), u.name(), t, p, d, u.computeBusyNs(), u.computeIdleNs(),
                     u.bubbleFraction(), c.exposedAnyNs(), c.exposedNs(), c.overlappedNs(),
-                    built.pipelines().get(d).peakActivations(timeline, p)));
+                    built.pipelines().get(d).peakActivations(timeline, p), memory(step, built, timeline, d, p)));
         }
         List<LinkTraffic> links = new ArrayList<>();
         LinkUsage usage = run.links();
@@ -142,7 +171,7 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
         return new RunSummary(scenario.name(), seconds, m.stepTimeNs(), gpus, tokens, tokens / seconds, modelFlops,
                 executed, modelFlops / seconds / gpus / 1e12, modelFlops / seconds / gpus / peak,
                 executed * step.dp() / step.replicas() / seconds / gpus / peak, bubble(devices), exposedSum / devices.size(),
-                m.events(), m.tasks(),
+                devices.stream().mapToLong(x -> x.memory().peakBytes()).max().orElse(0), m.events(), m.tasks(),
                 step.schedule().weightCopies(step.pp(), step.microbatches()), devices, links);
     }
 }

@@ -34,6 +34,16 @@ public final class SummaryText {
                 100 * r.bubbleFraction(), 100 * r.exposedCommFraction());
         out.printf(Locale.ROOT, "weights / rank   %.2g model-copy share%s%n", r.weightCopiesPerRank(),
                 r.weightCopiesPerRank() > 1 ? "s" : "");
+        RunSummary.Device worst = r.devices().stream()
+                .max(java.util.Comparator.comparingLong(d -> d.memory().peakBytes())).orElseThrow();
+        RunSummary.Memory mem = worst.memory();
+        out.printf(Locale.ROOT, "peak memory      %.1f GB of %.0f on %s (weights %.1f, gradients %.1f, optimizer %.1f, "
+                + "activations %.1f)%n", mem.peakBytes() / 1e9, s.cluster().accelerator().hbmBytes() / 1e9, worst.name(),
+                mem.weightBytes() / 1e9, mem.gradientBytes() / 1e9, mem.optimizerBytes() / 1e9,
+                mem.activationBytes() / 1e9);
+        if (mem.peakBytes() > s.cluster().accelerator().hbmBytes()) {
+            out.printf(Locale.ROOT, "WARNING          this layout does not fit in HBM; simulated anyway (allowOom)%n");
+        }
         out.println();
         out.printf(Locale.ROOT, "pipeline ranks (TP rank 0 of data-parallel replica 0)%n");
         out.printf(Locale.ROOT, "%-5s %-14s %14s %14s %8s %14s %10s%n", "rank", "device", "busy", "idle", "bubble",

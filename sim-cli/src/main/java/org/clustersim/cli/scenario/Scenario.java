@@ -31,12 +31,14 @@ import org.clustersim.topology.Topology;
  * @param routing     how equal-cost paths are chosen
  * @param faults      link faults
  * @param allReplicas simulate every data-parallel replica (else one, standing for all)
+ * @param allowOom    simulate even when a GPU's peak memory exceeds its HBM
  * @param output      output paths named in the file
  */
 public record Scenario(String name, Path source, ClusterSpec cluster, TransformerModel model,
                        LayerCostModel.Attention attention, boolean blockingSends,
                        Parallelism parallelism, ScheduleKind schedule, Training training, Simulation.Fidelity fidelity,
-                       Simulation.Routing routing, List<LinkFault> faults, boolean allReplicas, Output output) {
+                       Simulation.Routing routing, List<LinkFault> faults, boolean allReplicas, boolean allowOom,
+                       Output output) {
 
     public Scenario {
         faults = List.copyOf(faults);

@@ -50,6 +50,7 @@ public final class ScenarioReader {
         Section outSec = root.section("output");
         Section simSec = root.section("simulation");
         boolean allReplicas = simSec.choice("replicas", Boolean.TRUE, Map.of("all", Boolean.TRUE, "one", Boolean.FALSE));
+        boolean allowOom = simSec.bool("allowOom", false);
 
         Scenario.Parallelism declared = parallelism(parSec, schedSec);
         ScheduleKind schedule = schedule(schedSec);
@@ -68,7 +69,7 @@ public final class ScenarioReader {
                 Map.of("ecmp", Simulation.Routing.ECMP, "adaptive", Simulation.Routing.ADAPTIVE));
         Optional<ClusterSpec> cluster = cluster(clusterSec, par);
         Scenario.Output output = new Scenario.Output(outSec.text("trace"), outSec.text("summary"),
-                outSec.bool("linkCounters", true));
+                outSec.bool("linkCounters", false));
 
         for (Section s : List.of(clusterSec, modelSec, parSec, schedSec, trainSec, netSec, outSec, simSec, root)) {
             s.finish();
@@ -79,7 +80,7 @@ public final class ScenarioReader {
         }
         d.throwIfAny();
         return new Scenario(name, file, cluster.orElseThrow(), model.orElseThrow(), attention, blockingSends, par, schedule, training,
-                fidelity, routing, faults, allReplicas, output);
+                fidelity, routing, faults, allReplicas, allowOom, output);
     }
 
     private static Scenario.Parallelism parallelism(Section s, Section schedule) {

@@ -232,17 +232,17 @@ public final class PipelineProgram {
         switch (a.kind()) {
             case FORWARD -> {
                 once(fwd, mb, stage, e, rank, a);
-                ledger.add(new PipelineTasks.Entry(rank, e.first(), true));
+                ledger.add(new PipelineTasks.Entry(rank, stage, e.first(), true));
             }
             case BACKWARD -> {
                 once(bIn, mb, stage, e, rank, a);
                 once(bW, mb, stage, e, rank, a);
-                ledger.add(new PipelineTasks.Entry(rank, e.last(), false));
+                ledger.add(new PipelineTasks.Entry(rank, stage, e.last(), false));
             }
             case BACKWARD_INPUT -> once(bIn, mb, stage, e, rank, a);
             case BACKWARD_WEIGHT -> {
                 once(bW, mb, stage, e, rank, a);
-                ledger.add(new PipelineTasks.Entry(rank, e.last(), false));
+                ledger.add(new PipelineTasks.Entry(rank, stage, e.last(), false));
             }
         }
     }

@@ -16,10 +16,11 @@ public final class PipelineTasks {
      * One activation event.
      *
      * @param rank     the rank
+     * @param stage    the stage whose activations these are
      * @param task     the task
      * @param allocate true for a forward (allocate at start), false for the task that frees at its end
      */
-    record Entry(int rank, int task, boolean allocate) {
+    record Entry(int rank, int stage, int task, boolean allocate) {
     }
 
     private final int ranks;
@@ -66,6 +67,34 @@ public final class PipelineTasks {
             peak = Math.max(peak, live);
         }
         return peak * chunkShare;
+    }
+
+    /**
+     * A rank's activation memory over the step, from the timeline: each forward allocates
+     * {@code bytesPerStage.applyAsLong(stage)} at its start, the task that last uses those
+     * activations frees them at its end.
+     *
+     * @return change points: times and the bytes live from each on (same time: frees first)
+     */
+    public long[][] activationBytes(Timeline timeline, int rank, java.util.function.IntToLongFunction bytesPerStage) {
+        List<long[]> events = new ArrayList<>();
+        for (Entry e : entries) {
+            if (e.rank() == rank) {
+                long b = bytesPerStage.applyAsLong(e.stage());
+                events.add(e.allocate() ? new long[] {timeline.start(e.task()), b}
+                        : new long[] {timeline.end(e.task()), -b});
+            }
+        }
+        events.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
+        long[] times = new long[events.size()];
+        long[] live = new long[events.size()];
+        long now = 0;
+        for (int i = 0; i < events.size(); i++) {
+            now += events.get(i)[1];
+            times[i] = events.get(i)[0];
+            live[i] = now;
+        }
+        return new long[][] {times, live};
     }
 
     /** Peak over all ranks. */

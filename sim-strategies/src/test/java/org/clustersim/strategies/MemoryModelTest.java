@@ -1,0 +1,91 @@
+package org.clustersim.strategies;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+
+import org.clustersim.core.Simulation;
+import org.clustersim.core.engine.Timeline;
+import org.clustersim.strategies.cost.LayerCostModel;
+import org.clustersim.strategies.cost.Precision;
+import org.clustersim.strategies.model.TransformerModel;
+import org.clustersim.strategies.pipeline.ScheduleKind;
+import org.clustersim.topology.SwitchedClusterSpec;
+import org.clustersim.topology.Topology;
+import org.junit.jupiter.api.Test;
+
+class MemoryModelTest {
+    static final TransformerModel M = TrainingStepTest.SMALL;
+    static final Topology NODE = SwitchedClusterSpec.dgxH100(1).build();
+
+    static TrainingStep step(ScheduleKind kind, int tp, int pp, int dp, int zero, boolean sp,
+                             LayerCostModel.Recompute r) {
+        return new TrainingStep(M, NODE, tp, pp, dp, zero, sp, kind.schedule(1), 8, 2, 2048, Precision.BF16, r,
+                LayerCostModel.Attention.STANDARD, TrainingStep.DEFAULT_BUCKET, true, false, dp);
+    }
+
+    @Test
+    void modelStatesFollowMixedPrecisionAdamAndZero() {
+        TrainingStep plain = step(ScheduleKind.ONE_F_ONE_B, 1, 1, 8, 0, false, LayerCostModel.Recompute.NONE);
+        double params = plain.stageParams(0);
+        MemoryModel.States s = new MemoryModel(plain).states(0);
+        assertEquals(2 * params, s.weights(), 1);
+        assertEquals(2 * params, s.gradients(), 1);
+        assertEquals(12 * params, s.optimizer(), 1);
+        MemoryModel.States z1 = new MemoryModel(step(ScheduleKind.ONE_F_ONE_B, 1, 1, 8, 1, false,
+                LayerCostModel.Recompute.NONE)).states(0);
+        assertEquals(12 * params / 8, z1.optimizer(), 1);
+        assertEquals(2 * params, z1.gradients(), 1);
+        MemoryModel.States z2 = new MemoryModel(step(ScheduleKind.ONE_F_ONE_B, 1, 1, 8, 2, false,
+                LayerCostModel.Recompute.NONE)).states(0);
+        assertEquals(2 * params / 8, z2.gradients(), 1);
+    }
+
+    @Test
+    void activationsFollowKorthikantiAndShrinkWithParallelismAndRecompute() {
+        double s = 2048;
+        double b = 2;
+        double h = M.hidden();
+        double a = M.heads();
+        double perLayer = 34 * s * b * h + 5 * a * s * s * b;
+        assertEquals(8 * perLayer, new MemoryModel(step(ScheduleKind.ONE_F_ONE_B, 1, 1, 1, 0, false,
+                LayerCostModel.Recompute.NONE)).activationBytes(0), 8);
+        double tp = 10 * s * b * h + (24 * s * b * h + 5 * a * s * s * b) / 8;
+        assertEquals(8 * tp, new MemoryModel(step(ScheduleKind.ONE_F_ONE_B, 8, 1, 1, 0, false,
+                LayerCostModel.Recompute.NONE)).activationBytes(0), 8);
+        assertEquals(8 * perLayer / 8, new MemoryModel(step(ScheduleKind.ONE_F_ONE_B, 8, 1, 1, 0, true,
+                LayerCostModel.Recompute.NONE)).activationBytes(0), 8);
+        assertEquals(8 * 2 * s * b * h, new MemoryModel(step(ScheduleKind.ONE_F_ONE_B, 1, 1, 1, 0, false,
+                LayerCostModel.Recompute.FULL)).activationBytes(0), 8);
+    }
+
+    @Test
+    void oneFOneBPeaksLowerThanGpipeWithoutBeingTold() {
+        long gpipe = peak(step(ScheduleKind.GPIPE, 1, 8, 1, 0, false, LayerCostModel.Recompute.NONE));
+        long ofob = peak(step(ScheduleKind.ONE_F_ONE_B, 1, 8, 1, 0, false, LayerCostModel.Recompute.NONE));
+        long perStage = new MemoryModel(step(ScheduleKind.GPIPE, 1, 8, 1, 0, false, LayerCostModel.Recompute.NONE))
+                .activationBytes(0);
+        assertEquals(8 * perStage, gpipe, "GPipe holds all 8 microbatches on rank 0");
+        assertEquals(8 * perStage, ofob, "1F1B holds p = 8 on rank 0 as well when m = p");
+        long ofobLast = peak(step(ScheduleKind.ONE_F_ONE_B, 1, 8, 1, 0, false, LayerCostModel.Recompute.NONE), 7);
+        assertEquals(perStage, ofobLast, "the last stage of 1F1B holds one");
+        long gpipeLast = peak(step(ScheduleKind.GPIPE, 1, 8, 1, 0, false, LayerCostModel.Recompute.NONE), 7);
+        assertTrue(gpipeLast > ofobLast);
+    }
+
+    static long peak(TrainingStep s) {
+        return peak(s, 0);
+    }
+
+    static long peak(TrainingStep s, int rank) {
+        TrainingStep.Built built = s.build();
+        Timeline t = Simulation.run(built.graph(), s.topology(), Simulation.Fidelity.FLOW, List.of()).timeline();
+        long[][] live = built.pipelines().get(0).activationBytes(t, rank, new MemoryModel(s)::activationBytes);
+        long max = 0;
+        for (long v : live[1]) {
+            max = Math.max(max, v);
+        }
+        return max;
+    }
+}
