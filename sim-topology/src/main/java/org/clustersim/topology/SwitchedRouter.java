@@ -24,6 +24,9 @@ import org.jgrapht.Graph;
  */
 public final class SwitchedRouter implements Router {
     private final Graph<Vertex, Link> graph;
+    /** Every vertex's outgoing and incoming links as arrays: JGraphT copies edge sets on every lookup. */
+    private final Link[][] outOf;
+    private final Link[][] inTo;
     private final List<Vertex> devices;
     private final int[] scaleUp;
     private final int[] nic;
@@ -54,6 +57,12 @@ public final class SwitchedRouter implements Router {
         this.scaleUp = scaleUp;
         this.nic = nic;
         this.seed = seed;
+        outOf = new Link[vertices.size()][];
+        inTo = new Link[vertices.size()][];
+        for (Vertex v : vertices) {
+            outOf[v.id()] = graph.outgoingEdgesOf(v).toArray(new Link[0]);
+            inTo[v.id()] = graph.incomingEdgesOf(v).toArray(new Link[0]);
+        }
         memoStamp = new int[vertices.size()];
         memoValue = new int[vertices.size()];
         switchIn = new Link[vertices.size()][];
@@ -233,16 +242,26 @@ public final class SwitchedRouter implements Router {
 
     /** One of the live parallel links from a to b, chosen by hash; null if none is up. */
     private Link pick(Vertex a, Vertex b, int src, int dst, int channel, LinkStates states) {
-        List<Link> live = new ArrayList<>(2);
-        for (Link l : graph.getAllEdges(a, b)) {
-            if (states.up(l.id())) {
-                live.add(l);
+        Link[] out = outOf[a.id()];
+        Link[] in = inTo[b.id()];
+        boolean byOut = out.length <= in.length;
+        Link[] scan = byOut ? out : in;
+        int live = 0;
+        for (Link l : scan) {
+            if ((byOut ? l.dst() == b : l.src() == a) && states.up(l.id())) {
+                live++;
             }
         }
-        if (live.isEmpty()) {
+        if (live == 0) {
             return null;
         }
-        return live.get((int) Long.remainderUnsigned(hash(src, dst, channel, a.id()), live.size()));
+        int chosen = live == 1 ? 0 : (int) Long.remainderUnsigned(hash(src, dst, channel, a.id()), live);
+        for (Link l : scan) {
+            if ((byOut ? l.dst() == b : l.src() == a) && states.up(l.id()) && chosen-- == 0) {
+                return l;
+            }
+        }
+        throw new IllegalStateException("unreachable");
     }
 
     private static Link firstUp(Iterable<Link> links, LinkStates states) {

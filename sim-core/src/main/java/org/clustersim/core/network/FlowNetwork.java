@@ -36,6 +36,8 @@ public final class FlowNetwork implements FabricNetwork {
     private final LinkUsage usage;
     private final List<List<ActiveFlow>> onLink;
     private final double[] linkRate;
+    /** Scratch for {@link #maxMin}: a link's index inside the component being rated. */
+    private final int[] componentIndex;
     private final long[] linkBusySince;
     private final PriorityQueue<Due> finishing = new PriorityQueue<>(
             (a, b) -> a.at != b.at ? Long.compare(a.at, b.at) : Long.compare(a.flow.id, b.flow.id));
@@ -66,6 +68,7 @@ public final class FlowNetwork implements FabricNetwork {
             onLink.add(null);
         }
         linkRate = new double[n];
+        componentIndex = new int[n];
         linkBusySince = new long[n];
     }
 
@@ -111,6 +114,8 @@ public final class FlowNetwork implements FabricNetwork {
         long updatedAt;
         long finishAt = Long.MAX_VALUE;
         int version;
+        /** The re-rating pass that last reached this flow (replaces a visited set). */
+        long seenIn = -1;
         boolean done;
 
         ActiveFlow(long id, Flow spec, String owner, PhaseRun phase, double bytes, long now) {
@@ -236,11 +241,12 @@ public final class FlowNetwork implements FabricNetwork {
         rerates++;
         List<ActiveFlow> flows = new ArrayList<>();
         List<Link> links = new ArrayList<>();
-        java.util.Set<Long> seen = new java.util.HashSet<>();
+        long pass = rerates;
         java.util.BitSet linkMark = new java.util.BitSet(onLink.size());
         ArrayDeque<ActiveFlow> queue = new ArrayDeque<>();
         for (ActiveFlow s : seeds) {
-            if (!s.done && seen.add(s.id)) {
+            if (!s.done && s.seenIn != pass) {
+                s.seenIn = pass;
                 queue.add(s);
             }
         }
@@ -252,7 +258,8 @@ public final class FlowNetwork implements FabricNetwork {
                     linkMark.set(l.id());
                     links.add(l);
                     for (ActiveFlow b : onLink.get(l.id())) {
-                        if (!b.done && seen.add(b.id)) {
+                        if (!b.done && b.seenIn != pass) {
+                            b.seenIn = pass;
                             queue.add(b);
                         }
                     }
@@ -288,9 +295,9 @@ public final class FlowNetwork implements FabricNetwork {
     /** Max-min fair rates (bytes per ns) by progressive filling over a component. */
     private double[] maxMin(List<ActiveFlow> flows, List<Link> links) {
         int nl = links.size();
-        java.util.Map<Integer, Integer> index = new java.util.HashMap<>(nl * 2);
+        int[] index = componentIndex;
         for (int i = 0; i < nl; i++) {
-            index.put(links.get(i).id(), i);
+            index[links.get(i).id()] = i;
         }
         double[] cap = new double[nl];
         int[] unfrozen = new int[nl];
@@ -302,18 +309,21 @@ public final class FlowNetwork implements FabricNetwork {
             ActiveFlow a = flows.get(f);
             flowLinks[f] = new int[a.links.length];
             for (int k = 0; k < a.links.length; k++) {
-                int li = index.get(a.links[k].id());
+                int li = index[a.links[k].id()];
                 flowLinks[f][k] = li;
                 unfrozen[li]++;
             }
         }
-        List<List<Integer>> flowsOf = new ArrayList<>(nl);
+        // flows of each link in compressed rows: flowsOf[start[li] .. start[li + 1])
+        int[] start = new int[nl + 1];
         for (int i = 0; i < nl; i++) {
-            flowsOf.add(new ArrayList<>(unfrozen[i]));
+            start[i + 1] = start[i] + unfrozen[i];
         }
+        int[] fill = java.util.Arrays.copyOf(start, nl);
+        int[] flowsOf = new int[start[nl]];
         for (int f = 0; f < flowLinks.length; f++) {
             for (int li : flowLinks[f]) {
-                flowsOf.get(li).add(f);
+                flowsOf[fill[li]++] = f;
             }
         }
         double[] rate = new double[flows.size()];
@@ -332,7 +342,8 @@ public final class FlowNetwork implements FabricNetwork {
                 continue;
             }
             double share = Math.max(0, cap[li] / unfrozen[li]);
-            for (int f : flowsOf.get(li)) {
+            for (int k = start[li]; k < start[li + 1]; k++) {
+                int f = flowsOf[k];
                 if (frozen[f]) {
                     continue;
                 }
