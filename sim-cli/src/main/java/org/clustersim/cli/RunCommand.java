@@ -21,6 +21,7 @@ import org.clustersim.core.engine.Timeline;
 import org.clustersim.core.trace.ChromeTraceWriter;
 import org.clustersim.strategies.TrainingStep;
 
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -41,6 +42,9 @@ public final class RunCommand implements Callable<Integer> {
             description = "Chrome trace output (default: output.trace of the scenario, else traces/<name>.json).")
     Path trace;
 
+    @Option(names = "--no-trace", description = "Write no Chrome trace (large runs: the trace of a 16K-GPU step is gigabytes).")
+    boolean noTrace;
+
     @Option(names = "--allow-oom", description = "Report, but do not fail on, GPUs whose peak memory exceeds HBM.")
     boolean allowOom;
 
@@ -57,7 +61,10 @@ public final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         Scenario scenario = new ScenarioReader().read(scenarioFile);
-        Path tracePath = trace != null ? trace
+        if (noTrace && trace != null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "give --trace FILE or --no-trace, not both");
+        }
+        Path tracePath = noTrace ? null : trace != null ? trace
                 : scenario.output().trace().map(Path::of).orElse(Path.of("traces", scenario.name() + ".json"));
         Path summaryPath = summary != null ? summary : scenario.output().summary().map(Path::of).orElse(null);
 
@@ -86,7 +93,9 @@ public final class RunCommand implements Callable<Integer> {
         otherData.put("scenario", scenario.name());
         otherData.put("generator", "clustersim " + Version.current());
         Map<Path, AtomicOutput.Content> files = new LinkedHashMap<>();
-        files.put(tracePath, out -> ChromeTraceWriter.write(timeline, out, otherData));
+        if (tracePath != null) {
+            files.put(tracePath, out -> ChromeTraceWriter.write(timeline, out, otherData));
+        }
         if (summaryPath != null) {
             ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
             files.put(summaryPath, out -> {

@@ -125,6 +125,22 @@ class ClusterSimTest {
     }
 
     @Test
+    void noTraceWritesOnlyTheSummary() throws IOException {
+        Path summary = dir.resolve("s.json");
+        Path scenario = dir.resolve("small.yaml");
+        Files.writeString(scenario, Files.readString(SCENARIOS.resolve("gpt3-1.3b-pp4-gpipe.yaml"))
+                .replace("traces/examples/gpt3-1.3b-pp4-gpipe.json", dir.resolve("never.json").toString()));
+        Result r = cli("run", scenario.toString(), "--no-trace", "--summary", summary.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("trace      not written (--no-trace)"), r.out());
+        assertTrue(new ObjectMapper().readTree(summary.toFile()).get("stepTimeNs").asLong() > 0);
+        assertFalse(Files.exists(dir.resolve("never.json")));
+        Result both = cli("run", scenario.toString(), "--no-trace", "--trace", dir.resolve("t.json").toString());
+        assertEquals(2, both.code());
+        assertTrue(both.err().contains("--trace FILE or --no-trace, not both"), both.err());
+    }
+
+    @Test
     void unknownFlagIsAUsageErrorWithExitTwo() {
         Result r = cli("run", "x.yaml", "--trase", "t.json");
         assertEquals(2, r.code());

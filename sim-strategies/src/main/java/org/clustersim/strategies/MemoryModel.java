@@ -58,7 +58,7 @@ public final class MemoryModel {
         double a = model.heads();
         int t = step.tp();
         boolean sp = step.sequenceParallel() && t > 1;
-        double layers = model.layers() / (double) step.stages();
+        double layers = step.split().layers(stage);
         double scores = step.attention() == LayerCostModel.Attention.STANDARD
                 && step.recompute() == LayerCostModel.Recompute.NONE ? 5 * a * s * s * b : 0;
         double perLayer;

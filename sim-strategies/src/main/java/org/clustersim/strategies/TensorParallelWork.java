@@ -32,7 +32,7 @@ final class TensorParallelWork implements StageWork {
     private final LayerCostModel cost;
     private final Topology topology;
     private final int stages;
-    private final int layersPerStage;
+    private final LayerSplit split;
     private final long activationBytes;
     private final boolean sequenceParallel;
     private final LayerCostModel.Block[] layer;
@@ -43,11 +43,11 @@ final class TensorParallelWork implements StageWork {
     private final LayerCostModel.Block embedding;
     private final Map<String, Collectives.Choice> chosen = new HashMap<>();
 
-    TensorParallelWork(LayerCostModel cost, Topology topology, int stages, int layers, long activationBytes) {
+    TensorParallelWork(LayerCostModel cost, Topology topology, LayerSplit split, long activationBytes) {
         this.cost = cost;
         this.topology = topology;
-        this.stages = stages;
-        this.layersPerStage = layers / stages;
+        this.stages = split.stages();
+        this.split = split;
         this.activationBytes = activationBytes;
         this.sequenceParallel = cost.seqParallel() && cost.tp() > 1;
         this.layer = cost.layer();
@@ -152,7 +152,8 @@ final class TensorParallelWork implements StageWork {
         Chain chain = new Chain(graph, devices);
         List<Integer> grads = new ArrayList<>();
         String cat = a.kind().category();
-        int firstLayer = stage * layersPerStage;
+        int firstLayer = split.firstLayer(stage);
+        int layersPerStage = split.layers(stage);
         boolean backward = p != Pass.F;
         if (p == Pass.F && stage == 0) {
             chain.compute(label + " embed", cat, ns(embedding, p), 0);

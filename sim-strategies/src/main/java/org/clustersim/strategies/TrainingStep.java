@@ -54,12 +54,13 @@ import org.clustersim.topology.Topology;
  *                     contention between replicas' pipeline traffic): their GPUs join every
  *                     data-parallel collective as soon as replica 0 reaches it, so gradient
  *                     traffic still crosses the whole fabric, at a fraction of the tasks
+ * @param split        layers per stage ({@link LayerSplit#even} when {@code null})
  */
 public record TrainingStep(TransformerModel model, Topology topology, int tp, int pp, int dp, int zero,
                            boolean sequenceParallel, PipelineSchedule schedule, int microbatches, int microBatch,
                            int seqLen, Precision precision, LayerCostModel.Recompute recompute,
                            LayerCostModel.Attention attention, long bucketBytes, boolean overlapGradReduce,
-                           boolean blockingSends, int replicas) {
+                           boolean blockingSends, int replicas, LayerSplit split) {
 
     /** Megatron-LM's default bucket: 25 MB. */
     public static final long DEFAULT_BUCKET = 25_000_000L;
@@ -68,10 +69,14 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
 
     public TrainingStep {
         int stages = schedule.placement(pp, Math.max(1, microbatches)).stages();
-        if (model.layers() % stages != 0) {
-            throw new IllegalArgumentException(schedule.name() + " cuts the model into " + stages
-                    + " stages, which must divide layers " + model.layers());
+        if (split == null) {
+            split = LayerSplit.even(model.layers(), stages);
         }
+        if (split.stages() != stages) {
+            throw new IllegalArgumentException(schedule.name() + " cuts the model into " + stages
+                    + " stages; the layer split has " + split.stages());
+        }
+        LayerSplit.of(model.layers(), java.util.stream.IntStream.range(0, stages).map(split::layers).toArray());
         if ((long) tp * pp * dp > topology.deviceCount()) {
             throw new IllegalArgumentException("the layout needs " + (long) tp * pp * dp + " GPUs; the cluster has "
                     + topology.deviceCount());
@@ -102,7 +107,7 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
 
     /** Parameters one GPU holds for stage {@code stage} (its TP shard of the stage's layers and extras). */
     public double stageParams(int stage) {
-        double layers = model.layers() / (double) stages();
+        double layers = split.layers(stage);
         double params = layers * model.layerMatmulParams() / tp + layers * 2.0 * model.hidden();
         if (stage == 0) {
             params += (double) model.vocab() * model.hidden() / tp;
@@ -130,7 +135,7 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
         }
         LayerCostModel cost = layerCost();
         long boundary = model.boundaryActivationBytes(microBatch, seqLen, precision.bytesPerElement());
-        TensorParallelWork work = new TensorParallelWork(cost, topology, stages(), model.layers(), boundary);
+        TensorParallelWork work = new TensorParallelWork(cost, topology, split, boundary);
         List<PipelineTasks> pipelines = new ArrayList<>();
         for (int d = 0; d < replicas; d++) {
             int[][] ranks = new int[pp][tp];

@@ -26,7 +26,7 @@ class TrainingStepTest {
     static TrainingStep step(Topology t, int tp, int pp, int dp, int zero, int m, boolean overlap) {
         return new TrainingStep(SMALL, t, tp, pp, dp, zero, false, ScheduleKind.ONE_F_ONE_B.schedule(1), m, 1, 2048,
                 Precision.BF16, LayerCostModel.Recompute.NONE, LayerCostModel.Attention.FLASH, TrainingStep.DEFAULT_BUCKET,
-                overlap, false, dp);
+                overlap, false, dp, null);
     }
 
     static Simulation.Result run(TrainingStep s) {
@@ -40,6 +40,37 @@ class TrainingStepTest {
             sum += c.exposedNs().getOrDefault(kind, 0L);
         }
         return sum;
+    }
+
+    static TrainingStep split(Topology t, int... layers) {
+        return new TrainingStep(SMALL, t, 1, layers.length, 1, 0, false, ScheduleKind.ONE_F_ONE_B.schedule(1), 8, 1,
+                2048, Precision.BF16, LayerCostModel.Recompute.NONE, LayerCostModel.Attention.FLASH,
+                TrainingStep.DEFAULT_BUCKET, true, false, 1, LayerSplit.of(SMALL.layers(), layers));
+    }
+
+    @Test
+    void unevenLayerSplitLoadsEachStageByItsLayers() {
+        Topology node = SwitchedClusterSpec.dgxH100(1).build();
+        Timeline e = run(step(node, 1, 4, 1, 0, 8, true)).timeline();
+        Timeline u = run(split(node, 1, 3, 2, 2)).timeline();
+        // ranks 1 (3 layers) and 2 (2 layers) carry no embedding or logits: busy time scales with layers
+        double perLayer = u.computeBusy(2) / 2.0;
+        assertEquals(3 * perLayer, u.computeBusy(1), 0.02 * perLayer * 3);
+        assertEquals(u.computeBusy(2), e.computeBusy(2), 0.01 * e.computeBusy(2));
+        assertTrue(u.computeBusy(0) < e.computeBusy(0), "rank 0 lost a layer");
+        assertEquals(3 * SMALL.layerMatmulParams(), split(node, 1, 3, 2, 2).stageParams(1) - 6.0 * SMALL.hidden(), 1);
+    }
+
+    @Test
+    void theHeaviestStageSetsThePaceOfThePipeline() {
+        Topology node = SwitchedClusterSpec.dgxH100(1).build();
+        // the last stage also computes the logits (about 1.3 layers of this model): it is the
+        // bottleneck of an even split; moving one of its layers to stage 2 relieves it, piling
+        // layers onto it makes it worse
+        long even = run(step(node, 1, 4, 1, 0, 8, true)).timeline().makespan();
+        long relieved = run(split(node, 2, 2, 3, 1)).timeline().makespan();
+        long piled = run(split(node, 1, 1, 2, 4)).timeline().makespan();
+        assertTrue(relieved < even && even < piled, relieved + " < " + even + " < " + piled);
     }
 
     @Test

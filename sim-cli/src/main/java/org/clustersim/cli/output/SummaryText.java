@@ -66,7 +66,11 @@ public final class SummaryText {
         }
         out.println();
         out.printf(Locale.ROOT, "simulated %,d tasks with %,d events in %.2f s%n", r.tasks(), r.events(), wallSeconds);
-        out.printf(Locale.ROOT, "trace      %s  (open in https://ui.perfetto.dev or chrome://tracing)%n", trace);
+        if (trace != null) {
+            out.printf(Locale.ROOT, "trace      %s  (open in https://ui.perfetto.dev or chrome://tracing)%n", trace);
+        } else {
+            out.printf(Locale.ROOT, "trace      not written (--no-trace)%n");
+        }
         if (summaryJson != null) {
             out.printf(Locale.ROOT, "summary    %s%n", summaryJson);
         }

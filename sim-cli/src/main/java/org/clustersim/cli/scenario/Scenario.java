@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import org.clustersim.strategies.LayerSplit;
 import org.clustersim.strategies.TrainingStep;
 import org.clustersim.strategies.cost.LayerCostModel;
 import org.clustersim.strategies.cost.Precision;
@@ -98,7 +99,7 @@ public record Scenario(String name, Path source, ClusterSpec cluster, Transforme
      * @param overlapGradReduce reduce gradient buckets during the backward (else after it)
      */
     public record Parallelism(int tp, int pp, int dp, int cp, int ep, int vp, int zero, boolean sequenceParallel,
-                              boolean overlapGradReduce) {
+                              boolean overlapGradReduce, long gradBucketBytes, int[] layersPerStage) {
         /** GPUs the layout occupies: tp x cp x pp x dp. */
         public int gpus() {
             return tp * cp * pp * dp;
@@ -147,7 +148,8 @@ public record Scenario(String name, Path source, ClusterSpec cluster, Transforme
         return new TrainingStep(model, cluster.build(), parallelism.tp(), parallelism.pp(), parallelism.dp(),
                 parallelism.zero(), parallelism.sequenceParallel(), schedule.schedule(parallelism.vp()), microbatches(),
                 training.microBatch(), training.seqLen(), training.precision(), training.recompute().cost(),
-                attention, TrainingStep.DEFAULT_BUCKET, parallelism.overlapGradReduce(), blockingSends,
-                allReplicas ? parallelism.dp() : 1);
+                attention, parallelism.gradBucketBytes(), parallelism.overlapGradReduce(), blockingSends,
+                allReplicas ? parallelism.dp() : 1, parallelism.layersPerStage() == null ? null
+                        : LayerSplit.of(model.layers(), parallelism.layersPerStage()));
     }
 }

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import org.clustersim.strategies.TrainingStep;
 import org.clustersim.strategies.cost.LayerCostModel;
 import org.clustersim.strategies.cost.Precision;
 import org.clustersim.strategies.model.TransformerModel;
@@ -58,7 +59,8 @@ public final class ScenarioReader {
                 Boolean.TRUE));
         int chunks = chunks(parSec, schedSec, schedule, declared.vp());
         Scenario.Parallelism par = new Scenario.Parallelism(declared.tp(), declared.pp(), declared.dp(), declared.cp(),
-                declared.ep(), chunks, declared.zero(), declared.sequenceParallel(), declared.overlapGradReduce());
+                declared.ep(), chunks, declared.zero(), declared.sequenceParallel(), declared.overlapGradReduce(),
+                declared.gradBucketBytes(), declared.layersPerStage());
         Optional<TransformerModel> model = model(modelSec);
         LayerCostModel.Attention attention = modelSec.choice("attention", LayerCostModel.Attention.FLASH,
                 Map.of("flash", LayerCostModel.Attention.FLASH, "standard", LayerCostModel.Attention.STANDARD));
@@ -94,6 +96,8 @@ public final class ScenarioReader {
         int zero = s.integer("zero", 0, 0, 3);
         boolean sp = s.bool("sequenceParallel", false);
         boolean overlap = s.bool("overlapGradReduce", true);
+        double bucketMb = s.optionalNumber("gradBucketMB", 0.001, 1e6).orElse(TrainingStep.DEFAULT_BUCKET / 1e6);
+        int[] layersPerStage = s.integerList("layersPerStage", 1, 100_000).orElse(null);
         if (cp != 1) {
             s.notSupported("cp", "context parallelism comes with the training workload; use cp: 1");
         }
@@ -106,7 +110,8 @@ public final class ScenarioReader {
         if (vp != 1 && schedule.has("v") && v != vp) {
             schedule.error("v", "found " + v + ", but parallelism.vp is " + vp + "; give one of them");
         }
-        return new Scenario.Parallelism(tp, pp, dp, cp, ep, v, zero, sp, overlap);
+        return new Scenario.Parallelism(tp, pp, dp, cp, ep, v, zero, sp, overlap, Math.round(bucketMb * 1e6),
+                layersPerStage);
     }
 
     private static ScheduleKind schedule(Section s) {
@@ -297,10 +302,20 @@ public final class ScenarioReader {
                                    ClusterSpec cluster, TransformerModel model, Scenario.Parallelism par,
                                    ScheduleKind schedule, Scenario.Training training) {
         int stages = par.pp() * (schedule == ScheduleKind.DUALPIPE ? 1 : par.vp());
-        if (model.layers() % stages != 0) {
+        if (par.layersPerStage() != null) {
+            int[] split = par.layersPerStage();
+            int sum = java.util.Arrays.stream(split).sum();
+            if (split.length != stages) {
+                parSec.error("layersPerStage", "found " + split.length + " entries; expected one per stage ("
+                        + stages + ")");
+            } else if (sum != model.layers()) {
+                parSec.error("layersPerStage", "the entries add up to " + sum + "; expected model.layers ("
+                        + model.layers() + ")");
+            }
+        } else if (model.layers() % stages != 0) {
             parSec.error("pp", "found " + par.pp() + (stages == par.pp() ? "" : ", which with " + par.vp()
                     + " chunks per rank makes " + stages + " stages") + "; expected the stages to divide model.layers ("
-                    + model.layers() + ")");
+                    + model.layers() + "), or give parallelism.layersPerStage");
         }
         if (cluster.gpus() != par.gpus()) {
             String where = clusterSec.has("nodes") ? "nodes" : "gpusPerNode";

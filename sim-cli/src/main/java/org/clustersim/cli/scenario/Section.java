@@ -93,6 +93,38 @@ final class Section {
         return List.of();
     }
 
+    /** A list of integers in [min, max]; absent gives empty (so does a bad item, after recording an error). */
+    Optional<int[]> integerList(String key, int min, int max) {
+        known.add(key);
+        SourceNode.Entry e = entry(key);
+        if (e == null || isNull(e.value())) {
+            return Optional.empty();
+        }
+        if (!(e.value() instanceof SourceNode.ListNode l)) {
+            error(key, "found " + e.value().describe() + ", expected a list of integers");
+            return Optional.empty();
+        }
+        int[] out = new int[l.items().size()];
+        for (int i = 0; i < out.length; i++) {
+            SourceNode item = l.items().get(i);
+            long value = Long.MIN_VALUE;
+            if (item instanceof SourceNode.ScalarNode sc && sc.kind() == SourceNode.ScalarKind.INTEGER) {
+                try {
+                    value = Long.parseLong(sc.text());
+                } catch (NumberFormatException ex) {
+                    value = Long.MAX_VALUE;
+                }
+            }
+            if (value < min || value > max) {
+                diagnostics.error(item.location(), pathOf(key) + "[" + i + "]", "found " + item.describe()
+                        + ", expected an integer from " + min + " to " + max);
+                return Optional.empty();
+            }
+            out[i] = (int) value;
+        }
+        return Optional.of(out);
+    }
+
     /** An integer in [min, max]; absent gives {@code dflt}. */
     int integer(String key, int dflt, int min, int max) {
         Optional<Integer> v = optionalInteger(key, min, max);

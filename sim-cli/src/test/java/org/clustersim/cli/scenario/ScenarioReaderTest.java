@@ -134,6 +134,26 @@ class ScenarioReaderTest {
     }
 
     @Test
+    void unevenLayerSplitIsReadAndChecked() throws IOException {
+        String seven = VALID.replace("pp: 8", "pp: 7").replace("nodes: 1", "nodes: 1\n  gpusPerNode: 7");
+        Scenario s = new ScenarioReader().read(write("ok.yaml",
+                seven.replace("pp: 7", "pp: 7\n  layersPerStage: [12, 14, 14, 14, 14, 14, 14]")));
+        assertEquals(12, s.trainingStep().split().layers(0));
+        assertEquals(14, s.trainingStep().split().layers(6));
+
+        ScenarioError sum = only(errors(seven.replace("pp: 7", "pp: 7\n  layersPerStage: [14, 14, 14, 14, 14, 14, 14]")));
+        assertEquals("parallelism.layersPerStage", sum.path());
+        assertTrue(sum.message().contains("add up to 98; expected model.layers (96)"), sum.message());
+
+        ScenarioError count = only(errors(seven.replace("pp: 7", "pp: 7\n  layersPerStage: [48, 48]")));
+        assertTrue(count.message().contains("found 2 entries; expected one per stage (7)"), count.message());
+
+        ScenarioError item = only(errors(seven.replace("pp: 7", "pp: 7\n  layersPerStage: [12, 14, x, 14, 14, 14, 14]")));
+        assertEquals("parallelism.layersPerStage[2]", item.path());
+        assertEquals(10, item.location().line());
+    }
+
+    @Test
     void gpuCountMustMatchTheLayout() throws IOException {
         ScenarioError e = only(errors(VALID.replace("nodes: 1", "nodes: 2")));
         assertEquals("cluster.nodes", e.path());

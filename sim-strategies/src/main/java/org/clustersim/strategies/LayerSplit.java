@@ -1,0 +1,84 @@
+package org.clustersim.strategies;
+
+import java.util.Arrays;
+
+/**
+ * How many transformer layers each pipeline stage holds. Even by default; uneven splits let a
+ * model whose layer count the stages do not divide be pipelined, and let the first and last
+ * stages, which also carry the embedding and the logits, hold fewer layers (Llama 3 405B
+ * runs 126 layers on 16 stages with one layer fewer on the first and the last; Dubey et al.,
+ * "The Llama 3 Herd of Models", 2024, section 3.3.2).
+ */
+public final class LayerSplit {
+    private final int[] layers;
+    private final int[] first;
+
+    private LayerSplit(int[] layers) {
+        this.layers = layers.clone();
+        this.first = new int[layers.length];
+        for (int s = 1; s < layers.length; s++) {
+            first[s] = first[s - 1] + layers[s - 1];
+        }
+    }
+
+    /** {@code total / stages} layers on each stage; the stages must divide the layers. */
+    public static LayerSplit even(int total, int stages) {
+        if (stages < 1 || total % stages != 0) {
+            throw new IllegalArgumentException(stages + " stages must divide " + total + " layers evenly;"
+                    + " give the layers per stage instead");
+        }
+        int[] l = new int[stages];
+        Arrays.fill(l, total / stages);
+        return new LayerSplit(l);
+    }
+
+    /** An explicit split: every stage at least one layer, summing to {@code total}. */
+    public static LayerSplit of(int total, int... perStage) {
+        int sum = 0;
+        for (int s = 0; s < perStage.length; s++) {
+            if (perStage[s] < 1) {
+                throw new IllegalArgumentException("stage " + s + " has " + perStage[s]
+                        + " layers; every stage needs at least one");
+            }
+            sum += perStage[s];
+        }
+        if (sum != total) {
+            throw new IllegalArgumentException("the layers per stage add up to " + sum + ", not the model's " + total);
+        }
+        return new LayerSplit(perStage);
+    }
+
+    public int stages() {
+        return layers.length;
+    }
+
+    /** Layers on {@code stage}. */
+    public int layers(int stage) {
+        return layers[stage];
+    }
+
+    /** Index of the first layer of {@code stage}. */
+    public int firstLayer(int stage) {
+        return first[stage];
+    }
+
+    /** Whether every stage holds the same number of layers. */
+    public boolean isEven() {
+        return Arrays.stream(layers).allMatch(l -> l == layers[0]);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof LayerSplit other && Arrays.equals(layers, other.layers);
+    }
+
+    @Override
+    public int hashCode() {
+        return Arrays.hashCode(layers);
+    }
+
+    @Override
+    public String toString() {
+        return Arrays.toString(layers);
+    }
+}
