@@ -8,7 +8,8 @@ import org.clustersim.strategies.cost.LayerCostModel;
  * <p>Model states with mixed-precision Adam (Rajbhandari et al., ZeRO, 2020): 2 bytes of
  * weights, 2 of gradients and 12 of optimizer state (fp32 master weights and two moments) per
  * parameter; ZeRO 1 shards the optimizer state over the d data-parallel ranks, ZeRO 2 the
- * gradients too. Activations per layer and microbatch (Korthikanti et al., "Reducing
+ * gradients too, ZeRO 3 the weights as well (plus the gathered weights of two layers, the one
+ * computing and the one prefetched). Activations per layer and microbatch (Korthikanti et al., "Reducing
  * Activation Recomputation in Large Transformer Models", 2022): 34 s b h + 5 a s^2 b bytes
  * without parallelism; with tensor parallelism 10 s b h + (24 s b h + 5 a s^2 b) / t, all of it
  * over t with sequence parallelism; fused attention keeps no score matrix (the 5 a s^2 b term
@@ -46,7 +47,13 @@ public final class MemoryModel {
         int d = step.dp();
         double grads = 2 * params / (step.zero() >= 2 ? d : 1);
         double optimizer = 12 * params / (step.zero() >= 1 ? d : 1);
-        return new States(2 * params, grads, optimizer);
+        double weights = 2 * params;
+        if (step.zero() == 3) {
+            // the shard, plus the gathered bf16 weights of the layer in use and the one prefetched
+            double layer = step.model().layerMatmulParams() / step.tp() + 2.0 * step.model().hidden();
+            weights = 2 * params / d + 2 * 2 * layer;
+        }
+        return new States(weights, grads, optimizer);
     }
 
     /** Activation bytes one microbatch leaves on a GPU for one stage until its backward. */

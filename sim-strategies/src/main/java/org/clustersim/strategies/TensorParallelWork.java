@@ -42,8 +42,31 @@ final class TensorParallelWork implements StageWork {
     private final LayerCostModel.Block logits;
     private final LayerCostModel.Block embedding;
     private final Map<String, Collectives.Choice> chosen = new HashMap<>();
+    /** ZeRO-3: each rank's uses of sharded layer weights, in the rank's program order (key: first device). */
+    private final Map<Integer, List<ShardUse>> shardUses;
 
-    TensorParallelWork(LayerCostModel cost, Topology topology, LayerSplit split, long activationBytes) {
+    /**
+     * One layer pass that needs the layer's full weights under ZeRO-3 (FSDP): they are
+     * all-gathered over the data-parallel group before {@code user} starts, the gather may be
+     * issued once {@code window} has ended (one layer of prefetch; -1: no constraint), and, for a
+     * pass that completes the layer's weight gradients, they are reduce-scattered after
+     * {@code gradsDone}.
+     */
+    static final class ShardUse {
+        final int layer;
+        final int window;
+        int user = -1;
+        int gradsDone = -1;
+
+        ShardUse(int layer, int window) {
+            this.layer = layer;
+            this.window = window;
+        }
+    }
+
+    TensorParallelWork(LayerCostModel cost, Topology topology, LayerSplit split, long activationBytes,
+                       boolean shardedWeights) {
+        this.shardUses = shardedWeights ? new HashMap<>() : null;
         this.cost = cost;
         this.topology = topology;
         this.stages = split.stages();
@@ -93,6 +116,7 @@ final class TensorParallelWork implements StageWork {
         final int[] compute;
         int first = -1;
         int last = -1;
+        ShardUse pending;
 
         Chain(TaskGraph.Builder graph, int[] devices) {
             this.graph = graph;
@@ -122,6 +146,10 @@ final class TensorParallelWork implements StageWork {
         }
 
         private void link(int id) {
+            if (pending != null) {
+                pending.user = id;
+                pending = null;
+            }
             if (last >= 0) {
                 graph.addDependency(id, last);
             } else {
@@ -164,8 +192,44 @@ final class TensorParallelWork implements StageWork {
                 grads.add(id);
             }
         }
+        List<ShardUse> uses = shardUses == null ? null : shardUses.computeIfAbsent(devices[0], k -> new ArrayList<>());
+        int beforePrevious = -1;
         for (int i = 0; i < layersPerStage; i++) {
             int l = backward ? firstLayer + layersPerStage - 1 - i : firstLayer + i;
+            ShardUse use = null;
+            if (uses != null && p != Pass.W) {
+                use = new ShardUse(l, beforePrevious);
+                chain.pending = use;
+                uses.add(use);
+            }
+            beforePrevious = chain.last;
+            emitLayer(chain, p, l, label, cat, grads);
+            if (uses != null && (p == Pass.B || p == Pass.W)) {
+                if (use == null) {
+                    use = new ShardUse(l, -1);
+                    use.user = -2;
+                    uses.add(use);
+                }
+                use.gradsDone = chain.last;
+            }
+        }
+        if (p == Pass.F && stage == stages - 1) {
+            chain.compute(label + " logits", cat, ns(logits, p), flops(logits, p));
+        }
+        int[] ready = grads.stream().mapToInt(Integer::intValue).toArray();
+        return new Emitted(chain.first, chain.last, ready);
+    }
+
+    /** Each rank's ZeRO-3 weight uses in program order, keyed by the first device of its TP group. */
+    Map<Integer, List<ShardUse>> shardUses() {
+        return shardUses;
+    }
+
+    /** The tasks of layer {@code l} in pass {@code p}: blocks, TP collectives, recompute replay. */
+    private void emitLayer(Chain chain, Pass p, int l, String label, String cat, List<Integer> grads) {
+        boolean backward = p != Pass.F;
+        int[] devices = chain.devices;
+        {
             if (p == Pass.W || devices.length == 1) {
                 // no tensor-parallel collective between the blocks: one task per layer
                 int id = chain.compute(label + " L" + l, cat, ns(layer[0], p) + ns(layer[1], p),
@@ -173,7 +237,7 @@ final class TensorParallelWork implements StageWork {
                 if (p == Pass.W || p == Pass.B) {
                     grads.add(id);
                 }
-                continue;
+                return;
             }
             LayerCostModel.Block[] blocks = layer;
             if (backward && fullRecompute) {
@@ -205,11 +269,6 @@ final class TensorParallelWork implements StageWork {
                 grads.add(lastBlock);
             }
         }
-        if (p == Pass.F && stage == stages - 1) {
-            chain.compute(label + " logits", cat, ns(logits, p), flops(logits, p));
-        }
-        int[] ready = grads.stream().mapToInt(Integer::intValue).toArray();
-        return new Emitted(chain.first, chain.last, ready);
     }
 
     /**

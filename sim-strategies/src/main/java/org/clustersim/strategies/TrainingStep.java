@@ -84,8 +84,8 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
         if (replicas != dp && replicas != 1) {
             throw new IllegalArgumentException("simulate all " + dp + " replicas or 1, not " + replicas);
         }
-        if (zero < 0 || zero > 2) {
-            throw new IllegalArgumentException("ZeRO stage " + zero + " is not built; use 0, 1 or 2");
+        if (zero < 0 || zero > 3) {
+            throw new IllegalArgumentException("ZeRO stage " + zero + " does not exist; use 0, 1, 2 or 3");
         }
     }
 
@@ -135,7 +135,7 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
         }
         LayerCostModel cost = layerCost();
         long boundary = model.boundaryActivationBytes(microBatch, seqLen, precision.bytesPerElement());
-        TensorParallelWork work = new TensorParallelWork(cost, topology, split, boundary);
+        TensorParallelWork work = new TensorParallelWork(cost, topology, split, boundary, zero == 3 && dp > 1);
         List<PipelineTasks> pipelines = new ArrayList<>();
         for (int d = 0; d < replicas; d++) {
             int[][] ranks = new int[pp][tp];
@@ -147,16 +147,78 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
             pipelines.add(new PipelineProgram(schedule, pp, microbatches, work, boundary, blockingSends)
                     .addTo(g, ranks));
         }
-        addOptimizer(g, pipelines);
+        java.util.Map<String, Collectives.Choice> chosen = new java.util.HashMap<>();
+        java.util.Map<Integer, List<Integer>> shardReductions = work.shardUses() == null ? java.util.Map.of()
+                : addShardedWeights(g, work.shardUses(), chosen);
+        addOptimizer(g, pipelines, chosen, shardReductions);
         return new Built(g.build(), pipelines);
     }
 
-    /** Gradient buckets, the data-parallel reduction, the Adam step and (ZeRO) the weight all-gather. */
-    private void addOptimizer(TaskGraph.Builder g, List<PipelineTasks> pipelines) {
+    /** Parameters of one layer on one GPU: its TP shard of the matrices plus the two norms. */
+    private double layerParams() {
+        return model.layerMatmulParams() / tp + 2.0 * model.hidden();
+    }
+
+    /**
+     * ZeRO-3 (FSDP full sharding, Zhao et al., VLDB 2023): every layer pass that needs the
+     * layer's weights waits for an all-gather of its bf16 shards over the data-parallel group,
+     * issued one layer ahead; every pass that completes the layer's gradients is followed by a
+     * reduce-scatter of them (fp32), once per microbatch as FSDP does without no_sync. Gathers
+     * and reductions run on two streams of their own, in each rank's program order.
+     *
+     * @return per device, the reduce-scatters the optimizer step waits for
+     */
+    private java.util.Map<Integer, List<Integer>> addShardedWeights(TaskGraph.Builder g,
+            java.util.Map<Integer, List<TensorParallelWork.ShardUse>> uses, java.util.Map<String, Collectives.Choice> chosen) {
+        java.util.Map<Integer, List<Integer>> reductions = new java.util.HashMap<>();
+        long gatherBytes = Math.round(layerParams() * precision.bytesPerElement());
+        long gradBytes = Math.round(layerParams() * 4);
+        for (int p = 0; p < pp; p++) {
+            List<List<TensorParallelWork.ShardUse>> perReplica = new ArrayList<>();
+            for (int d = 0; d < replicas; d++) {
+                perReplica.add(uses.getOrDefault(device(0, p, d), List.of()));
+            }
+            int n = perReplica.get(0).size();
+            for (int t = 0; t < tp; t++) {
+                int[] group = new int[dp];
+                for (int d = 0; d < dp; d++) {
+                    group[d] = device(t, p, d);
+                }
+                List<Integer> rs = reductions.computeIfAbsent(group[0], k -> new ArrayList<>());
+                for (int i = 0; i < n; i++) {
+                    TensorParallelWork.ShardUse u0 = perReplica.get(0).get(i);
+                    if (u0.user != -2) {
+                        int[] window = new int[u0.window < 0 ? 0 : replicas];
+                        for (int d = 0; d < window.length; d++) {
+                            window[d] = perReplica.get(d).get(i).window;
+                        }
+                        int ag = collective(g, "fsdp all-gather L" + u0.layer, CollectiveOp.ALL_GATHER, group,
+                                gatherBytes, window, chosen, "fsdp-ag");
+                        for (int d = 0; d < replicas; d++) {
+                            g.addDependency(perReplica.get(d).get(i).user, ag);
+                        }
+                    }
+                    if (u0.gradsDone >= 0) {
+                        int[] done = new int[replicas];
+                        for (int d = 0; d < replicas; d++) {
+                            done[d] = perReplica.get(d).get(i).gradsDone;
+                        }
+                        rs.add(collective(g, "fsdp reduce-scatter L" + u0.layer, CollectiveOp.REDUCE_SCATTER, group,
+                                gradBytes, done, chosen, "fsdp-rs"));
+                    }
+                }
+            }
+        }
+        return reductions;
+    }
+
+    /** Gradient buckets, the data-parallel reduction, the Adam step and (ZeRO 1, 2) the weight all-gather. */
+    private void addOptimizer(TaskGraph.Builder g, List<PipelineTasks> pipelines,
+                              java.util.Map<String, Collectives.Choice> chosen,
+                              java.util.Map<Integer, List<Integer>> shardReductions) {
         java.util.Map<String, Integer> embeddingTasks = new java.util.HashMap<>();
         var placement = schedule.placement(pp, microbatches);
         double gradBytesPerParam = 4;
-        java.util.Map<String, Collectives.Choice> chosen = new java.util.HashMap<>();
         for (int p = 0; p < pp; p++) {
             for (int t = 0; t < tp; t++) {
                 int[] group = new int[dp];
@@ -169,12 +231,14 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
                     int stage = placement.stage(p, chunk, 0);
                     double params = stageParams(stage);
                     localParams += params;
-                    if (dp == 1) {
+                    // ZeRO-3 reduces layer gradients per microbatch; embedding and logits weights stay here
+                    double reduced = zero == 3 ? params - split.layers(stage) * layerParams() : params;
+                    if (dp == 1 || reduced < 1) {
                         continue;
                     }
                     int[] readyFirst = pipelines.get(0).gradientsReady(stage);
-                    int parts = Math.max(1, readyFirst.length);
-                    double partBytes = params * gradBytesPerParam / parts;
+                    int parts = zero == 3 ? 1 : Math.max(1, readyFirst.length);
+                    double partBytes = reduced * gradBytesPerParam / parts;
                     double pending = 0;
                     for (int i = 0; i < parts; i++) {
                         pending += partBytes;
@@ -184,7 +248,7 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
                         int[] deps = new int[replicas];
                         for (int d = 0; d < replicas; d++) {
                             int[] ready = pipelines.get(d).gradientsReady(stage);
-                            deps[d] = ready[overlapGradReduce ? Math.min(i, ready.length - 1) : ready.length - 1];
+                            deps[d] = ready[overlapGradReduce && zero < 3 ? Math.min(i, ready.length - 1) : ready.length - 1];
                         }
                         CollectiveOp op = zero == 0 ? CollectiveOp.ALL_REDUCE : CollectiveOp.REDUCE_SCATTER;
                         reductions.add(collective(g, "dp-grad " + op.id() + " stage" + stage + " part" + i, op, group,
@@ -192,6 +256,7 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
                         pending = 0;
                     }
                 }
+                reductions.addAll(shardReductions.getOrDefault(group[0], List.of()));
                 if (model.tiedEmbeddings() && pp > 1 && (p == 0 || p == pp - 1)) {
                     reductions.addAll(embeddingSync(g, t, pipelines, chosen, embeddingTasks));
                 }
@@ -213,7 +278,7 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
                         }
                     }
                 }
-                if (zero > 0 && dp > 1) {
+                if ((zero == 1 || zero == 2) && dp > 1) {
                     long weightBytes = Math.round(localParams * precision.bytesPerElement());
                     collective(g, "dp-param all-gather rank" + p, CollectiveOp.ALL_GATHER, group, weightBytes, optimizer,
                             chosen);
@@ -256,10 +321,15 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
      */
     private int collective(TaskGraph.Builder g, String name, CollectiveOp op, int[] devices, long bytes, int[] deps,
                            java.util.Map<String, Collectives.Choice> chosen) {
+        return collective(g, name, op, devices, bytes, deps, chosen, "dp");
+    }
+
+    private int collective(TaskGraph.Builder g, String name, CollectiveOp op, int[] devices, long bytes, int[] deps,
+                           java.util.Map<String, Collectives.Choice> chosen, String streamName) {
         CommGroup group = new CommGroup(devices);
         int[] streams = new int[devices.length];
         for (int i = 0; i < devices.length; i++) {
-            streams[i] = g.stream(devices[i], "dp", StreamKind.COMMUNICATION);
+            streams[i] = g.stream(devices[i], streamName, StreamKind.COMMUNICATION);
         }
         String key = op.name() + "/" + bytes;
         Collectives.Choice c = chosen.get(key);

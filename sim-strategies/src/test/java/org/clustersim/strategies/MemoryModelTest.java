@@ -40,6 +40,14 @@ class MemoryModelTest {
         MemoryModel.States z2 = new MemoryModel(step(ScheduleKind.ONE_F_ONE_B, 1, 1, 8, 2, false,
                 LayerCostModel.Recompute.NONE)).states(0);
         assertEquals(2 * params / 8, z2.gradients(), 1);
+        assertEquals(2 * params, z2.weights(), 1);
+        MemoryModel.States z3 = new MemoryModel(step(ScheduleKind.ONE_F_ONE_B, 1, 1, 8, 3, false,
+                LayerCostModel.Recompute.NONE)).states(0);
+        double layer = M.layerMatmulParams() + 2.0 * M.hidden();
+        // the weight shard plus two gathered layers (in use and prefetched)
+        assertEquals(2 * params / 8 + 4 * layer, z3.weights(), 1);
+        assertEquals(2 * params / 8, z3.gradients(), 1);
+        assertEquals(12 * params / 8, z3.optimizer(), 1);
     }
 
     @Test

@@ -73,6 +73,57 @@ class TrainingStepTest {
         assertTrue(relieved < even && even < piled, relieved + " < " + even + " < " + piled);
     }
 
+    static double exposedFraction(Timeline t, int gpus) {
+        long sum = 0;
+        for (CommBreakdown c : CommBreakdown.of(t)) {
+            for (long ns : c.exposedNs().values()) {
+                sum += ns;
+            }
+        }
+        return (double) sum / gpus / t.makespan();
+    }
+
+    static TrainingStep layout(Topology t, int tp, int pp, int dp, int zero, int m, int microBatch) {
+        return new TrainingStep(SMALL, t, tp, pp, dp, zero, false, ScheduleKind.ONE_F_ONE_B.schedule(1), m, microBatch,
+                2048, Precision.BF16, LayerCostModel.Recompute.NONE, LayerCostModel.Attention.FLASH,
+                TrainingStep.DEFAULT_BUCKET, true, false, dp, null);
+    }
+
+    @Test
+    void zeroThreeAtATinyBatchIsCommunicationBoundWhileTensorAndPipelineAreNot() {
+        Topology fabric = SuperPodSpec.h100(1).build();
+        // 16 GPUs on two servers, one sequence of 2048 tokens per GPU per step
+        Timeline fsdpTiny = run(layout(fabric, 1, 1, 16, 3, 1, 1)).timeline();
+        // TP 2 x PP 8 with 16 microbatches of one sequence (TP 8 would be bound by its own
+        // all-reduces on a model this small)
+        Timeline tpPp = run(layout(fabric, 2, 8, 1, 0, 16, 1)).timeline();
+        // the same FSDP layout with 16 sequences per microbatch: the gathers hide behind compute
+        Timeline fsdpLarge = run(layout(fabric, 1, 1, 16, 3, 1, 16)).timeline();
+        double tiny = exposedFraction(fsdpTiny, 16);
+        double tensorPipeline = exposedFraction(tpPp, 16);
+        double large = exposedFraction(fsdpLarge, 16);
+        assertTrue(tiny > 0.3, "FSDP at a tiny batch waits on its gathers: " + tiny);
+        assertTrue(tiny > 2 * tensorPipeline, tiny + " vs TP+PP " + tensorPipeline);
+        assertTrue(large < tiny / 2, "a larger batch hides the gathers: " + large + " vs " + tiny);
+        assertTrue(exposed(fsdpTiny, "dp-comm") > 0 && exposed(tpPp, "dp-comm") == 0);
+    }
+
+    @Test
+    void zeroThreeGathersEveryLayerPerMicrobatchAndReducesItsGradients() {
+        Topology fabric = SuperPodSpec.h100(1).build();
+        TaskGraph g = layout(fabric, 1, 2, 4, 3, 4, 1).build().graph();
+        int gathers = 0;
+        int scatters = 0;
+        for (int i = 0; i < g.taskCount(); i++) {
+            String name = g.task(i).name();
+            gathers += name.startsWith("fsdp all-gather") ? 1 : 0;
+            scatters += name.startsWith("fsdp reduce-scatter") ? 1 : 0;
+        }
+        // per pipeline rank (2) and microbatch (4): each of its 4 layers gathered for F and for B
+        assertEquals(2 * 4 * 4 * 2, gathers);
+        assertEquals(2 * 4 * 4, scatters);
+    }
+
     @Test
     void doublingDataParallelismAtFixedPerReplicaBatchKeepsTheStepNearlyFlat() {
         Topology fabric = SuperPodSpec.h100(1).build();

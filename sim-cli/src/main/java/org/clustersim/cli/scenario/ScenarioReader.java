@@ -104,9 +104,6 @@ public final class ScenarioReader {
         if (ep != 1) {
             s.notSupported("ep", "expert parallelism comes with the training workload; use ep: 1");
         }
-        if (zero == 3) {
-            s.notSupported("zero", "ZeRO-3 / FSDP parameter gathering is planned; use 0, 1 or 2");
-        }
         if (vp != 1 && schedule.has("v") && v != vp) {
             schedule.error("v", "found " + v + ", but parallelism.vp is " + vp + "; give one of them");
         }
