@@ -43,6 +43,7 @@ import org.clustersim.topology.Link;
  * @param events             kernel events executed
  * @param tasks              tasks in the graph
  * @param weightCopiesPerRank model-copy shares of weights each pipeline rank holds (2 for DualPipe)
+ * @param groups             each parallel group kind: an example group and what it crosses
  * @param devices            per-GPU figures of the simulated replicas
  * @param links              every link that carried traffic, busiest first
  */
@@ -50,7 +51,8 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
                          double tokensPerSecond, double modelFlopsPerStep, double flopsExecuted, double tflopsPerGpu,
                          double mfu, double hfu, double bubbleFraction, double exposedCommFraction,
                          long peakMemoryBytes, long events,
-                         int tasks, double weightCopiesPerRank, List<Device> devices, List<LinkTraffic> links) {
+                         int tasks, double weightCopiesPerRank, List<ParallelGroups.Group> groups,
+                         List<Device> devices, List<LinkTraffic> links) {
 
     /**
      * One GPU's figures.
@@ -172,6 +174,6 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
                 executed, modelFlops / seconds / gpus / 1e12, modelFlops / seconds / gpus / peak,
                 executed * step.dp() / step.replicas() / seconds / gpus / peak, bubble(devices), exposedSum / devices.size(),
                 devices.stream().mapToLong(x -> x.memory().peakBytes()).max().orElse(0), m.events(), m.tasks(),
-                step.schedule().weightCopies(step.pp(), step.microbatches()), devices, links);
+                step.schedule().weightCopies(step.pp(), step.microbatches()), ParallelGroups.of(step), devices, links);
     }
 }

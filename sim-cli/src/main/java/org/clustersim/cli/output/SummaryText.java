@@ -2,6 +2,7 @@ package org.clustersim.cli.output;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 
 import org.clustersim.cli.scenario.Scenario;
@@ -25,6 +26,15 @@ public final class SummaryText {
                 p.sequenceParallel() ? " +sp" : "", s.schedule().id(),
                 p.vp() > 1 ? " (" + p.vp() + " chunks per rank)" : "", s.microbatches(), s.training().microBatch(),
                 s.training().seqLen(), s.training().recompute().name().toLowerCase(Locale.ROOT));
+        for (ParallelGroups.Group g : r.groups()) {
+            if (g.size() > 1) {
+                List<String> ex = g.example();
+                String members = ex.size() <= 4 ? String.join(", ", ex)
+                        : String.join(", ", ex.subList(0, 3)) + ", ... " + ex.get(ex.size() - 1);
+                out.printf(Locale.ROOT, "%-10s %d GPUs on %d server%s over %s: %s%n", g.kind() + " group", g.size(),
+                        g.servers(), g.servers() == 1 ? "" : "s", String.join(" + ", g.crosses()), members);
+            }
+        }
         out.println();
         out.printf(Locale.ROOT, "step time        %s%n", duration(r.stepTimeNs()));
         out.printf(Locale.ROOT, "throughput       %,.0f tokens/s, %.1f model TFLOP/s per GPU%n", r.tokensPerSecond(),

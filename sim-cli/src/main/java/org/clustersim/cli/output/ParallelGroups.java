@@ -1,0 +1,73 @@
+package org.clustersim.cli.output;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+import org.clustersim.strategies.TrainingStep;
+import org.clustersim.topology.Link;
+import org.clustersim.topology.LinkKind;
+import org.clustersim.topology.Topology;
+
+/**
+ * The communication groups of a layout and what they cross on the fabric, so a user can check
+ * that tensor parallelism stays inside a server and see which groups go over the scale-out
+ * network: for each kind, the first group (TP rank, stage and replica 0 where they are not
+ * the group's own dimension), its servers, and the link classes on the routes between
+ * neighbouring members (the ring a collective over the group would use).
+ */
+public final class ParallelGroups {
+    private ParallelGroups() {
+    }
+
+    /**
+     * One group kind.
+     *
+     * @param kind     tp, pp or dp
+     * @param size     members
+     * @param example  device names of the first group, in rank order
+     * @param servers  distinct servers (scale-up domains) the example spans
+     * @param crosses  link classes its neighbour routes use, innermost first
+     */
+    public record Group(String kind, int size, List<String> example, int servers, List<String> crosses) {
+    }
+
+    public static List<Group> of(TrainingStep step) {
+        List<Group> out = new ArrayList<>();
+        int[] tp = new int[step.tp()];
+        for (int t = 0; t < tp.length; t++) {
+            tp[t] = step.device(t, 0, 0);
+        }
+        int[] pp = new int[step.pp()];
+        for (int p = 0; p < pp.length; p++) {
+            pp[p] = step.device(0, p, 0);
+        }
+        int[] dp = new int[step.dp()];
+        for (int d = 0; d < dp.length; d++) {
+            dp[d] = step.device(0, 0, d);
+        }
+        out.add(group("tp", tp, step.topology()));
+        out.add(group("pp", pp, step.topology()));
+        out.add(group("dp", dp, step.topology()));
+        return out;
+    }
+
+    private static Group group(String kind, int[] members, Topology topology) {
+        List<String> names = new ArrayList<>(members.length);
+        Set<Integer> servers = new java.util.HashSet<>();
+        Set<LinkKind> kinds = EnumSet.noneOf(LinkKind.class);
+        for (int i = 0; i < members.length; i++) {
+            names.add(topology.device(members[i]).name());
+            servers.add(topology.device(members[i]).node());
+            if (members.length > 1) {
+                for (Link l : topology.route(members[i], members[(i + 1) % members.length]).links()) {
+                    kinds.add(l.kind());
+                }
+            }
+        }
+        List<String> crosses = kinds.stream().map(k -> k.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'))
+                .toList();
+        return new Group(kind, members.length, names, servers.size(), crosses);
+    }
+}

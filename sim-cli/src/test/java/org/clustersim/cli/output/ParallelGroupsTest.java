@@ -1,0 +1,37 @@
+package org.clustersim.cli.output;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+
+import org.clustersim.cli.scenario.ScenarioReader;
+import org.junit.jupiter.api.Test;
+
+class ParallelGroupsTest {
+    static List<ParallelGroups.Group> groups(String scenario) throws IOException {
+        return ParallelGroups.of(new ScenarioReader().read(Path.of("..", "scenarios", scenario)).trainingStep());
+    }
+
+    @Test
+    void tensorParallelStaysInAServerAndDataParallelRidesOneRail() throws IOException {
+        List<ParallelGroups.Group> g = groups("gpt3-175b-128xh100-tp8-pp8-dp2.yaml");
+        assertEquals(List.of("tp", "pp", "dp"), g.stream().map(ParallelGroups.Group::kind).toList());
+        assertEquals(1, g.get(0).servers());
+        assertEquals(List.of("nvlink"), g.get(0).crosses());
+        assertEquals(8, g.get(1).servers());
+        // rail-optimised: GPU 0 of every server hangs off the same leaf, so no spine is crossed
+        assertEquals(List.of("gpu-nic", "nic-switch"), g.get(1).crosses());
+        assertEquals(List.of("node0.gpu0", "node8.gpu0"), g.get(2).example());
+    }
+
+    @Test
+    void dataParallelGroupsOfTheSixteenThousandGpuRunCrossTheSpines() throws IOException {
+        ParallelGroups.Group dp = groups("llama3-405b-16k-h100.yaml").get(2);
+        assertEquals(128, dp.size());
+        assertEquals(128, dp.servers());
+        assertTrue(dp.crosses().contains("switch-switch"), dp.crosses().toString());
+    }
+}
