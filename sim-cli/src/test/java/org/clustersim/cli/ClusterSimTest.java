@@ -52,7 +52,7 @@ class ClusterSimTest {
         assertTrue(c.counterSamples() > 0, "link throughput counters");
         JsonNode s = new ObjectMapper().readTree(summary.toFile());
         assertEquals(8, s.get("devices").size());
-        JsonNode pp = s.get("groups").get(1);
+        JsonNode pp = s.get("groups").get(2);
         assertEquals("pp", pp.get("kind").asText());
         assertEquals(1, pp.get("servers").asInt());
         assertEquals("nvlink", pp.get("crosses").get(0).asText());

@@ -44,7 +44,7 @@ public final class MemoryModel {
         for (int chunk = 0; chunk < placement.chunksPerRank(); chunk++) {
             params += step.stageParams(placement.stage(p, chunk, 0));
         }
-        int d = step.dp();
+        int d = step.dp() * step.cp(); // ZeRO shards over every rank that holds the same weights
         double grads = 2 * params / (step.zero() >= 2 ? d : 1);
         double optimizer = 12 * params / (step.zero() >= 1 ? d : 1);
         double weights = 2 * params;
@@ -59,7 +59,7 @@ public final class MemoryModel {
     /** Activation bytes one microbatch leaves on a GPU for one stage until its backward. */
     public long activationBytes(int stage) {
         var model = step.model();
-        double s = step.seqLen();
+        double s = (double) step.seqLen() / step.cp(); // context parallelism keeps s / cp tokens per GPU
         double b = step.microBatch();
         double h = model.hidden();
         double a = model.heads();
@@ -67,7 +67,7 @@ public final class MemoryModel {
         boolean sp = step.sequenceParallel() && t > 1;
         double layers = step.split().layers(stage);
         double scores = step.attention() == LayerCostModel.Attention.STANDARD
-                && step.recompute() == LayerCostModel.Recompute.NONE ? 5 * a * s * s * b : 0;
+                && step.recompute() == LayerCostModel.Recompute.NONE ? 5 * a * s * step.seqLen() * b : 0;
         double perLayer;
         if (step.recompute() == LayerCostModel.Recompute.FULL) {
             perLayer = 2 * s * b * h / (sp ? t : 1);

@@ -13,6 +13,7 @@ import org.clustersim.strategies.collective.CollectiveOp;
 import org.clustersim.strategies.collective.Collectives;
 import org.clustersim.strategies.collective.CommGroup;
 import org.clustersim.strategies.cost.LayerCostModel;
+import org.clustersim.strategies.model.TransformerModel;
 import org.clustersim.strategies.pipeline.ActionKind;
 import org.clustersim.strategies.pipeline.PipelineOp;
 import org.clustersim.strategies.pipeline.StageWork;
@@ -32,6 +33,11 @@ final class TensorParallelWork implements StageWork {
     private final LayerCostModel cost;
     private final Topology topology;
     private final int stages;
+    /** Tensor- and context-parallel sizes: a rank's devices are cp groups of tp, CP rank-major. */
+    private final int tp;
+    private final int cp;
+    /** Keys and values of the whole sequence on one TP rank, bf16: the CP all-gather's size. */
+    private final long kvBytes;
     private final LayerSplit split;
     private final long activationBytes;
     private final boolean sequenceParallel;
@@ -70,6 +76,10 @@ final class TensorParallelWork implements StageWork {
         this.cost = cost;
         this.topology = topology;
         this.stages = split.stages();
+        this.tp = cost.tp();
+        this.cp = cost.cp();
+        TransformerModel m = cost.model();
+        this.kvBytes = Math.round(2.0 * cost.microBatch() * cost.seqLen() * m.kvHeads() * m.headDim() / tp * 2);
         this.split = split;
         this.activationBytes = activationBytes;
         this.sequenceParallel = cost.seqParallel() && cost.tp() > 1;
@@ -133,16 +143,40 @@ final class TensorParallelWork implements StageWork {
             return id;
         }
 
+        /** A TP collective of activations, in each of the rank's CP groups at once. */
         void collective(String name, CollectiveOp op) {
-            if (devices.length == 1) {
+            if (tp == 1) {
                 return;
             }
             int[] streams = new int[devices.length];
             for (int i = 0; i < devices.length; i++) {
                 streams[i] = graph.stream(devices[i], "tp", StreamKind.COMMUNICATION);
             }
-            int id = graph.communicate(name, "tp-comm", streams, plan(op, devices));
-            link(id);
+            List<Work.Communication> parts = new ArrayList<>();
+            for (int c = 0; c < cp; c++) {
+                parts.add(plan("tp", op, java.util.Arrays.copyOfRange(devices, c * tp, (c + 1) * tp), activationBytes));
+            }
+            link(graph.communicate(name, "tp-comm", streams, merge(parts)));
+        }
+
+        /** A CP collective of keys and values, over the CP group of each TP rank at once. */
+        void context(String name, CollectiveOp op, long bytes) {
+            if (cp == 1) {
+                return;
+            }
+            int[] streams = new int[devices.length];
+            for (int i = 0; i < devices.length; i++) {
+                streams[i] = graph.stream(devices[i], "cp", StreamKind.COMMUNICATION);
+            }
+            List<Work.Communication> parts = new ArrayList<>();
+            for (int t = 0; t < tp; t++) {
+                int[] group = new int[cp];
+                for (int c = 0; c < cp; c++) {
+                    group[c] = devices[c * tp + t];
+                }
+                parts.add(plan("cp", op, group, bytes));
+            }
+            link(graph.communicate(name, "cp-comm", streams, merge(parts)));
         }
 
         private void link(int id) {
@@ -159,18 +193,37 @@ final class TensorParallelWork implements StageWork {
         }
     }
 
-    /** The TP collective's plan for this group, choosing the algorithm once per operation. */
-    private Work.Communication plan(CollectiveOp op, int[] devices) {
+    /** A collective's plan for this group, choosing the algorithm once per operation, size and group size. */
+    private Work.Communication plan(String kind, CollectiveOp op, int[] devices, long bytes) {
         CommGroup group = new CommGroup(devices);
-        String key = op.name();
+        String key = kind + "/" + op.name() + "/" + bytes + "/" + devices.length;
         Collectives.Choice c = chosen.get(key);
         if (c == null) {
-            c = Collectives.plan("auto", op, group, activationBytes, topology);
+            c = Collectives.plan("auto", op, group, bytes, topology);
             chosen.put(key, c);
             return c.work();
         }
-        List<Phase> phases = c.algorithm().plan(op, group, activationBytes, c.protocol(), topology);
+        List<Phase> phases = c.algorithm().plan(op, group, bytes, c.protocol(), topology);
         return new Work.Communication(phases);
+    }
+
+    /** Concurrent collectives of the same shape as one: phase i of the result runs phase i of each. */
+    private static Work.Communication merge(List<Work.Communication> parts) {
+        if (parts.size() == 1) {
+            return parts.get(0);
+        }
+        List<Phase> merged = new ArrayList<>();
+        for (int i = 0; i < parts.get(0).phases().size(); i++) {
+            List<org.clustersim.core.engine.Flow> flows = new ArrayList<>();
+            long extra = 0;
+            for (Work.Communication w : parts) {
+                Phase ph = w.phases().get(i);
+                flows.addAll(ph.flows());
+                extra = Math.max(extra, ph.extraLatencyNs());
+            }
+            merged.add(new Phase(flows, extra));
+        }
+        return new Work.Communication(merged);
     }
 
     @Override
@@ -247,6 +300,9 @@ final class TensorParallelWork implements StageWork {
                     if (sequenceParallel) {
                         chain.collective("tp-ag recompute " + label + " L" + l + " " + block, CollectiveOp.ALL_GATHER);
                     }
+                    if (b == 0) {
+                        chain.context("cp-ag kv recompute " + label + " L" + l, CollectiveOp.ALL_GATHER, kvBytes);
+                    }
                     chain.compute(label + " L" + l + " " + block + " recompute", cat, base[b].fNs(),
                             base[b].fFlops());
                     chain.collective((sequenceParallel ? "tp-rs recompute " : "tp-ar recompute ") + label + " L" + l
@@ -261,7 +317,16 @@ final class TensorParallelWork implements StageWork {
                 if (sequenceParallel) {
                     chain.collective("tp-ag " + label + " L" + l + " " + block, CollectiveOp.ALL_GATHER);
                 }
+                if (b == 0 && !(backward && fullRecompute)) {
+                    // keys and values of the whole sequence before attention (Llama 3's CP
+                    // all-gather), gathered again for the backward rather than kept
+                    chain.context("cp-ag kv " + label + " L" + l, CollectiveOp.ALL_GATHER, kvBytes);
+                }
                 lastBlock = chain.compute(label + " L" + l + " " + block, cat, ns(blocks[b], p), flops(blocks[b], p));
+                if (b == 0 && backward) {
+                    // their gradients go back to the ranks that own them
+                    chain.context("cp-rs dkv " + label + " L" + l, CollectiveOp.REDUCE_SCATTER, kvBytes);
+                }
                 chain.collective((sequenceParallel ? "tp-rs " : "tp-ar ") + label + " L" + l + " " + block,
                         sequenceParallel ? CollectiveOp.REDUCE_SCATTER : CollectiveOp.ALL_REDUCE);
             }

@@ -55,12 +55,16 @@ import org.clustersim.topology.Topology;
  *                     data-parallel collective as soon as replica 0 reaches it, so gradient
  *                     traffic still crosses the whole fabric, at a fraction of the tasks
  * @param split        layers per stage ({@link LayerSplit#even} when {@code null})
+ * @param cp           context-parallel size c: every microbatch's sequence split over c GPUs,
+ *                     keys and values all-gathered over them before each layer's attention and
+ *                     their gradients reduce-scattered after its backward (the variant the
+ *                     Llama 3 paper describes); the mesh is TP, CP, PP, DP from the inside out
  */
 public record TrainingStep(TransformerModel model, Topology topology, int tp, int pp, int dp, int zero,
                            boolean sequenceParallel, PipelineSchedule schedule, int microbatches, int microBatch,
                            int seqLen, Precision precision, LayerCostModel.Recompute recompute,
                            LayerCostModel.Attention attention, long bucketBytes, boolean overlapGradReduce,
-                           boolean blockingSends, int replicas, LayerSplit split) {
+                           boolean blockingSends, int replicas, LayerSplit split, int cp) {
 
     /** Megatron-LM's default bucket: 25 MB. */
     public static final long DEFAULT_BUCKET = 25_000_000L;
@@ -77,8 +81,11 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
                     + " stages; the layer split has " + split.stages());
         }
         LayerSplit.of(model.layers(), java.util.stream.IntStream.range(0, stages).map(split::layers).toArray());
-        if ((long) tp * pp * dp > topology.deviceCount()) {
-            throw new IllegalArgumentException("the layout needs " + (long) tp * pp * dp + " GPUs; the cluster has "
+        if (cp < 1 || seqLen % cp != 0) {
+            throw new IllegalArgumentException("context parallelism " + cp + " must divide the sequence " + seqLen);
+        }
+        if ((long) tp * cp * pp * dp > topology.deviceCount()) {
+            throw new IllegalArgumentException("the layout needs " + (long) tp * cp * pp * dp + " GPUs; the cluster has "
                     + topology.deviceCount());
         }
         if (replicas != dp && replicas != 1) {
@@ -89,15 +96,35 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
         }
     }
 
-    /** Device of (tensor rank, pipeline rank, data-parallel rank). */
+    /** Device of (tensor rank, pipeline rank, data-parallel rank), context rank 0. */
     public int device(int t, int p, int d) {
-        return t + tp * (p + pp * d);
+        return device(t, 0, p, d);
+    }
+
+    /** Device of (tensor rank, context rank, pipeline rank, data-parallel rank). */
+    public int device(int t, int c, int p, int d) {
+        return t + tp * (c + cp * (p + pp * d));
+    }
+
+    /**
+     * The GPUs that hold the same weights as TP rank t of stage rank p and reduce their
+     * gradients together: every context and data-parallel rank, ordered replica by replica,
+     * so the first {@code replicas x cp} are the simulated ones.
+     */
+    int[] gradientGroup(int t, int p) {
+        int[] group = new int[dp * cp];
+        for (int d = 0; d < dp; d++) {
+            for (int c = 0; c < cp; c++) {
+                group[d * cp + c] = device(t, c, p, d);
+            }
+        }
+        return group;
     }
 
     /** Per-stage cost model. */
     public LayerCostModel layerCost() {
         return new LayerCostModel(model, GemmModel.of(topology.accelerator(), precision), tp, sequenceParallel,
-                microBatch, seqLen, recompute, attention);
+                microBatch, seqLen, recompute, attention, cp);
     }
 
     /** Stages on a microbatch's path. */
@@ -129,19 +156,24 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
 
     public Built build() {
         TaskGraph.Builder g = TaskGraph.builder();
-        int gpus = tp * pp * dp;
+        int gpus = tp * cp * pp * dp;
         for (int d = 0; d < gpus; d++) {
             g.device(topology.device(d).name(), topology.device(d).node());
         }
         LayerCostModel cost = layerCost();
+        // a stage boundary carries b s h over the whole TP x CP group, split evenly over its GPUs
         long boundary = model.boundaryActivationBytes(microBatch, seqLen, precision.bytesPerElement());
-        TensorParallelWork work = new TensorParallelWork(cost, topology, split, boundary, zero == 3 && dp > 1);
+        TensorParallelWork work = new TensorParallelWork(cost, topology, split,
+                model.boundaryActivationBytes(microBatch, seqLen / cp, precision.bytesPerElement()),
+                zero == 3 && dp * cp > 1);
         List<PipelineTasks> pipelines = new ArrayList<>();
         for (int d = 0; d < replicas; d++) {
-            int[][] ranks = new int[pp][tp];
+            int[][] ranks = new int[pp][tp * cp];
             for (int p = 0; p < pp; p++) {
-                for (int t = 0; t < tp; t++) {
-                    ranks[p][t] = device(t, p, d);
+                for (int c = 0; c < cp; c++) {
+                    for (int t = 0; t < tp; t++) {
+                        ranks[p][c * tp + t] = device(t, c, p, d);
+                    }
                 }
             }
             pipelines.add(new PipelineProgram(schedule, pp, microbatches, work, boundary, blockingSends)
@@ -180,10 +212,7 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
             }
             int n = perReplica.get(0).size();
             for (int t = 0; t < tp; t++) {
-                int[] group = new int[dp];
-                for (int d = 0; d < dp; d++) {
-                    group[d] = device(t, p, d);
-                }
+                int[] group = gradientGroup(t, p);
                 List<Integer> rs = reductions.computeIfAbsent(group[0], k -> new ArrayList<>());
                 for (int i = 0; i < n; i++) {
                     TensorParallelWork.ShardUse u0 = perReplica.get(0).get(i);
@@ -221,10 +250,7 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
         double gradBytesPerParam = 4;
         for (int p = 0; p < pp; p++) {
             for (int t = 0; t < tp; t++) {
-                int[] group = new int[dp];
-                for (int d = 0; d < dp; d++) {
-                    group[d] = device(t, p, d);
-                }
+                int[] group = gradientGroup(t, p);
                 List<Integer> reductions = new ArrayList<>();
                 double localParams = 0;
                 for (int chunk = 0; chunk < placement.chunksPerRank(); chunk++) {
@@ -233,7 +259,7 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
                     localParams += params;
                     // ZeRO-3 reduces layer gradients per microbatch; embedding and logits weights stay here
                     double reduced = zero == 3 ? params - split.layers(stage) * layerParams() : params;
-                    if (dp == 1 || reduced < 1) {
+                    if (dp * cp == 1 || reduced < 1) {
                         continue;
                     }
                     int[] readyFirst = pipelines.get(0).gradientsReady(stage);
@@ -260,25 +286,26 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
                 if (model.tiedEmbeddings() && pp > 1 && (p == 0 || p == pp - 1)) {
                     reductions.addAll(embeddingSync(g, t, pipelines, chosen, embeddingTasks));
                 }
-                double shard = zero == 0 ? localParams : localParams / dp;
+                double shard = zero == 0 ? localParams : localParams / (dp * cp);
                 double adamNs = GemmModel.of(topology.accelerator(), precision).memoryNs(shard * ADAM_BYTES_PER_PARAM);
-                int[] optimizer = new int[replicas];
-                for (int d = 0; d < replicas; d++) {
-                    int stream = g.stream(group[d], "compute", StreamKind.COMPUTE);
-                    optimizer[d] = g.compute("adam step", "optimizer", stream, Math.round(adamNs), 0);
+                int[] optimizer = new int[replicas * cp];
+                for (int i = 0; i < optimizer.length; i++) {
+                    int d = i / cp;
+                    int stream = g.stream(group[i], "compute", StreamKind.COMPUTE);
+                    optimizer[i] = g.compute("adam step", "optimizer", stream, Math.round(adamNs), 0);
                     for (int r : reductions) {
-                        g.addDependency(optimizer[d], r);
+                        g.addDependency(optimizer[i], r);
                     }
                     if (reductions.isEmpty()) {
                         // without data parallelism the step waits for the rank's own last backward
                         for (int chunk = 0; chunk < placement.chunksPerRank(); chunk++) {
                             for (int ready : pipelines.get(d).gradientsReady(placement.stage(p, chunk, 0))) {
-                                g.addDependency(optimizer[d], ready);
+                                g.addDependency(optimizer[i], ready);
                             }
                         }
                     }
                 }
-                if ((zero == 1 || zero == 2) && dp > 1) {
+                if ((zero == 1 || zero == 2) && dp * cp > 1) {
                     long weightBytes = Math.round(localParams * precision.bytesPerElement());
                     collective(g, "dp-param all-gather rank" + p, CollectiveOp.ALL_GATHER, group, weightBytes, optimizer,
                             chosen);
@@ -300,16 +327,18 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
         int lastStage = stages() - 1;
         long bytes = Math.round((double) model.vocab() * model.hidden() / tp * 4);
         for (int d = 0; d < replicas; d++) {
-            Integer known = embeddingTasks.get(key + "/" + d);
-            if (known == null) {
-                int[] first = pipelines.get(d).gradientsReady(0);
-                int[] last = pipelines.get(d).gradientsReady(lastStage);
-                int[] deps = {first[first.length - 1], last[last.length - 1]};
-                known = collective(g, "embedding grad all-reduce", CollectiveOp.ALL_REDUCE,
-                        new int[] {device(t, 0, d), device(t, pp - 1, d)}, bytes, deps, chosen);
-                embeddingTasks.put(key + "/" + d, known);
+            for (int c = 0; c < cp; c++) {
+                Integer known = embeddingTasks.get(key + "/" + c + "/" + d);
+                if (known == null) {
+                    int[] first = pipelines.get(d).gradientsReady(0);
+                    int[] last = pipelines.get(d).gradientsReady(lastStage);
+                    int[] deps = {first[first.length - 1], last[last.length - 1]};
+                    known = collective(g, "embedding grad all-reduce", CollectiveOp.ALL_REDUCE,
+                            new int[] {device(t, c, 0, d), device(t, c, pp - 1, d)}, bytes, deps, chosen);
+                    embeddingTasks.put(key + "/" + c + "/" + d, known);
+                }
+                tasks.add(known);
             }
-            tasks.add(known);
         }
         return tasks;
     }

@@ -22,7 +22,7 @@ class MemoryModelTest {
     static TrainingStep step(ScheduleKind kind, int tp, int pp, int dp, int zero, boolean sp,
                              LayerCostModel.Recompute r) {
         return new TrainingStep(M, NODE, tp, pp, dp, zero, sp, kind.schedule(1), 8, 2, 2048, Precision.BF16, r,
-                LayerCostModel.Attention.STANDARD, TrainingStep.DEFAULT_BUCKET, true, false, dp, null);
+                LayerCostModel.Attention.STANDARD, TrainingStep.DEFAULT_BUCKET, true, false, dp, null, 1);
     }
 
     @Test

@@ -26,7 +26,7 @@ class TrainingStepTest {
     static TrainingStep step(Topology t, int tp, int pp, int dp, int zero, int m, boolean overlap) {
         return new TrainingStep(SMALL, t, tp, pp, dp, zero, false, ScheduleKind.ONE_F_ONE_B.schedule(1), m, 1, 2048,
                 Precision.BF16, LayerCostModel.Recompute.NONE, LayerCostModel.Attention.FLASH, TrainingStep.DEFAULT_BUCKET,
-                overlap, false, dp, null);
+                overlap, false, dp, null, 1);
     }
 
     static Simulation.Result run(TrainingStep s) {
@@ -45,7 +45,7 @@ class TrainingStepTest {
     static TrainingStep split(Topology t, int... layers) {
         return new TrainingStep(SMALL, t, 1, layers.length, 1, 0, false, ScheduleKind.ONE_F_ONE_B.schedule(1), 8, 1,
                 2048, Precision.BF16, LayerCostModel.Recompute.NONE, LayerCostModel.Attention.FLASH,
-                TrainingStep.DEFAULT_BUCKET, true, false, 1, LayerSplit.of(SMALL.layers(), layers));
+                TrainingStep.DEFAULT_BUCKET, true, false, 1, LayerSplit.of(SMALL.layers(), layers), 1);
     }
 
     @Test
@@ -86,7 +86,7 @@ class TrainingStepTest {
     static TrainingStep layout(Topology t, int tp, int pp, int dp, int zero, int m, int microBatch) {
         return new TrainingStep(SMALL, t, tp, pp, dp, zero, false, ScheduleKind.ONE_F_ONE_B.schedule(1), m, microBatch,
                 2048, Precision.BF16, LayerCostModel.Recompute.NONE, LayerCostModel.Attention.FLASH,
-                TrainingStep.DEFAULT_BUCKET, true, false, dp, null);
+                TrainingStep.DEFAULT_BUCKET, true, false, dp, null, 1);
     }
 
     @Test
@@ -122,6 +122,43 @@ class TrainingStepTest {
         // per pipeline rank (2) and microbatch (4): each of its 4 layers gathered for F and for B
         assertEquals(2 * 4 * 4 * 2, gathers);
         assertEquals(2 * 4 * 4, scatters);
+    }
+
+    static TrainingStep context(Topology t, int cp, int seqLen) {
+        return new TrainingStep(SMALL, t, 1, 1, 1, 0, false, ScheduleKind.ONE_F_ONE_B.schedule(1), 2, 1, seqLen,
+                Precision.BF16, LayerCostModel.Recompute.NONE, LayerCostModel.Attention.FLASH,
+                TrainingStep.DEFAULT_BUCKET, true, false, 1, null, cp);
+    }
+
+    static double executedFlops(TaskGraph g) {
+        double sum = 0;
+        for (int i = 0; i < g.taskCount(); i++) {
+            if (g.task(i).work() instanceof org.clustersim.core.engine.Work.Compute c) {
+                sum += c.flops();
+            }
+        }
+        return sum;
+    }
+
+    @Test
+    void contextParallelismSplitsALongSequenceAndGathersKeysAndValues() {
+        Topology node = SwitchedClusterSpec.dgxH100(1).build();
+        int seq = 32768;
+        TrainingStep one = context(node, 1, seq);
+        TrainingStep four = context(node, 4, seq);
+        Timeline t1 = run(one).timeline();
+        Timeline t4 = run(four).timeline();
+        // the same work, spread over four GPUs
+        assertEquals(executedFlops(t1.graph()), executedFlops(t4.graph()), 1e-6 * executedFlops(t1.graph()));
+        assertEquals(t1.computeBusy(0) / 4.0, t4.computeBusy(3), 0.1 * t1.computeBusy(0) / 4);
+        // the key/value gathers cost something, so four GPUs are not quite four times as fast
+        long cpComm = exposed(t4, "cp-comm");
+        assertTrue(cpComm > 0, "cp collectives on the critical path");
+        assertTrue(t4.makespan() < t1.makespan() / 3.0 && t4.makespan() > t1.makespan() / 4.0,
+                t1.makespan() + " -> " + t4.makespan());
+        // a quarter of the sequence's activations per GPU
+        assertEquals(new MemoryModel(one).activationBytes(0) / 4.0, new MemoryModel(four).activationBytes(0),
+                0.01 * new MemoryModel(one).activationBytes(0));
     }
 
     @Test

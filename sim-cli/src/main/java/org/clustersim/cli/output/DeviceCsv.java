@@ -21,14 +21,14 @@ public final class DeviceCsv {
             kinds.addAll(d.overlappedByKind().keySet());
         }
         Writer w = new OutputStreamWriter(out, StandardCharsets.UTF_8);
-        w.write("device,name,tpRank,pipelineRank,dpRank,computeBusyNs,computeIdleNs,bubbleFraction,exposedCommNs,"
+        w.write("device,name,tpRank,cpRank,pipelineRank,dpRank,computeBusyNs,computeIdleNs,bubbleFraction,exposedCommNs,"
                 + "peakActivations");
         for (String k : kinds) {
             w.write(",exposed_" + k + "_ns,overlapped_" + k + "_ns");
         }
         w.write("\n");
         for (RunSummary.Device d : r.devices()) {
-            w.write(String.format(Locale.ROOT, "%d,%s,%d,%d,%d,%d,%d,%.6f,%d,%.3f", d.device(), d.name(), d.tpRank(),
+            w.write(String.format(Locale.ROOT, "%d,%s,%d,%d,%d,%d,%d,%d,%.6f,%d,%.3f", d.device(), d.name(), d.tpRank(), d.cpRank(),
                     d.pipelineRank(), d.dpRank(), d.computeBusyNs(), d.computeIdleNs(), d.bubbleFraction(),
                     d.exposedCommNs(), d.peakActivations()));
             for (String k : kinds) {

@@ -17,8 +17,8 @@ public final class MemoryTracks {
             for (int p = 0; p < step.pp(); p++) {
                 long[][] live = built.pipelines().get(d).activationBytes(timeline, p, model::activationBytes);
                 double fixed = model.states(p).total();
-                for (int t = 0; t < step.tp(); t++) {
-                    int device = step.device(t, p, d);
+                for (int i0 = 0; i0 < step.tp() * step.cp(); i0++) {
+                    int device = step.device(i0 % step.tp(), i0 / step.tp(), p, d);
                     int track = counters.track("memory " + timeline.graph().devices().get(device).name(), "GB");
                     counters.add(track, 0, fixed / 1e9);
                     long previous = 0;

@@ -24,7 +24,7 @@ public final class ParallelGroups {
     /**
      * One group kind.
      *
-     * @param kind     tp, pp or dp
+     * @param kind     tp, cp, pp or dp
      * @param size     members
      * @param example  device names of the first group, in rank order
      * @param servers  distinct servers (scale-up domains) the example spans
@@ -47,7 +47,12 @@ public final class ParallelGroups {
         for (int d = 0; d < dp.length; d++) {
             dp[d] = step.device(0, 0, d);
         }
+        int[] cp = new int[step.cp()];
+        for (int c = 0; c < cp.length; c++) {
+            cp[c] = step.device(0, c, 0, 0);
+        }
         out.add(group("tp", tp, step.topology()));
+        out.add(group("cp", cp, step.topology()));
         out.add(group("pp", pp, step.topology()));
         out.add(group("dp", dp, step.topology()));
         return out;

@@ -60,6 +60,7 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
      * @param device          device index
      * @param name            device name
      * @param tpRank          tensor-parallel rank
+     * @param cpRank          context-parallel rank
      * @param pipelineRank    pipeline rank
      * @param dpRank          data-parallel rank
      * @param computeBusyNs   compute stream busy time
@@ -71,7 +72,7 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
      * @param peakActivations most microbatch activations alive at once, in microbatches of the rank's share
      * @param memory          peak memory and its parts
      */
-    public record Device(int device, String name, int tpRank, int pipelineRank, int dpRank, long computeBusyNs,
+    public record Device(int device, String name, int tpRank, int cpRank, int pipelineRank, int dpRank, long computeBusyNs,
                          long computeIdleNs, double bubbleFraction, long exposedCommNs, Map<String, Long> exposedByKind,
                          Map<String, Long> overlappedByKind, double peakActivations, Memory memory) {
     }
@@ -137,17 +138,19 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
         List<Device> devices = new ArrayList<>();
         double exposedSum = 0;
         for (DeviceUsage u : m.devices()) {
-            if (u.device() >= step.tp() * step.pp() * step.replicas()) {
+            if (u.device() >= step.tp() * step.cp() * step.pp() * step.replicas()) {
                 continue;
             }
             int tp = step.tp();
+            int cp = step.cp();
             int pp = step.pp();
             int t = u.device() % tp;
-            int p = (u.device() / tp) % pp;
-            int d = u.device() / (tp * pp);
+            int ctx = (u.device() / tp) % cp;
+            int p = (u.device() / (tp * cp)) % pp;
+            int d = u.device() / (tp * cp * pp);
             CommBreakdown c = comm.get(u.device());
             exposedSum += m.stepTimeNs() == 0 ? 0 : (double) c.exposedAnyNs() / m.stepTimeNs();
-            devices.add(new Device(u.device(), u.name(), t, p, d, u.computeBusyNs(), u.computeIdleNs(),
+            devices.add(new Device(u.device(), u.name(), t, ctx, p, d, u.computeBusyNs(), u.computeIdleNs(),
                     u.bubbleFraction(), c.exposedAnyNs(), c.exposedNs(), c.overlappedNs(),
                     built.pipelines().get(d).peakActivations(timeline, p), memory(step, built, timeline, d, p)));
         }
@@ -162,7 +165,7 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
         links.sort((a, b) -> a.busyNs() != b.busyNs() ? Long.compare(b.busyNs(), a.busyNs())
                 : a.link().compareTo(b.link()));
         double seconds = m.stepTimeNs() / 1e9;
-        int gpus = step.tp() * step.pp() * step.dp();
+        int gpus = step.tp() * step.cp() * step.pp() * step.dp();
         long sequences = scenario.training().globalBatch();
         int s = scenario.training().seqLen();
         var model = scenario.model();

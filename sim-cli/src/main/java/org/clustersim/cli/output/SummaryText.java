@@ -21,8 +21,8 @@ public final class SummaryText {
         out.printf(Locale.ROOT, "cluster    %s: %s%n", c.name(), c.describe());
         out.printf(Locale.ROOT, "model      %s: %d layers, hidden %d, %d heads, ffn %d, vocab %d%n", m.name(),
                 m.layers(), m.hidden(), m.heads(), m.ffn(), m.vocab());
-        out.printf(Locale.ROOT, "layout     tp=%d pp=%d dp=%d%s%s, schedule %s%s, %d microbatches of %d x %d tokens, "
-                + "recompute %s%n", p.tp(), p.pp(), p.dp(), p.zero() > 0 ? " zero=" + p.zero() : "",
+        out.printf(Locale.ROOT, "layout     tp=%d%s pp=%d dp=%d%s%s, schedule %s%s, %d microbatches of %d x %d tokens, "
+                + "recompute %s%n", p.tp(), p.cp() > 1 ? " cp=" + p.cp() : "", p.pp(), p.dp(), p.zero() > 0 ? " zero=" + p.zero() : "",
                 p.sequenceParallel() ? " +sp" : "", s.schedule().id(),
                 p.vp() > 1 ? " (" + p.vp() + " chunks per rank)" : "", s.microbatches(), s.training().microBatch(),
                 s.training().seqLen(), s.training().recompute().name().toLowerCase(Locale.ROOT));
@@ -59,7 +59,7 @@ public final class SummaryText {
         out.printf(Locale.ROOT, "%-5s %-14s %14s %14s %8s %14s %10s%n", "rank", "device", "busy", "idle", "bubble",
                 "exposed comm", "peak acts");
         for (RunSummary.Device d : r.devices()) {
-            if (d.tpRank() == 0 && d.dpRank() == 0) {
+            if (d.tpRank() == 0 && d.cpRank() == 0 && d.dpRank() == 0) {
                 out.printf(Locale.ROOT, "%-5d %-14s %14s %14s %7.2f%% %14s %10.2f%n", d.pipelineRank(), d.name(),
                         duration(d.computeBusyNs()), duration(d.computeIdleNs()), 100 * d.bubbleFraction(),
                         duration(d.exposedCommNs()), d.peakActivations());

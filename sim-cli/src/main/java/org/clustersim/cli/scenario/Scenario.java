@@ -150,6 +150,6 @@ public record Scenario(String name, Path source, ClusterSpec cluster, Transforme
                 training.microBatch(), training.seqLen(), training.precision(), training.recompute().cost(),
                 attention, parallelism.gradBucketBytes(), parallelism.overlapGradReduce(), blockingSends,
                 allReplicas ? parallelism.dp() : 1, parallelism.layersPerStage() == null ? null
-                        : LayerSplit.of(model.layers(), parallelism.layersPerStage()));
+                        : LayerSplit.of(model.layers(), parallelism.layersPerStage()), parallelism.cp());
     }
 }

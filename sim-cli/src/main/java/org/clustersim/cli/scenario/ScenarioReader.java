@@ -98,9 +98,6 @@ public final class ScenarioReader {
         boolean overlap = s.bool("overlapGradReduce", true);
         double bucketMb = s.optionalNumber("gradBucketMB", 0.001, 1e6).orElse(TrainingStep.DEFAULT_BUCKET / 1e6);
         int[] layersPerStage = s.integerList("layersPerStage", 1, 100_000).orElse(null);
-        if (cp != 1) {
-            s.notSupported("cp", "context parallelism comes with the training workload; use cp: 1");
-        }
         if (ep != 1) {
             s.notSupported("ep", "expert parallelism comes with the training workload; use ep: 1");
         }
@@ -313,6 +310,10 @@ public final class ScenarioReader {
             parSec.error("pp", "found " + par.pp() + (stages == par.pp() ? "" : ", which with " + par.vp()
                     + " chunks per rank makes " + stages + " stages") + "; expected the stages to divide model.layers ("
                     + model.layers() + "), or give parallelism.layersPerStage");
+        }
+        if (training.seqLen() % par.cp() != 0) {
+            parSec.error("cp", "found " + par.cp() + "; expected a divisor of training.seqLen (" + training.seqLen()
+                    + ")");
         }
         if (cluster.gpus() != par.gpus()) {
             String where = clusterSec.has("nodes") ? "nodes" : "gpusPerNode";

@@ -18,18 +18,19 @@ class ParallelGroupsTest {
     @Test
     void tensorParallelStaysInAServerAndDataParallelRidesOneRail() throws IOException {
         List<ParallelGroups.Group> g = groups("gpt3-175b-128xh100-tp8-pp8-dp2.yaml");
-        assertEquals(List.of("tp", "pp", "dp"), g.stream().map(ParallelGroups.Group::kind).toList());
+        assertEquals(List.of("tp", "cp", "pp", "dp"), g.stream().map(ParallelGroups.Group::kind).toList());
         assertEquals(1, g.get(0).servers());
+        assertEquals(1, g.get(1).size());
         assertEquals(List.of("nvlink"), g.get(0).crosses());
-        assertEquals(8, g.get(1).servers());
+        assertEquals(8, g.get(2).servers());
         // rail-optimised: GPU 0 of every server hangs off the same leaf, so no spine is crossed
-        assertEquals(List.of("gpu-nic", "nic-switch"), g.get(1).crosses());
-        assertEquals(List.of("node0.gpu0", "node8.gpu0"), g.get(2).example());
+        assertEquals(List.of("gpu-nic", "nic-switch"), g.get(2).crosses());
+        assertEquals(List.of("node0.gpu0", "node8.gpu0"), g.get(3).example());
     }
 
     @Test
     void dataParallelGroupsOfTheSixteenThousandGpuRunCrossTheSpines() throws IOException {
-        ParallelGroups.Group dp = groups("llama3-405b-16k-h100.yaml").get(2);
+        ParallelGroups.Group dp = groups("llama3-405b-16k-h100.yaml").get(3);
         assertEquals(128, dp.size());
         assertEquals(128, dp.servers());
         assertTrue(dp.crosses().contains("switch-switch"), dp.crosses().toString());

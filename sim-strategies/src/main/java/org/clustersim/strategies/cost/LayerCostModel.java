@@ -22,9 +22,23 @@ import org.clustersim.strategies.model.TransformerModel;
  * @param seqLen    s
  * @param recompute activation recomputation
  * @param attention how the attention core is computed
+ * @param cp        context-parallel ranks the sequence is split over: each GPU holds s / cp
+ *                  tokens and attends with them to all s keys (gathered from its CP group)
  */
 public record LayerCostModel(TransformerModel model, GemmModel gemm, int tp, boolean seqParallel, int microBatch,
-                             int seqLen, Recompute recompute, Attention attention) {
+                             int seqLen, Recompute recompute, Attention attention, int cp) {
+
+    public LayerCostModel {
+        if (cp < 1 || seqLen % cp != 0) {
+            throw new IllegalArgumentException("context parallelism " + cp + " must divide the sequence " + seqLen);
+        }
+    }
+
+    /** Without context parallelism. */
+    public LayerCostModel(TransformerModel model, GemmModel gemm, int tp, boolean seqParallel, int microBatch,
+                          int seqLen, Recompute recompute, Attention attention) {
+        this(model, gemm, tp, seqParallel, microBatch, seqLen, recompute, attention, 1);
+    }
 
     /**
      * The attention core's implementation. FLASH: fused, tiles kept on chip, causal blocks
@@ -60,8 +74,9 @@ public record LayerCostModel(TransformerModel model, GemmModel gemm, int tp, boo
         }
     }
 
+    /** Tokens of one microbatch on this GPU: b s / cp. */
     private double tokens() {
-        return (double) microBatch * seqLen;
+        return (double) microBatch * seqLen / cp;
     }
 
     /** A matrix multiply of the forward: (T x k) by (k x n), with its backward passes. */
@@ -86,19 +101,21 @@ public record LayerCostModel(TransformerModel model, GemmModel gemm, int tp, boo
     public Block attentionCore() {
         double b = microBatch;
         double s = seqLen;
+        double q = s / cp; // local queries; keys and values span the whole sequence
         double headsLocal = (double) model.heads() / tp;
         double dh = model.headDim();
-        double m = s * b * headsLocal;
+        double m = q * b * headsLocal;
         if (attention == Attention.STANDARD) {
-            // full s x s products, and the score matrix (b a/t s^2 elements) read and written per pass
+            // full q x s products, and the score matrix (b a/t q s elements) read and written per pass
             double matmuls = gemm.ns(m, s, dh) + gemm.ns(m, dh, s);
-            double scores = gemm.memoryNs(b * headsLocal * s * s * 2 * 2 * STANDARD_SCORE_PASSES);
-            double flops = 4 * b * s * s * model.hidden() / tp;
+            double scores = gemm.memoryNs(b * headsLocal * q * s * 2 * 2 * STANDARD_SCORE_PASSES);
+            double flops = 4 * b * q * s * model.hidden() / tp;
             return new Block(matmuls + scores, 2 * (matmuls + scores), 0, flops, 2 * flops, 0);
         }
-        // causal FlashAttention executes half of each s x s product; heads batched into one kernel
+        // causal FlashAttention executes half of each product (with CP, load-balanced chunks give
+        // every rank half of its rows' keys); heads batched into one kernel
         double f = 0.5 * (gemm.ns(m, s, dh) + gemm.ns(m, dh, s));
-        double flops = 0.5 * 4 * b * s * s * model.hidden() / tp;
+        double flops = 0.5 * 4 * b * q * s * model.hidden() / tp;
         return new Block(f, 2 * f, 0, flops, 2 * flops, 0);
     }
 
