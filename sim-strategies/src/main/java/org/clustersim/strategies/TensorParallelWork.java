@@ -148,25 +148,17 @@ final class TensorParallelWork implements StageWork {
             if (tp == 1) {
                 return;
             }
-            int[] streams = new int[devices.length];
-            for (int i = 0; i < devices.length; i++) {
-                streams[i] = graph.stream(devices[i], "tp", StreamKind.COMMUNICATION);
-            }
             List<Work.Communication> parts = new ArrayList<>();
             for (int c = 0; c < cp; c++) {
                 parts.add(plan("tp", op, java.util.Arrays.copyOfRange(devices, c * tp, (c + 1) * tp), activationBytes));
             }
-            link(graph.communicate(name, "tp-comm", streams, merge(parts)));
+            link(graph.communicate(name, "tp-comm", streams("tp"), merge(parts)));
         }
 
         /** A CP collective of keys and values, over the CP group of each TP rank at once. */
         void context(String name, CollectiveOp op, long bytes) {
             if (cp == 1) {
                 return;
-            }
-            int[] streams = new int[devices.length];
-            for (int i = 0; i < devices.length; i++) {
-                streams[i] = graph.stream(devices[i], "cp", StreamKind.COMMUNICATION);
             }
             List<Work.Communication> parts = new ArrayList<>();
             for (int t = 0; t < tp; t++) {
@@ -176,7 +168,16 @@ final class TensorParallelWork implements StageWork {
                 }
                 parts.add(plan("cp", op, group, bytes));
             }
-            link(graph.communicate(name, "cp-comm", streams, merge(parts)));
+            link(graph.communicate(name, "cp-comm", streams("cp"), merge(parts)));
+        }
+
+        /** The communication stream {@code name} of every device of the rank. */
+        private int[] streams(String name) {
+            int[] streams = new int[devices.length];
+            for (int i = 0; i < devices.length; i++) {
+                streams[i] = graph.stream(devices[i], name, StreamKind.COMMUNICATION);
+            }
+            return streams;
         }
 
         private void link(int id) {
