@@ -144,6 +144,17 @@ class ClusterSimTest {
         assertTrue(both.err().contains("--trace FILE or --no-trace, not both"), both.err());
     }
 
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"gpt3-175b-pp8-gpipe.yaml", "gpt3-175b-pp8-1f1b.yaml",
+            "gpt3-175b-pp8-interleaved.yaml", "gpt3-175b-pp8-zb-h1.yaml", "gpt3-175b-pp8-dualpipe.yaml"})
+    void everyBundledScheduleScenarioRuns(String scenario) throws IOException {
+        Path summary = dir.resolve("s.json");
+        Result r = cli("run", SCENARIOS.resolve(scenario).toString(), "--no-trace", "--summary", summary.toString());
+        assertEquals(0, r.code(), r.err());
+        JsonNode s = new ObjectMapper().readTree(summary.toFile());
+        assertTrue(s.get("mfu").asDouble() > 0.3 && s.get("mfu").asDouble() < 1, s.get("mfu").toString());
+    }
+
     @Test
     void unknownFlagIsAUsageErrorWithExitTwo() {
         Result r = cli("run", "x.yaml", "--trase", "t.json");

@@ -42,7 +42,7 @@ public final class MemoryModel {
         var placement = step.schedule().placement(step.pp(), step.microbatches());
         double params = 0;
         for (int chunk = 0; chunk < placement.chunksPerRank(); chunk++) {
-            params += step.stageParams(placement.stage(p, chunk, 0));
+            params += step.stageParams(placement.stageOfChunk(p, chunk));
         }
         int d = step.dp() * step.cp(); // ZeRO shards over every rank that holds the same weights
         double grads = 2 * params / (step.zero() >= 2 ? d : 1);

@@ -254,7 +254,7 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
                 List<Integer> reductions = new ArrayList<>();
                 double localParams = 0;
                 for (int chunk = 0; chunk < placement.chunksPerRank(); chunk++) {
-                    int stage = placement.stage(p, chunk, 0);
+                    int stage = placement.stageOfChunk(p, chunk);
                     double params = stageParams(stage);
                     localParams += params;
                     // ZeRO-3 reduces layer gradients per microbatch; embedding and logits weights stay here
@@ -262,7 +262,7 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
                     if (dp * cp == 1 || reduced < 1) {
                         continue;
                     }
-                    int[] readyFirst = pipelines.get(0).gradientsReady(stage);
+                    int[] readyFirst = pipelines.get(0).gradientsReady(p, stage);
                     int parts = zero == 3 ? 1 : Math.max(1, readyFirst.length);
                     double partBytes = reduced * gradBytesPerParam / parts;
                     double pending = 0;
@@ -273,7 +273,7 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
                         }
                         int[] deps = new int[replicas];
                         for (int d = 0; d < replicas; d++) {
-                            int[] ready = pipelines.get(d).gradientsReady(stage);
+                            int[] ready = pipelines.get(d).gradientsReady(p, stage);
                             deps[d] = ready[overlapGradReduce && zero < 3 ? Math.min(i, ready.length - 1) : ready.length - 1];
                         }
                         CollectiveOp op = zero == 0 ? CollectiveOp.ALL_REDUCE : CollectiveOp.REDUCE_SCATTER;
@@ -283,7 +283,10 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
                     }
                 }
                 reductions.addAll(shardReductions.getOrDefault(group[0], List.of()));
-                if (model.tiedEmbeddings() && pp > 1 && (p == 0 || p == pp - 1)) {
+                int embedRank = placement.rank(0, 0);
+                int logitsRank = placement.rank(0, stages() - 1);
+                // V shapes keep the embedding and the logits on one rank: nothing to synchronise
+                if (model.tiedEmbeddings() && embedRank != logitsRank && (p == embedRank || p == logitsRank)) {
                     reductions.addAll(embeddingSync(g, t, pipelines, chosen, embeddingTasks));
                 }
                 double shard = zero == 0 ? localParams : localParams / (dp * cp);
@@ -299,7 +302,7 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
                     if (reductions.isEmpty()) {
                         // without data parallelism the step waits for the rank's own last backward
                         for (int chunk = 0; chunk < placement.chunksPerRank(); chunk++) {
-                            for (int ready : pipelines.get(d).gradientsReady(placement.stage(p, chunk, 0))) {
+                            for (int ready : pipelines.get(d).gradientsReady(p, placement.stageOfChunk(p, chunk))) {
                                 g.addDependency(optimizer[i], ready);
                             }
                         }
@@ -330,11 +333,14 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
             for (int c = 0; c < cp; c++) {
                 Integer known = embeddingTasks.get(key + "/" + c + "/" + d);
                 if (known == null) {
-                    int[] first = pipelines.get(d).gradientsReady(0);
-                    int[] last = pipelines.get(d).gradientsReady(lastStage);
+                    var placement = schedule.placement(pp, microbatches);
+                    int embedRank = placement.rank(0, 0);
+                    int logitsRank = placement.rank(0, lastStage);
+                    int[] first = pipelines.get(d).gradientsReady(embedRank, 0);
+                    int[] last = pipelines.get(d).gradientsReady(logitsRank, lastStage);
                     int[] deps = {first[first.length - 1], last[last.length - 1]};
                     known = collective(g, "embedding grad all-reduce", CollectiveOp.ALL_REDUCE,
-                            new int[] {device(t, c, 0, d), device(t, c, pp - 1, d)}, bytes, deps, chosen);
+                            new int[] {device(t, c, embedRank, d), device(t, c, logitsRank, d)}, bytes, deps, chosen);
                     embeddingTasks.put(key + "/" + c + "/" + d, known);
                 }
                 tasks.add(known);

@@ -161,6 +161,29 @@ class TrainingStepTest {
                 0.01 * new MemoryModel(one).activationBytes(0));
     }
 
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.EnumSource(ScheduleKind.class)
+    void everyScheduleRunsAStepWithTiedEmbeddingsAndEachZeroStage(ScheduleKind kind) {
+        TransformerModel tied = new TransformerModel("tied", 8, 1024, 16, 16, 4096, TransformerModel.FfnKind.GELU,
+                32000, true);
+        Topology node = SwitchedClusterSpec.dgxH100(1).build();
+        for (int zero : new int[] {0, 1, 3}) {
+            TrainingStep step = new TrainingStep(tied, node, 1, 2, 2, zero, false,
+                    kind.schedule(kind == ScheduleKind.INTERLEAVED ? 2 : 1), 4, 1, 1024, Precision.BF16,
+                    LayerCostModel.Recompute.NONE, LayerCostModel.Attention.FLASH, TrainingStep.DEFAULT_BUCKET, true,
+                    false, 2, null, 1);
+            TaskGraph g = step.build().graph();
+            int embeddingSyncs = 0;
+            for (int i = 0; i < g.taskCount(); i++) {
+                embeddingSyncs += g.task(i).name().startsWith("embedding grad") ? 1 : 0;
+            }
+            // V shapes keep the embedding and the logits on rank 0; the others sync them once per replica
+            boolean vShape = step.schedule().placement(2, 4).rank(0, step.stages() - 1) == 0;
+            assertEquals(vShape ? 0 : 2, embeddingSyncs, kind + " zero " + zero);
+            assertTrue(run(step).timeline().makespan() > 0);
+        }
+    }
+
     @Test
     void doublingDataParallelismAtFixedPerReplicaBatchKeepsTheStepNearlyFlat() {
         Topology fabric = SuperPodSpec.h100(1).build();

@@ -122,7 +122,7 @@ public final class PipelineProgram {
                     firsts[index++] = e.first();
                     record(r, a, stage, e, fwd, bIn, bW, ledger);
                     if (e.gradReady().length > 0) {
-                        gradReady.put(stage, e.gradReady());
+                        gradReady.put(r * stages + stage, e.gradReady());
                     }
                 } else if (op instanceof PipelineOp.Overlapped pair) {
                     int fs = stageOf(r, pair.forward());
@@ -132,7 +132,7 @@ public final class PipelineProgram {
                     firsts[index++] = e.first();
                     record(r, pair.forward(), fs, e, fwd, bIn, bW, ledger);
                     record(r, pair.backward(), bs, e, fwd, bIn, bW, ledger);
-                    gradReady.put(bs, e.gradReady());
+                    gradReady.put(r * stages + bs, e.gradReady());
                 }
             }
         }
@@ -156,7 +156,7 @@ public final class PipelineProgram {
                 }
             }
         }
-        return new PipelineTasks(ranks, placement.chunkShare(), ledger, gradReady);
+        return new PipelineTasks(ranks, stages, placement.chunkShare(), ledger, gradReady);
     }
 
     /** First and last task of each (microbatch, stage) for one kind of pass. */

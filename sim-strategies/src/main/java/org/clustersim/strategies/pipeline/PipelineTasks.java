@@ -26,22 +26,26 @@ public final class PipelineTasks {
     private final int ranks;
     private final double chunkShare;
     private final List<Entry> entries;
+    /** Key: rank x stages + stage (DualPipe runs every stage on two ranks, one per direction). */
     private final java.util.Map<Integer, int[]> gradReady;
+    private final int stages;
 
-    PipelineTasks(int ranks, double chunkShare, List<Entry> entries, java.util.Map<Integer, int[]> gradReady) {
+    PipelineTasks(int ranks, int stages, double chunkShare, List<Entry> entries,
+                  java.util.Map<Integer, int[]> gradReady) {
         this.ranks = ranks;
+        this.stages = stages;
         this.chunkShare = chunkShare;
         this.entries = List.copyOf(entries);
         this.gradReady = java.util.Map.copyOf(gradReady);
     }
 
     /**
-     * For stage {@code stage}, the tasks at whose end each part of its weight gradients is
-     * complete for the step (from the last microbatch to run the stage's backward), in the
-     * order they complete: what gradient-bucket collectives wait for.
+     * For stage {@code stage} on rank {@code rank}, the tasks at whose end each part of its
+     * weight gradients is complete for the step (from the last microbatch to run the stage's
+     * backward there), in the order they complete: what gradient-bucket collectives wait for.
      */
-    public int[] gradientsReady(int stage) {
-        int[] t = gradReady.get(stage);
+    public int[] gradientsReady(int rank, int stage) {
+        int[] t = gradReady.get(rank * stages + stage);
         return t == null ? new int[0] : t.clone();
     }
 

@@ -35,6 +35,14 @@ public interface StagePlacement {
                 + microbatch);
     }
 
+    /**
+     * The stage a rank's chunk holds, whichever microbatch uses it: the weights that chunk
+     * carries. DualPipe's chunks each serve one direction, so no single microbatch uses both.
+     */
+    default int stageOfChunk(int rank, int chunk) {
+        return stage(rank, chunk, 0);
+    }
+
     /** One stage per rank, in rank order (GPipe, 1F1B, ZB-H1, ZB-H2). */
     static StagePlacement linear(int ranks) {
         return new StagePlacement() {
@@ -152,6 +160,12 @@ public interface StagePlacement {
 
             public double chunkShare() {
                 return 1;
+            }
+
+            @Override
+            public int stageOfChunk(int rank, int chunk) {
+                int d = chunk ^ (rank >= ranks / 2 ? 1 : 0);
+                return d == 0 ? rank : ranks - 1 - rank;
             }
 
             public int stage(int rank, int chunk, int mb) {
