@@ -62,6 +62,11 @@ public final class LayerSplit {
         return first[stage];
     }
 
+    /** Layers over all stages. */
+    public int totalLayers() {
+        return first[layers.length - 1] + layers[layers.length - 1];
+    }
+
     /** Whether every stage holds the same number of layers. */
     public boolean isEven() {
         return Arrays.stream(layers).allMatch(l -> l == layers[0]);

@@ -50,8 +50,7 @@ public final class MemoryModel {
         double weights = 2 * params;
         if (step.zero() == 3) {
             // the shard, plus the gathered bf16 weights of the layer in use and the one prefetched
-            double layer = step.model().layerMatmulParams() / step.tp() + 2.0 * step.model().hidden();
-            weights = 2 * params / d + 2 * 2 * layer;
+            weights = 2 * params / d + 2 * 2 * step.layerParams();
         }
         return new States(weights, grads, optimizer);
     }

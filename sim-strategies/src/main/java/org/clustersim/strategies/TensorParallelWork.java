@@ -52,20 +52,22 @@ final class TensorParallelWork implements StageWork {
     private final Map<Integer, List<ShardUse>> shardUses;
 
     /**
-     * One layer pass that needs the layer's full weights under ZeRO-3 (FSDP): they are
-     * all-gathered over the data-parallel group before {@code user} starts, the gather may be
-     * issued once {@code window} has ended (one layer of prefetch; -1: no constraint), and, for a
-     * pass that completes the layer's weight gradients, they are reduce-scattered after
-     * {@code gradsDone}.
+     * One layer pass under ZeRO-3 (FSDP). A pass that needs the layer's full weights
+     * ({@code gathers}) has them all-gathered over the data-parallel group before {@code user}
+     * starts, issued once {@code window} has ended (one layer of prefetch; -1: no constraint);
+     * a pass that completes the layer's weight gradients has them reduce-scattered after
+     * {@code gradsDone} (-1: it completes none).
      */
     static final class ShardUse {
         final int layer;
+        final boolean gathers;
         final int window;
         int user = -1;
         int gradsDone = -1;
 
-        ShardUse(int layer, int window) {
+        ShardUse(int layer, boolean gathers, int window) {
             this.layer = layer;
+            this.gathers = gathers;
             this.window = window;
         }
     }
@@ -250,20 +252,17 @@ final class TensorParallelWork implements StageWork {
         int beforePrevious = -1;
         for (int i = 0; i < layersPerStage; i++) {
             int l = backward ? firstLayer + layersPerStage - 1 - i : firstLayer + i;
-            ShardUse use = null;
-            if (uses != null && p != Pass.W) {
-                use = new ShardUse(l, beforePrevious);
-                chain.pending = use;
+            // the weight-gradient pass (W) reuses the weights its backward gathered
+            ShardUse use = uses == null ? null : new ShardUse(l, p != Pass.W, beforePrevious);
+            if (use != null) {
                 uses.add(use);
+                if (use.gathers) {
+                    chain.pending = use;
+                }
             }
             beforePrevious = chain.last;
             emitLayer(chain, p, l, label, cat, grads);
-            if (uses != null && (p == Pass.B || p == Pass.W)) {
-                if (use == null) {
-                    use = new ShardUse(l, -1);
-                    use.user = -2;
-                    uses.add(use);
-                }
+            if (use != null && (p == Pass.B || p == Pass.W)) {
                 use.gradsDone = chain.last;
             }
         }

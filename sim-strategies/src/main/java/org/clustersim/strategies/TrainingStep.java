@@ -80,7 +80,10 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
             throw new IllegalArgumentException(schedule.name() + " cuts the model into " + stages
                     + " stages; the layer split has " + split.stages());
         }
-        LayerSplit.of(model.layers(), java.util.stream.IntStream.range(0, stages).map(split::layers).toArray());
+        if (split.totalLayers() != model.layers()) {
+            throw new IllegalArgumentException("the layer split holds " + split.totalLayers() + " layers; the model has "
+                    + model.layers());
+        }
         if (cp < 1 || seqLen % cp != 0) {
             throw new IllegalArgumentException("context parallelism " + cp + " must divide the sequence " + seqLen);
         }
@@ -104,6 +107,15 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
     /** Device of (tensor rank, context rank, pipeline rank, data-parallel rank). */
     public int device(int t, int c, int p, int d) {
         return t + tp * (c + cp * (p + pp * d));
+    }
+
+    /** Where a GPU sits in the mesh. */
+    public record Coordinates(int tp, int cp, int pp, int dp) {
+    }
+
+    /** The inverse of {@link #device(int, int, int, int)}. */
+    public Coordinates coordinates(int device) {
+        return new Coordinates(device % tp, (device / tp) % cp, (device / (tp * cp)) % pp, device / (tp * cp * pp));
     }
 
     /**
@@ -135,7 +147,7 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
     /** Parameters one GPU holds for stage {@code stage} (its TP shard of the stage's layers and extras). */
     public double stageParams(int stage) {
         double layers = split.layers(stage);
-        double params = layers * model.layerMatmulParams() / tp + layers * 2.0 * model.hidden();
+        double params = layers * layerParams();
         if (stage == 0) {
             params += (double) model.vocab() * model.hidden() / tp;
         }
@@ -187,7 +199,7 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
     }
 
     /** Parameters of one layer on one GPU: its TP shard of the matrices plus the two norms. */
-    private double layerParams() {
+    double layerParams() {
         return model.layerMatmulParams() / tp + 2.0 * model.hidden();
     }
 
@@ -216,7 +228,7 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
                 List<Integer> rs = reductions.computeIfAbsent(group[0], k -> new ArrayList<>());
                 for (int i = 0; i < n; i++) {
                     TensorParallelWork.ShardUse u0 = perReplica.get(0).get(i);
-                    if (u0.user != -2) {
+                    if (u0.gathers) {
                         int[] window = new int[u0.window < 0 ? 0 : replicas];
                         for (int d = 0; d < window.length; d++) {
                             window[d] = perReplica.get(d).get(i).window;
@@ -247,6 +259,8 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
                               java.util.Map<Integer, List<Integer>> shardReductions) {
         java.util.Map<String, Integer> embeddingTasks = new java.util.HashMap<>();
         var placement = schedule.placement(pp, microbatches);
+        int embedRank = placement.rank(0, 0);
+        int logitsRank = placement.rank(0, stages() - 1);
         double gradBytesPerParam = 4;
         for (int p = 0; p < pp; p++) {
             for (int t = 0; t < tp; t++) {
@@ -283,11 +297,9 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
                     }
                 }
                 reductions.addAll(shardReductions.getOrDefault(group[0], List.of()));
-                int embedRank = placement.rank(0, 0);
-                int logitsRank = placement.rank(0, stages() - 1);
                 // V shapes keep the embedding and the logits on one rank: nothing to synchronise
                 if (model.tiedEmbeddings() && embedRank != logitsRank && (p == embedRank || p == logitsRank)) {
-                    reductions.addAll(embeddingSync(g, t, pipelines, chosen, embeddingTasks));
+                    reductions.addAll(embeddingSync(g, t, embedRank, logitsRank, pipelines, chosen, embeddingTasks));
                 }
                 double shard = zero == 0 ? localParams : localParams / (dp * cp);
                 double adamNs = GemmModel.of(topology.accelerator(), precision).memoryNs(shard * ADAM_BYTES_PER_PARAM);
@@ -318,11 +330,13 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
     }
 
     /**
-     * Tied word embeddings live on the first and the last pipeline stage; their gradients are
-     * summed by an all-reduce between the two (per TP rank and replica) before the optimizer
+     * Tied word embeddings live on the first and the last pipeline stage (ranks {@code embedRank}
+     * and {@code logitsRank}); their gradients are summed by an all-reduce between the two (per
+     * TP rank, context rank and replica) before the optimizer
      * step, in fp32. Built once per (TP rank, replica), remembered in {@code embeddingTasks}.
      */
-    private List<Integer> embeddingSync(TaskGraph.Builder g, int t, List<PipelineTasks> pipelines,
+    private List<Integer> embeddingSync(TaskGraph.Builder g, int t, int embedRank, int logitsRank,
+                                        List<PipelineTasks> pipelines,
                                         java.util.Map<String, Collectives.Choice> chosen,
                                         java.util.Map<String, Integer> embeddingTasks) {
         String key = "embedding/" + t;
@@ -333,9 +347,6 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
             for (int c = 0; c < cp; c++) {
                 Integer known = embeddingTasks.get(key + "/" + c + "/" + d);
                 if (known == null) {
-                    var placement = schedule.placement(pp, microbatches);
-                    int embedRank = placement.rank(0, 0);
-                    int logitsRank = placement.rank(0, lastStage);
                     int[] first = pipelines.get(d).gradientsReady(embedRank, 0);
                     int[] last = pipelines.get(d).gradientsReady(logitsRank, lastStage);
                     int[] deps = {first[first.length - 1], last[last.length - 1]};

@@ -12,6 +12,7 @@ import org.clustersim.core.metrics.CommBreakdown;
 import org.clustersim.strategies.cost.LayerCostModel;
 import org.clustersim.strategies.cost.Precision;
 import org.clustersim.strategies.model.TransformerModel;
+import org.clustersim.strategies.pipeline.PipelineSchedule;
 import org.clustersim.strategies.pipeline.ScheduleKind;
 import org.clustersim.topology.SuperPodSpec;
 import org.clustersim.topology.SwitchedClusterSpec;
@@ -23,10 +24,17 @@ class TrainingStepTest {
     static final TransformerModel SMALL = new TransformerModel("small", 8, 2048, 16, 16, 8192,
             TransformerModel.FfnKind.GELU, 32000, false);
 
+    /** A step without recomputation, flash attention, default buckets, async sends, every replica simulated. */
+    static TrainingStep make(TransformerModel model, Topology t, int tp, int cp, int pp, int dp, int zero,
+                             PipelineSchedule schedule, int m, int microBatch, int seqLen, boolean overlap,
+                             LayerSplit split) {
+        return new TrainingStep(model, t, tp, pp, dp, zero, false, schedule, m, microBatch, seqLen, Precision.BF16,
+                LayerCostModel.Recompute.NONE, LayerCostModel.Attention.FLASH, TrainingStep.DEFAULT_BUCKET, overlap,
+                false, dp, split, cp);
+    }
+
     static TrainingStep step(Topology t, int tp, int pp, int dp, int zero, int m, boolean overlap) {
-        return new TrainingStep(SMALL, t, tp, pp, dp, zero, false, ScheduleKind.ONE_F_ONE_B.schedule(1), m, 1, 2048,
-                Precision.BF16, LayerCostModel.Recompute.NONE, LayerCostModel.Attention.FLASH, TrainingStep.DEFAULT_BUCKET,
-                overlap, false, dp, null, 1);
+        return make(SMALL, t, tp, 1, pp, dp, zero, ScheduleKind.ONE_F_ONE_B.schedule(1), m, 1, 2048, overlap, null);
     }
 
     static Simulation.Result run(TrainingStep s) {
@@ -43,9 +51,8 @@ class TrainingStepTest {
     }
 
     static TrainingStep split(Topology t, int... layers) {
-        return new TrainingStep(SMALL, t, 1, layers.length, 1, 0, false, ScheduleKind.ONE_F_ONE_B.schedule(1), 8, 1,
-                2048, Precision.BF16, LayerCostModel.Recompute.NONE, LayerCostModel.Attention.FLASH,
-                TrainingStep.DEFAULT_BUCKET, true, false, 1, LayerSplit.of(SMALL.layers(), layers), 1);
+        return make(SMALL, t, 1, 1, layers.length, 1, 0, ScheduleKind.ONE_F_ONE_B.schedule(1), 8, 1, 2048, true,
+                LayerSplit.of(SMALL.layers(), layers));
     }
 
     @Test
@@ -84,9 +91,8 @@ class TrainingStepTest {
     }
 
     static TrainingStep layout(Topology t, int tp, int pp, int dp, int zero, int m, int microBatch) {
-        return new TrainingStep(SMALL, t, tp, pp, dp, zero, false, ScheduleKind.ONE_F_ONE_B.schedule(1), m, microBatch,
-                2048, Precision.BF16, LayerCostModel.Recompute.NONE, LayerCostModel.Attention.FLASH,
-                TrainingStep.DEFAULT_BUCKET, true, false, dp, null, 1);
+        return make(SMALL, t, tp, 1, pp, dp, zero, ScheduleKind.ONE_F_ONE_B.schedule(1), m, microBatch, 2048, true,
+                null);
     }
 
     @Test
@@ -125,9 +131,7 @@ class TrainingStepTest {
     }
 
     static TrainingStep context(Topology t, int cp, int seqLen) {
-        return new TrainingStep(SMALL, t, 1, 1, 1, 0, false, ScheduleKind.ONE_F_ONE_B.schedule(1), 2, 1, seqLen,
-                Precision.BF16, LayerCostModel.Recompute.NONE, LayerCostModel.Attention.FLASH,
-                TrainingStep.DEFAULT_BUCKET, true, false, 1, null, cp);
+        return make(SMALL, t, 1, cp, 1, 1, 0, ScheduleKind.ONE_F_ONE_B.schedule(1), 2, 1, seqLen, true, null);
     }
 
     static double executedFlops(TaskGraph g) {
@@ -168,10 +172,8 @@ class TrainingStepTest {
                 32000, true);
         Topology node = SwitchedClusterSpec.dgxH100(1).build();
         for (int zero : new int[] {0, 1, 3}) {
-            TrainingStep step = new TrainingStep(tied, node, 1, 2, 2, zero, false,
-                    kind.schedule(kind == ScheduleKind.INTERLEAVED ? 2 : 1), 4, 1, 1024, Precision.BF16,
-                    LayerCostModel.Recompute.NONE, LayerCostModel.Attention.FLASH, TrainingStep.DEFAULT_BUCKET, true,
-                    false, 2, null, 1);
+            TrainingStep step = make(tied, node, 1, 1, 2, 2, zero, kind.schedule(kind == ScheduleKind.INTERLEAVED ? 2 : 1),
+                    4, 1, 1024, true, null);
             TaskGraph g = step.build().graph();
             int embeddingSyncs = 0;
             for (int i = 0; i < g.taskCount(); i++) {

@@ -17,8 +17,9 @@ public final class MemoryTracks {
             for (int p = 0; p < step.pp(); p++) {
                 long[][] live = built.pipelines().get(d).activationBytes(timeline, p, model::activationBytes);
                 double fixed = model.states(p).total();
-                for (int i0 = 0; i0 < step.tp() * step.cp(); i0++) {
-                    int device = step.device(i0 % step.tp(), i0 / step.tp(), p, d);
+                for (int g = 0; g < step.tp() * step.cp(); g++) {
+                    // every GPU of the stage's TP x CP group holds the same
+                    int device = step.device(g % step.tp(), g / step.tp(), p, d);
                     int track = counters.track("memory " + timeline.graph().devices().get(device).name(), "GB");
                     counters.add(track, 0, fixed / 1e9);
                     long previous = 0;

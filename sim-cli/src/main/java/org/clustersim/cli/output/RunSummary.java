@@ -136,23 +136,24 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
         }
         List<CommBreakdown> comm = CommBreakdown.of(timeline);
         List<Device> devices = new ArrayList<>();
+        java.util.Map<Integer, Memory> memory = new java.util.HashMap<>();
+        java.util.Map<Integer, Double> peakActivations = new java.util.HashMap<>();
         double exposedSum = 0;
         for (DeviceUsage u : m.devices()) {
             if (u.device() >= step.tp() * step.cp() * step.pp() * step.replicas()) {
                 continue;
             }
-            int tp = step.tp();
-            int cp = step.cp();
-            int pp = step.pp();
-            int t = u.device() % tp;
-            int ctx = (u.device() / tp) % cp;
-            int p = (u.device() / (tp * cp)) % pp;
-            int d = u.device() / (tp * cp * pp);
+            TrainingStep.Coordinates at = step.coordinates(u.device());
+            int d = at.dp();
+            int p = at.pp();
             CommBreakdown c = comm.get(u.device());
             exposedSum += m.stepTimeNs() == 0 ? 0 : (double) c.exposedAnyNs() / m.stepTimeNs();
-            devices.add(new Device(u.device(), u.name(), t, ctx, p, d, u.computeBusyNs(), u.computeIdleNs(),
-                    u.bubbleFraction(), c.exposedAnyNs(), c.exposedNs(), c.overlappedNs(),
-                    built.pipelines().get(d).peakActivations(timeline, p), memory(step, built, timeline, d, p)));
+            // every GPU of a stage's TP x CP group holds the same: measure each (replica, stage) once
+            Memory mem = memory.computeIfAbsent(d * step.pp() + p, k -> memory(step, built, timeline, d, p));
+            double peakActs = peakActivations.computeIfAbsent(d * step.pp() + p,
+                    k -> built.pipelines().get(d).peakActivations(timeline, p));
+            devices.add(new Device(u.device(), u.name(), at.tp(), at.cp(), p, d, u.computeBusyNs(), u.computeIdleNs(),
+                    u.bubbleFraction(), c.exposedAnyNs(), c.exposedNs(), c.overlappedNs(), peakActs, mem));
         }
         List<LinkTraffic> links = new ArrayList<>();
         LinkUsage usage = run.links();
