@@ -18,18 +18,20 @@ import org.clustersim.strategies.pipeline.PipelineTasks;
 import org.clustersim.topology.Topology;
 
 /**
- * One training step of a dense transformer under tensor, pipeline and data parallelism, as
- * the task graph a Megatron-style framework runs.
+ * One training step of a dense transformer under tensor, context, pipeline and data
+ * parallelism, as the task graph a Megatron-style framework runs.
  *
- * <p>Devices form a mesh with TP innermost (inside a server's NVLink domain), then PP, then
- * DP: GPU {@code tp + t (pp + p dp)}. Every data-parallel replica runs the pipeline schedule
- * over its p tensor-parallel groups ({@link TensorParallelWork}); stage boundaries send b s h
- * activations split over the TP ranks. Gradients are reduced over the data-parallel group in
- * buckets (default 25 MB of fp32 gradients), each launched on its own stream as soon as the
- * last microbatch's backward has produced every gradient in it, so they overlap the rest of
- * the backward: an all-reduce without ZeRO, a reduce-scatter with ZeRO 1 or 2 (the
- * distributed optimizer). The Adam step is a memory-bound compute task over each GPU's share
- * of the parameters; with ZeRO it is followed by an all-gather of the updated bf16 weights.
+ * <p>Devices form a mesh with TP innermost (inside a server's NVLink domain), then CP, then
+ * PP, then DP: GPU {@code t + tp (c + cp (p + pp d))}. Every data-parallel replica runs the
+ * pipeline schedule over its p groups of tp x cp GPUs ({@link TensorParallelWork}); stage
+ * boundaries send b s h activations split over the group. Gradients are reduced over every
+ * CP and DP rank holding the same weights, in buckets (default 25 MB of fp32 gradients), each
+ * launched on its own stream as soon as the last microbatch's backward has produced every
+ * gradient in it, so they overlap the rest of the backward: an all-reduce without ZeRO, a
+ * reduce-scatter with ZeRO 1 or 2 (the distributed optimizer). ZeRO 3 gathers and reduces
+ * layer by layer instead ({@link #addShardedWeights}). The Adam step is a memory-bound compute
+ * task over each GPU's share of the parameters; with ZeRO 1 or 2 it is followed by an
+ * all-gather of the updated bf16 weights.
  *
  * @param model        the transformer
  * @param topology     the cluster
