@@ -81,10 +81,11 @@ public final class RunCommand implements Callable<Integer> {
         if (worst.memory().peakBytes() > hbm && !allowOom && !scenario.allowOom()) {
             RunSummary.Memory m = worst.memory();
             throw new InputException(String.format(java.util.Locale.ROOT, "%s runs out of memory on %s: peak %.1f GB "
-                    + "against %.0f GB of HBM (weights %.1f, gradients %.1f, optimizer state %.1f, activations %.1f GB); "
-                    + "shard more (tp, pp, zero), recompute, or pass --allow-oom to simulate anyway", scenario.name(),
-                    worst.name(), m.peakBytes() / 1e9, hbm / 1e9, m.weightBytes() / 1e9, m.gradientBytes() / 1e9,
-                    m.optimizerBytes() / 1e9, m.activationBytes() / 1e9));
+                    + "against %.0f GB of HBM (weights %.1f, gradients %.1f, optimizer state %.1f, workspace %.1f, "
+                    + "activations %.1f GB); shard more (tp, pp, ep, zero), recompute, or pass --allow-oom to simulate "
+                    + "anyway", scenario.name(), worst.name(), m.peakBytes() / 1e9, hbm / 1e9, m.weightBytes() / 1e9,
+                    m.gradientBytes() / 1e9, m.optimizerBytes() / 1e9, m.workspaceBytes() / 1e9,
+                    m.activationBytes() / 1e9));
         }
         MemoryTracks.add(timeline, step, built);
         double wall = (System.nanoTime() - t0) / 1e9;

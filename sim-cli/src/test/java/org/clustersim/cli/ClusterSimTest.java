@@ -119,7 +119,8 @@ class ClusterSimTest {
         Path trace = dir.resolve("oom.json");
         Result r = cli("run", oom.toString(), "--trace", trace.toString());
         assertEquals(2, r.code());
-        assertTrue(r.err().contains("runs out of memory on node0.gpu0: peak 440.1 GB against 80 GB"), r.err());
+        assertTrue(r.err().contains("runs out of memory on node0.gpu0: peak 441.2 GB against 80 GB"), r.err());
+        assertTrue(r.err().contains("workspace 1.1"), r.err());
         assertTrue(r.err().contains("optimizer state 268.5"), r.err());
         assertFalse(Files.exists(trace));
         Result allowed = cli("run", oom.toString(), "--trace", trace.toString(), "--allow-oom");

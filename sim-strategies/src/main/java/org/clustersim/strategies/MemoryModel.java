@@ -1,24 +1,41 @@
 package org.clustersim.strategies;
 
 import org.clustersim.strategies.cost.LayerCostModel;
+import org.clustersim.strategies.model.TransformerModel;
 
 /**
- * Bytes one GPU holds for a training step: model states and activations.
+ * Bytes one GPU holds for a training step: model states, workspace and activations.
  *
  * <p>Model states with mixed-precision Adam (Rajbhandari et al., ZeRO, 2020): 2 bytes of
  * weights, 2 of gradients and 12 of optimizer state (fp32 master weights and two moments) per
- * parameter; ZeRO 1 shards the optimizer state over the d data-parallel ranks, ZeRO 2 the
- * gradients too, ZeRO 3 the weights as well (plus the gathered weights of two layers, the one
- * computing and the one prefetched). Activations per layer and microbatch (Korthikanti et al., "Reducing
- * Activation Recomputation in Large Transformer Models", 2022): 34 s b h + 5 a s^2 b bytes
- * without parallelism; with tensor parallelism 10 s b h + (24 s b h + 5 a s^2 b) / t, all of it
- * over t with sequence parallelism; fused attention keeps no score matrix (the 5 a s^2 b term
- * goes); selective recomputation drops that term too; full recomputation keeps only each
- * layer's input, 2 s b h (over t with sequence parallelism). A stage's activations are
- * allocated when its forward starts and freed when its backward has used them, so the peak
- * follows the schedule as run.
+ * parameter; ZeRO 1 shards the optimizer state over the ranks holding the same weights (the
+ * shard group under hybrid sharding; for expert weights, the ranks holding the same experts),
+ * ZeRO 2 the gradients too, ZeRO 3 the weights as well (plus the gathered weights of two
+ * layers, the one computing and the one prefetched).
+ *
+ * <p>Workspace: a fixed reserve for the CUDA context, cuBLAS workspaces, NCCL buffers and
+ * allocator slack ({@link #FRAMEWORK_RESERVE}), and on the last stage the fp32 logits and their
+ * gradient, which exist only while the loss is computed.
+ *
+ * <p>Activations per layer and microbatch (Korthikanti et al., "Reducing Activation
+ * Recomputation in Large Transformer Models", 2022): 34 s b h + 5 a s^2 b bytes without
+ * parallelism; with tensor parallelism 10 s b h + (24 s b h + 5 a s^2 b) / t, all of it over t
+ * with sequence parallelism; fused attention keeps no score matrix (the 5 a s^2 b term goes);
+ * selective recomputation drops that term too; full recomputation keeps only each layer's
+ * input, 2 s b h (over t with sequence parallelism). An MoE layer replaces the dense MLP's
+ * 19 s b h with what its experts keep: the routed tokens' inputs and intermediates (top-k x
+ * capacity factor per token), the shared experts' and the router's scores. A stage's
+ * activations are allocated when its forward starts and freed when its backward has used them,
+ * so the peak follows the schedule as run.
  */
 public final class MemoryModel {
+    /**
+     * Bytes every GPU loses before the model: the CUDA context and kernels (about 0.5 GB on
+     * Hopper), cuBLAS and NCCL buffers and the caching allocator's fragmentation. 1 GiB is our
+     * assumption, in the range PyTorch users measure; it is not fitted to any training result.
+     */
+    public static final long FRAMEWORK_RESERVE = 1L << 30;
+
     private final TrainingStep step;
 
     public MemoryModel(TrainingStep step) {
@@ -26,55 +43,85 @@ public final class MemoryModel {
     }
 
     /**
-     * Model states on one GPU of pipeline rank {@code p}.
+     * Fixed bytes on one GPU of pipeline rank {@code p}.
      *
      * @param weights   bf16 weights
      * @param gradients gradients
      * @param optimizer Adam state
+     * @param workspace framework reserve and the last stage's logits buffers
      */
-    public record States(double weights, double gradients, double optimizer) {
+    public record States(double weights, double gradients, double optimizer, double workspace) {
         public double total() {
-            return weights + gradients + optimizer;
+            return weights + gradients + optimizer + workspace;
         }
     }
 
     public States states(int p) {
         var placement = step.schedule().placement(step.pp(), step.microbatches());
         double params = 0;
+        double experts = 0;
+        boolean last = false;
         for (int chunk = 0; chunk < placement.chunksPerRank(); chunk++) {
-            params += step.stageParams(placement.stageOfChunk(p, chunk));
+            int stage = placement.stageOfChunk(p, chunk);
+            params += step.stageParams(stage);
+            experts += step.ep() > 1 ? step.stageExpertParams(stage) : 0;
+            last |= stage == step.stages() - 1;
         }
-        int d = step.dp() * step.cp(); // ZeRO shards over every rank that holds the same weights
-        double grads = 2 * params / (step.zero() >= 2 ? d : 1);
-        double optimizer = 12 * params / (step.zero() >= 1 ? d : 1);
+        double dense = params - experts;
+        int d = step.shardSize();
+        int e = step.expertShardSize();
+        double grads = 2 * (step.zero() >= 2 ? dense / d + experts / e : params);
+        double optimizer = 12 * (step.zero() >= 1 ? dense / d + experts / e : params);
         double weights = 2 * params;
         if (step.zero() == 3) {
             // the shard, plus the gathered bf16 weights of the layer in use and the one prefetched
-            weights = 2 * params / d + 2 * 2 * step.layerParams();
+            weights = 2 * dense / d + 2 * 2 * step.maxLayerParams();
         }
-        return new States(weights, grads, optimizer);
+        double workspace = FRAMEWORK_RESERVE + (last ? logitsBytes() : 0);
+        return new States(weights, grads, optimizer, workspace);
+    }
+
+    /** The fp32 logits of one microbatch and their gradient on one GPU: 2 x 4 b (s / cp) V / t. */
+    private double logitsBytes() {
+        return 2.0 * 4 * step.microBatch() * ((double) step.seqLen() / step.cp()) * step.model().vocab() / step.tp();
     }
 
     /** Activation bytes one microbatch leaves on a GPU for one stage until its backward. */
     public long activationBytes(int stage) {
-        var model = step.model();
+        double sum = 0;
+        int first = step.split().firstLayer(stage);
+        for (int l = first; l < first + step.split().layers(stage); l++) {
+            sum += layerActivationBytes(l);
+        }
+        return Math.round(sum);
+    }
+
+    private double layerActivationBytes(int l) {
+        TransformerModel model = step.model();
         double s = (double) step.seqLen() / step.cp(); // context parallelism keeps s / cp tokens per GPU
         double b = step.microBatch();
         double h = model.hidden();
         double a = model.heads();
         int t = step.tp();
         boolean sp = step.sequenceParallel() && t > 1;
-        double layers = step.split().layers(stage);
+        if (step.recompute() == LayerCostModel.Recompute.FULL) {
+            return 2 * s * b * h / (sp ? t : 1);
+        }
         double scores = step.attention() == LayerCostModel.Attention.STANDARD
                 && step.recompute() == LayerCostModel.Recompute.NONE ? 5 * a * s * step.seqLen() * b : 0;
-        double perLayer;
-        if (step.recompute() == LayerCostModel.Recompute.FULL) {
-            perLayer = 2 * s * b * h / (sp ? t : 1);
-        } else if (sp) {
-            perLayer = (34 * s * b * h + scores) / t;
-        } else {
-            perLayer = 10 * s * b * h + (24 * s * b * h + scores) / t;
+        double dense = sp ? (34 * s * b * h + scores) / t : 10 * s * b * h + (24 * s * b * h + scores) / t;
+        if (!model.isMoeLayer(l)) {
+            return dense;
         }
-        return Math.round(layers * perLayer);
+        // swap the dense MLP's 19 s b h (its 8 h-wide intermediates and inputs) for the experts'
+        TransformerModel.Experts e = model.experts();
+        double tokens = s * b;
+        int matrices = model.ffnKind().matrices();
+        double perRoutedToken = 2 * h + 2.0 * matrices * e.ffn() / t;
+        double moe = tokens * e.routedPerToken() * perRoutedToken
+                + tokens * e.shared() * (2 * h / (sp ? t : 1) + 2.0 * matrices * e.ffn() / t)
+                + tokens * e.count() * 4.0 / (sp ? t : 1);
+        double mlp = sp ? 19 * tokens * h / t : 2 * tokens * h + 17 * tokens * h / t;
+        return dense - mlp + moe;
     }
 }

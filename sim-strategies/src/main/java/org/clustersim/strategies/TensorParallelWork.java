@@ -41,13 +41,28 @@ final class TensorParallelWork implements StageWork {
     private final LayerSplit split;
     private final long activationBytes;
     private final boolean sequenceParallel;
-    private final LayerCostModel.Block[] layer;
+    /** Dense and MoE layers' blocks with recomputation applied (MoE: null for a dense model). */
+    private final LayerCostModel.Block[] denseLayer;
+    private final LayerCostModel.Block[] moeLayer;
     /** The blocks without recomputation, for replaying the forward with its collectives (full recompute). */
-    private final LayerCostModel.Block[] base;
+    private final LayerCostModel.Block[] denseBase;
+    private final LayerCostModel.Block[] moeBase;
+    /** The attention core alone, for splitting the attention block into ring-attention steps. */
+    private final LayerCostModel.Block core;
+    private final boolean selectiveRecompute;
+    private final ContextParallel cpKind;
+    private final ExpertExchange experts;
+    /** One GPU's routed tokens as dispatched (its 1/t share), bf16: the EP all-to-all's size. */
+    private final long dispatchBytes;
+    /** The routed (and shared-expert) tokens the TP group gathers for the experts, bf16. */
+    private final long routedBytes;
     private final boolean fullRecompute;
     private final LayerCostModel.Block logits;
     private final LayerCostModel.Block embedding;
     private final Map<String, Collectives.Choice> chosen = new HashMap<>();
+    /** Plans by kind, operation, size and members, and the rank-wide merged communications built from them. */
+    private final Map<String, Work.Communication> planned = new HashMap<>();
+    private final Map<String, Work.Communication> merged = new HashMap<>();
     /** ZeRO-3: each rank's uses of sharded layer weights, in the rank's program order (key: first device). */
     private final Map<Integer, List<ShardUse>> shardUses;
 
@@ -72,8 +87,23 @@ final class TensorParallelWork implements StageWork {
         }
     }
 
+    /**
+     * Where an MoE layer's tokens go: {@code groupsOf} gives the expert-parallel groups a GPU's
+     * all-to-all stands for. With {@code standIn} one replica is simulated for all: its task
+     * carries every member's flows of every EP group at the GPU's mesh position (the other
+     * replicas' groups exchange at the same time); otherwise the GPU's own group, and each
+     * replica's task carries only the flows its own GPUs send (the others' tasks carry the rest).
+     */
+    record ExpertExchange(java.util.function.IntFunction<List<int[]>> groupsOf, boolean standIn) {
+    }
+
     TensorParallelWork(LayerCostModel cost, Topology topology, LayerSplit split, long activationBytes,
                        boolean shardedWeights) {
+        this(cost, topology, split, activationBytes, shardedWeights, ContextParallel.ALL_GATHER, null);
+    }
+
+    TensorParallelWork(LayerCostModel cost, Topology topology, LayerSplit split, long activationBytes,
+                       boolean shardedWeights, ContextParallel cpKind, ExpertExchange experts) {
         this.shardUses = shardedWeights ? new HashMap<>() : null;
         this.cost = cost;
         this.topology = topology;
@@ -85,8 +115,19 @@ final class TensorParallelWork implements StageWork {
         this.split = split;
         this.activationBytes = activationBytes;
         this.sequenceParallel = cost.seqParallel() && cost.tp() > 1;
-        this.layer = cost.layer();
-        this.base = new LayerCostModel.Block[] {cost.attentionBlock(), cost.mlpBlock()};
+        this.cpKind = cpKind;
+        this.experts = experts;
+        this.denseLayer = cost.layer();
+        this.denseBase = new LayerCostModel.Block[] {cost.attentionBlock(), cost.mlpBlock()};
+        int moe = m.experts() == null ? -1 : m.experts().denseLayers();
+        this.moeLayer = moe < 0 ? null : cost.layer(moe);
+        this.moeBase = moe < 0 ? null : cost.baseLayer(moe);
+        double tokens = (double) cost.microBatch() * cost.seqLen() / cp;
+        this.dispatchBytes = moe < 0 ? 0 : Math.round(tokens / tp * m.experts().routedPerToken() * m.hidden() * 2);
+        this.routedBytes = moe < 0 ? 0 : Math.round(tokens * (m.experts().routedPerToken()
+                + (m.experts().shared() > 0 ? 1 : 0)) * m.hidden() * 2);
+        this.core = cost.attentionCore();
+        this.selectiveRecompute = cost.recompute() == LayerCostModel.Recompute.SELECTIVE;
         this.fullRecompute = cost.recompute() == LayerCostModel.Recompute.FULL;
         this.logits = cost.logits();
         this.embedding = cost.embedding();
@@ -147,14 +188,95 @@ final class TensorParallelWork implements StageWork {
 
         /** A TP collective of activations, in each of the rank's CP groups at once. */
         void collective(String name, CollectiveOp op) {
+            collective(name, op, activationBytes);
+        }
+
+        void collective(String name, CollectiveOp op, long bytes) {
             if (tp == 1) {
                 return;
             }
-            List<Work.Communication> parts = new ArrayList<>();
-            for (int c = 0; c < cp; c++) {
-                parts.add(plan("tp", op, java.util.Arrays.copyOfRange(devices, c * tp, (c + 1) * tp), activationBytes));
+            Work.Communication work = merged.computeIfAbsent("tp/" + op + "/" + bytes + "/" + devices[0], k -> {
+                List<Work.Communication> parts = new ArrayList<>();
+                for (int c = 0; c < cp; c++) {
+                    parts.add(plan("tp", op, java.util.Arrays.copyOfRange(devices, c * tp, (c + 1) * tp), bytes));
+                }
+                return Work.Communication.concurrent(parts);
+            });
+            link(graph.communicate(name, "tp-comm", streams("tp"), work));
+        }
+
+        /**
+         * An MoE all-to-all (token dispatch or combine) over every GPU's expert-parallel group:
+         * the flows this rank's GPUs send, or with a stand-in replica the whole groups' flows.
+         */
+        void exchange(String name) {
+            if (experts == null) {
+                return;
             }
-            link(graph.communicate(name, "tp-comm", streams("tp"), merge(parts)));
+            Work.Communication work = merged.computeIfAbsent("ep/" + devices[0], k -> {
+                List<Work.Communication> parts = new ArrayList<>();
+                for (int device : devices) {
+                    for (int[] group : experts.groupsOf().apply(device)) {
+                        Work.Communication all = plan("ep", CollectiveOp.ALL_TO_ALL, group, dispatchBytes);
+                        parts.add(experts.standIn() ? all : sentBy(all, device));
+                    }
+                }
+                return Work.Communication.concurrent(parts);
+            });
+            link(graph.communicate(name, "ep-comm", streams("ep"), work));
+        }
+
+        /**
+         * Ring attention's core: c steps, step i computing on the i-th K/V block while the ring
+         * passes that block on to the next CP rank, on the CP stream, so each step waits only for
+         * its block. In the backward the K/V gradients accumulated in step i travel after it
+         * (overlapping step i + 1), and the last transfer returns them to their owners before the
+         * rank goes on.
+         */
+        void ring(String name, String category, double coreNs, double coreFlops, boolean backward) {
+            long blockBytes = kvBytes / cp;
+            int[] cpStreams = streams("cp");
+            int before = last;
+            int arrived = -1;
+            int gradients = -1;
+            for (int i = 0; i < cp; i++) {
+                int step = graph.computeOn(name + " step" + i, category, compute, Math.round(coreNs / cp),
+                        coreFlops / cp * devices.length);
+                if (arrived >= 0) {
+                    graph.addDependency(step, arrived);
+                }
+                link(step);
+                if (i < cp - 1) {
+                    int kv = graph.communicate(name + " ring kv" + i, "cp-comm", cpStreams, ringShift(blockBytes));
+                    if (arrived >= 0) {
+                        graph.addDependency(kv, arrived);
+                    } else if (before >= 0) {
+                        graph.addDependency(kv, before);
+                    }
+                    arrived = kv;
+                }
+                if (backward) {
+                    gradients = graph.communicate(name + " ring dkv" + i, "cp-comm", cpStreams, ringShift(blockBytes));
+                    if (i < cp - 1) {
+                        graph.addDependency(gradients, step);
+                    }
+                }
+            }
+            if (backward) {
+                link(gradients);
+            }
+        }
+
+        /** One ring step: every GPU sends a block to its next CP neighbour, in each TP rank's CP group. */
+        private Work.Communication ringShift(long bytes) {
+            List<org.clustersim.core.engine.Flow> flows = new ArrayList<>();
+            for (int t = 0; t < tp; t++) {
+                for (int c = 0; c < cp; c++) {
+                    flows.add(new org.clustersim.core.engine.Flow(devices[c * tp + t],
+                            devices[((c + 1) % cp) * tp + t], bytes));
+                }
+            }
+            return new Work.Communication(List.of(new Phase(flows)));
         }
 
         /** A CP collective of keys and values, over the CP group of each TP rank at once. */
@@ -170,7 +292,7 @@ final class TensorParallelWork implements StageWork {
                 }
                 parts.add(plan("cp", op, group, bytes));
             }
-            link(graph.communicate(name, "cp-comm", streams("cp"), merge(parts)));
+            link(graph.communicate(name, "cp-comm", streams("cp"), Work.Communication.concurrent(parts)));
         }
 
         /** The communication stream {@code name} of every device of the rank. */
@@ -198,6 +320,12 @@ final class TensorParallelWork implements StageWork {
 
     /** A collective's plan for this group, choosing the algorithm once per operation, size and group size. */
     private Work.Communication plan(String kind, CollectiveOp op, int[] devices, long bytes) {
+        // the same collective over the same GPUs recurs every layer and microbatch: plan it once
+        return planned.computeIfAbsent(kind + "/" + op.name() + "/" + bytes + "/" + java.util.Arrays.toString(devices),
+                k -> planFresh(kind, op, devices, bytes));
+    }
+
+    private Work.Communication planFresh(String kind, CollectiveOp op, int[] devices, long bytes) {
         CommGroup group = new CommGroup(devices);
         String key = kind + "/" + op.name() + "/" + bytes + "/" + devices.length;
         Collectives.Choice c = chosen.get(key);
@@ -210,23 +338,21 @@ final class TensorParallelWork implements StageWork {
         return new Work.Communication(phases);
     }
 
-    /** Concurrent collectives of the same shape as one: phase i of the result runs phase i of each. */
-    private static Work.Communication merge(List<Work.Communication> parts) {
-        if (parts.size() == 1) {
-            return parts.get(0);
-        }
-        List<Phase> merged = new ArrayList<>();
-        for (int i = 0; i < parts.get(0).phases().size(); i++) {
-            List<org.clustersim.core.engine.Flow> flows = new ArrayList<>();
-            long extra = 0;
-            for (Work.Communication w : parts) {
-                Phase ph = w.phases().get(i);
-                flows.addAll(ph.flows());
-                extra = Math.max(extra, ph.extraLatencyNs());
+    /** The part of a collective that {@code device} sends, phases it sends nothing in dropped. */
+    private static Work.Communication sentBy(Work.Communication all, int device) {
+        List<Phase> phases = new ArrayList<>();
+        for (Phase ph : all.phases()) {
+            List<org.clustersim.core.engine.Flow> own = new ArrayList<>();
+            for (org.clustersim.core.engine.Flow f : ph.flows()) {
+                if (f.srcDevice() == device) {
+                    own.add(f);
+                }
             }
-            merged.add(new Phase(flows, extra));
+            if (!own.isEmpty()) {
+                phases.add(new Phase(own, ph.extraLatencyNs()));
+            }
         }
-        return new Work.Communication(merged);
+        return new Work.Communication(phases);
     }
 
     @Override
@@ -278,62 +404,134 @@ final class TensorParallelWork implements StageWork {
         return shardUses;
     }
 
-    /** The tasks of layer {@code l} in pass {@code p}: blocks, TP collectives, recompute replay. */
+    /** The tasks of layer {@code l} in pass {@code p}: blocks, TP/CP/EP collectives, recompute replay. */
     private void emitLayer(Chain chain, Pass p, int l, String label, String cat, List<Integer> grads) {
+        boolean moe = cost.model().isMoeLayer(l);
+        LayerCostModel.Block[] blocks = moe ? moeLayer : denseLayer;
+        boolean exchanges = moe && experts != null;
+        if (p == Pass.W || (chain.devices.length == 1 && !exchanges)) {
+            // no collective between the blocks: one task per layer
+            double ns = 0;
+            double flops = 0;
+            for (LayerCostModel.Block b : blocks) {
+                ns += ns(b, p);
+                flops += flops(b, p);
+            }
+            int id = chain.compute(label + " L" + l, cat, ns, flops);
+            if (p == Pass.W || p == Pass.B) {
+                grads.add(id);
+            }
+            return;
+        }
+        String at = label + " L" + l;
         boolean backward = p != Pass.F;
-        int[] devices = chain.devices;
-        {
-            if (p == Pass.W || devices.length == 1) {
-                // no tensor-parallel collective between the blocks: one task per layer
-                int id = chain.compute(label + " L" + l, cat, ns(layer[0], p) + ns(layer[1], p),
-                        flops(layer[0], p) + flops(layer[1], p));
-                if (p == Pass.W || p == Pass.B) {
-                    grads.add(id);
-                }
-                return;
+        boolean replayed = backward && fullRecompute;
+        if (replayed) {
+            // replay the layer's forward, collectives included, then run the backward proper
+            blocks = moe ? moeBase : denseBase;
+            attention(chain, Pass.F, blocks[0], at + " attn recompute", cat, true);
+            mlp(chain, Pass.F, blocks, at, " recompute", cat);
+        }
+        int lastCompute;
+        if (backward) {
+            mlp(chain, p, blocks, at, "", cat);
+            lastCompute = attention(chain, p, blocks[0], at + " attn", cat, !replayed);
+        } else {
+            attention(chain, p, blocks[0], at + " attn", cat, true);
+            lastCompute = mlp(chain, p, blocks, at, "", cat);
+        }
+        if (p == Pass.B) {
+            grads.add(lastCompute);
+        }
+    }
+
+    /**
+     * The attention block: with sequence parallelism an all-gather before it; with context
+     * parallelism the K/V exchange (all-gather before, gradient reduce-scatter after the
+     * backward, or the ring steps overlapping the core); the TP reduction after it.
+     *
+     * @param gatherKv whether the all-gather variant fetches K/V (not again after a replay)
+     * @return the block's last compute task
+     */
+    private int attention(Chain chain, Pass p, LayerCostModel.Block block, String name, String cat, boolean gatherKv) {
+        boolean backward = p != Pass.F;
+        if (sequenceParallel) {
+            chain.collective("tp-ag " + name, CollectiveOp.ALL_GATHER);
+        }
+        int id;
+        if (cp > 1 && cpKind == ContextParallel.RING) {
+            // the core in ring steps; the rest of the block (norm, projections) around it
+            double coreNs = ns(core, p) + (backward && selectiveRecompute ? core.fNs() : 0);
+            double coreFlops = flops(core, p) + (backward && selectiveRecompute
+                    ? core.fFlops() : 0);
+            double restNs = ns(block, p) - coreNs;
+            double restFlops = flops(block, p) - coreFlops;
+            if (backward) {
+                chain.ring(name + " core", cat, coreNs, coreFlops, true);
+                id = chain.compute(name, cat, restNs, restFlops);
+            } else {
+                chain.compute(name, cat, restNs, restFlops);
+                chain.ring(name + " core", cat, coreNs, coreFlops, false);
+                id = chain.last;
             }
-            LayerCostModel.Block[] blocks = layer;
-            if (backward && fullRecompute) {
-                // replay the layer's forward, collectives included, then run the backward proper
-                for (int b = 0; b < 2; b++) {
-                    String block = b == 0 ? "attn" : "mlp";
-                    if (sequenceParallel) {
-                        chain.collective("tp-ag recompute " + label + " L" + l + " " + block, CollectiveOp.ALL_GATHER);
-                    }
-                    if (b == 0) {
-                        chain.context("cp-ag kv recompute " + label + " L" + l, CollectiveOp.ALL_GATHER, kvBytes);
-                    }
-                    chain.compute(label + " L" + l + " " + block + " recompute", cat, base[b].fNs(),
-                            base[b].fFlops());
-                    chain.collective((sequenceParallel ? "tp-rs recompute " : "tp-ar recompute ") + label + " L" + l
-                            + " " + block, sequenceParallel ? CollectiveOp.REDUCE_SCATTER : CollectiveOp.ALL_REDUCE);
-                }
-                blocks = base;
+        } else {
+            if (gatherKv) {
+                // keys and values of the whole sequence before attention (Llama 3's CP
+                // all-gather), gathered again for the backward rather than kept
+                chain.context("cp-ag kv " + name, CollectiveOp.ALL_GATHER, kvBytes);
             }
-            int[] order = backward ? new int[] {1, 0} : new int[] {0, 1};
-            int lastBlock = -1;
-            for (int b : order) {
-                String block = b == 0 ? "attn" : "mlp";
-                if (sequenceParallel) {
-                    chain.collective("tp-ag " + label + " L" + l + " " + block, CollectiveOp.ALL_GATHER);
-                }
-                if (b == 0 && !(backward && fullRecompute)) {
-                    // keys and values of the whole sequence before attention (Llama 3's CP
-                    // all-gather), gathered again for the backward rather than kept
-                    chain.context("cp-ag kv " + label + " L" + l, CollectiveOp.ALL_GATHER, kvBytes);
-                }
-                lastBlock = chain.compute(label + " L" + l + " " + block, cat, ns(blocks[b], p), flops(blocks[b], p));
-                if (b == 0 && backward) {
-                    // their gradients go back to the ranks that own them
-                    chain.context("cp-rs dkv " + label + " L" + l, CollectiveOp.REDUCE_SCATTER, kvBytes);
-                }
-                chain.collective((sequenceParallel ? "tp-rs " : "tp-ar ") + label + " L" + l + " " + block,
-                        sequenceParallel ? CollectiveOp.REDUCE_SCATTER : CollectiveOp.ALL_REDUCE);
-            }
-            if (p == Pass.B) {
-                grads.add(lastBlock);
+            id = chain.compute(name, cat, ns(block, p), flops(block, p));
+            if (backward) {
+                // their gradients go back to the ranks that own them
+                chain.context("cp-rs dkv " + name, CollectiveOp.REDUCE_SCATTER, kvBytes);
             }
         }
+        chain.collective((sequenceParallel ? "tp-rs " : "tp-ar ") + name,
+                sequenceParallel ? CollectiveOp.REDUCE_SCATTER : CollectiveOp.ALL_REDUCE);
+        return id;
+    }
+
+    /**
+     * The MLP block. Dense: as the attention block's TP collectives. MoE (Megatron-LM's
+     * all-to-all token dispatcher): the router on the rank's tokens, the EP all-to-all
+     * dispatch of its 1/t share, a TP all-gather of the routed tokens, the experts, a TP
+     * reduce-scatter, the all-to-all combine, and without sequence parallelism a TP
+     * all-gather that makes the output whole on every TP rank again. The backward runs the
+     * same exchanges in the reverse direction.
+     *
+     * @return the block's last compute task
+     */
+    private int mlp(Chain chain, Pass p, LayerCostModel.Block[] blocks, String at, String suffix, String cat) {
+        if (blocks.length == 2) {
+            String name = at + " mlp" + suffix;
+            if (sequenceParallel) {
+                chain.collective("tp-ag " + name, CollectiveOp.ALL_GATHER);
+            }
+            int id = chain.compute(name, cat, ns(blocks[1], p), flops(blocks[1], p));
+            chain.collective((sequenceParallel ? "tp-rs " : "tp-ar ") + name,
+                    sequenceParallel ? CollectiveOp.REDUCE_SCATTER : CollectiveOp.ALL_REDUCE);
+            return id;
+        }
+        boolean backward = p != Pass.F;
+        String router = at + " router" + suffix;
+        String experts = at + " experts" + suffix;
+        int routerTask = -1;
+        if (!backward) {
+            routerTask = chain.compute(router, cat, ns(blocks[1], p), flops(blocks[1], p));
+        }
+        chain.exchange("ep-a2a " + (backward ? "combine-grad " : "dispatch ") + experts);
+        chain.collective("tp-ag routed " + experts, CollectiveOp.ALL_GATHER, routedBytes);
+        int expertTask = chain.compute(experts, cat, ns(blocks[2], p), flops(blocks[2], p));
+        chain.collective("tp-rs routed " + experts, CollectiveOp.REDUCE_SCATTER, routedBytes);
+        chain.exchange("ep-a2a " + (backward ? "dispatch-grad " : "combine ") + experts);
+        if (backward) {
+            routerTask = chain.compute(router, cat, ns(blocks[1], p), flops(blocks[1], p));
+        }
+        if (!sequenceParallel) {
+            chain.collective((backward ? "tp-ar " : "tp-ag ") + experts,
+                    backward ? CollectiveOp.ALL_REDUCE : CollectiveOp.ALL_GATHER);
+        }
+        return backward ? routerTask : expertTask;
     }
 
     /**

@@ -1,7 +1,9 @@
 package org.clustersim.strategies;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import org.clustersim.core.engine.StreamKind;
 import org.clustersim.core.engine.TaskGraph;
@@ -18,28 +20,32 @@ import org.clustersim.strategies.pipeline.PipelineTasks;
 import org.clustersim.topology.Topology;
 
 /**
- * One training step of a dense transformer under tensor, context, pipeline and data
+ * One training step of a transformer under tensor, context, pipeline, data and expert
  * parallelism, as the task graph a Megatron-style framework runs.
  *
- * <p>Devices form a mesh with TP innermost (inside a server's NVLink domain), then CP, then
- * PP, then DP: GPU {@code t + tp (c + cp (p + pp d))}. Every data-parallel replica runs the
- * pipeline schedule over its p groups of tp x cp GPUs ({@link TensorParallelWork}); stage
- * boundaries send b s h activations split over the group. Gradients are reduced over every
- * CP and DP rank holding the same weights, in buckets (default 25 MB of fp32 gradients), each
- * launched on its own stream as soon as the last microbatch's backward has produced every
- * gradient in it, so they overlap the rest of the backward: an all-reduce without ZeRO, a
- * reduce-scatter with ZeRO 1 or 2 (the distributed optimizer). ZeRO 3 gathers and reduces
- * layer by layer instead ({@link #addShardedWeights}). The Adam step is a memory-bound compute
- * task over each GPU's share of the parameters; with ZeRO 1 or 2 it is followed by an
- * all-gather of the updated bf16 weights.
+ * <p>Devices form a {@link Mesh}, by default TP innermost (inside a server's NVLink domain),
+ * then CP, then PP, then DP. Every data-parallel replica runs the pipeline schedule over its p
+ * groups of tp x cp GPUs ({@link TensorParallelWork}); stage boundaries send b s h activations
+ * split over the group; MoE layers exchange tokens over the expert-parallel group (ep
+ * consecutive replicas). Gradients are reduced over every CP and DP rank holding the same
+ * weights (expert weights over the ranks holding the same experts), in buckets (default 25 MB
+ * of fp32 gradients), each launched on its own stream as soon as the last microbatch's backward
+ * has produced every gradient in it, so they overlap the rest of the backward: an all-reduce
+ * without ZeRO, a reduce-scatter with ZeRO 1 or 2 (the distributed optimizer). ZeRO 3 gathers
+ * and reduces layer by layer instead ({@link #addShardedWeights}). With hybrid sharding ZeRO
+ * shards over groups of {@code shardGroup} of those ranks and replicates across the groups: a
+ * reduce-scatter inside each group, then an all-reduce of the shard across groups (HSDP). The
+ * Adam step is a memory-bound compute task over each GPU's share of the parameters; with ZeRO
+ * 1 or 2 it is followed by an all-gather of the updated bf16 weights.
  *
  * @param model        the transformer
  * @param topology     the cluster
- * @param tp           tensor-parallel size t
- * @param pp           pipeline-parallel size p
- * @param dp           data-parallel size d
- * @param zero         ZeRO stage (0, 1 or 2)
+ * @param mesh         the device mesh: TP, CP, PP, DP (and EP inside DP) sizes and their order
+ * @param zero         ZeRO stage (0 to 3)
+ * @param shardGroup   ranks ZeRO shards over (hybrid sharding), 0 for all of them (dp x cp; dp x
+ *                     cp / ep for expert weights)
  * @param sequenceParallel Megatron sequence parallelism
+ * @param cpKind       how context parallelism exchanges keys and values
  * @param schedule     pipeline schedule
  * @param microbatches microbatches per replica m
  * @param microBatch   sequences per microbatch b
@@ -54,19 +60,16 @@ import org.clustersim.topology.Topology;
  * @param replicas     data-parallel replicas simulated task by task: all d, or 1. With 1, the other
  *                     replicas are taken to be identical to the first (they are, up to
  *                     contention between replicas' pipeline traffic): their GPUs join every
- *                     data-parallel collective as soon as replica 0 reaches it, so gradient
- *                     traffic still crosses the whole fabric, at a fraction of the tasks
+ *                     data-parallel collective and expert all-to-all as soon as replica 0
+ *                     reaches it, so that traffic still crosses the whole fabric, at a fraction
+ *                     of the tasks
  * @param split        layers per stage ({@link LayerSplit#even} when {@code null})
- * @param cp           context-parallel size c: every microbatch's sequence split over c GPUs,
- *                     keys and values all-gathered over them before each layer's attention and
- *                     their gradients reduce-scattered after its backward (the variant the
- *                     Llama 3 paper describes); the mesh is TP, CP, PP, DP from the inside out
  */
-public record TrainingStep(TransformerModel model, Topology topology, int tp, int pp, int dp, int zero,
-                           boolean sequenceParallel, PipelineSchedule schedule, int microbatches, int microBatch,
-                           int seqLen, Precision precision, LayerCostModel.Recompute recompute,
-                           LayerCostModel.Attention attention, long bucketBytes, boolean overlapGradReduce,
-                           boolean blockingSends, int replicas, LayerSplit split, int cp) {
+public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh, int zero, int shardGroup,
+                           boolean sequenceParallel, ContextParallel cpKind, PipelineSchedule schedule,
+                           int microbatches, int microBatch, int seqLen, Precision precision,
+                           LayerCostModel.Recompute recompute, LayerCostModel.Attention attention, long bucketBytes,
+                           boolean overlapGradReduce, boolean blockingSends, int replicas, LayerSplit split) {
 
     /** Megatron-LM's default bucket: 25 MB. */
     public static final long DEFAULT_BUCKET = 25_000_000L;
@@ -74,7 +77,7 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
     static final double ADAM_BYTES_PER_PARAM = 30;
 
     public TrainingStep {
-        int stages = schedule.placement(pp, Math.max(1, microbatches)).stages();
+        int stages = schedule.placement(mesh.pp(), Math.max(1, microbatches)).stages();
         if (split == null) {
             split = LayerSplit.even(model.layers(), stages);
         }
@@ -86,38 +89,133 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
             throw new IllegalArgumentException("the layer split holds " + split.totalLayers() + " layers; the model has "
                     + model.layers());
         }
-        if (cp < 1 || seqLen % cp != 0) {
-            throw new IllegalArgumentException("context parallelism " + cp + " must divide the sequence " + seqLen);
+        if (seqLen % mesh.cp() != 0) {
+            throw new IllegalArgumentException("context parallelism " + mesh.cp() + " must divide the sequence "
+                    + seqLen);
         }
-        if ((long) tp * cp * pp * dp > topology.deviceCount()) {
-            throw new IllegalArgumentException("the layout needs " + (long) tp * cp * pp * dp + " GPUs; the cluster has "
+        if (mesh.gpus() > topology.deviceCount()) {
+            throw new IllegalArgumentException("the layout needs " + mesh.gpus() + " GPUs; the cluster has "
                     + topology.deviceCount());
         }
-        if (replicas != dp && replicas != 1) {
-            throw new IllegalArgumentException("simulate all " + dp + " replicas or 1, not " + replicas);
+        if (replicas != mesh.dp() && replicas != 1) {
+            throw new IllegalArgumentException("simulate all " + mesh.dp() + " replicas or 1, not " + replicas);
         }
         if (zero < 0 || zero > 3) {
             throw new IllegalArgumentException("ZeRO stage " + zero + " does not exist; use 0, 1, 2 or 3");
         }
+        if (mesh.ep() > 1 && (model.experts() == null || model.experts().count() % mesh.ep() != 0)) {
+            throw new IllegalArgumentException("expert parallelism " + mesh.ep() + " needs a model whose experts it "
+                    + "divides");
+        }
+        if (mesh.ep() > 1 && zero == 3) {
+            throw new IllegalArgumentException("ZeRO 3 with expert parallelism is not modelled; use ZeRO 0, 1 or 2");
+        }
+        if (shardGroup < 0 || (shardGroup > 0 && (zero == 0 || (mesh.dp() * mesh.cp()) % shardGroup != 0))) {
+            throw new IllegalArgumentException("a hybrid shard group of " + shardGroup + " needs ZeRO 1 to 3 and must "
+                    + "divide dp x cp = " + mesh.dp() * mesh.cp());
+        }
+    }
+
+    /** A dense step with the default mesh order, all-gather CP and full sharding. */
+    public TrainingStep(TransformerModel model, Topology topology, int tp, int pp, int dp, int zero,
+                        boolean sequenceParallel, PipelineSchedule schedule, int microbatches, int microBatch,
+                        int seqLen, Precision precision, LayerCostModel.Recompute recompute,
+                        LayerCostModel.Attention attention, long bucketBytes, boolean overlapGradReduce,
+                        boolean blockingSends, int replicas, LayerSplit split, int cp) {
+        this(model, topology, new Mesh(tp, cp, pp, dp), zero, 0, sequenceParallel, ContextParallel.ALL_GATHER,
+                schedule, microbatches, microBatch, seqLen, precision, recompute, attention, bucketBytes,
+                overlapGradReduce, blockingSends, replicas, split);
+    }
+
+    public int tp() {
+        return mesh.tp();
+    }
+
+    public int cp() {
+        return mesh.cp();
+    }
+
+    public int pp() {
+        return mesh.pp();
+    }
+
+    public int dp() {
+        return mesh.dp();
+    }
+
+    public int ep() {
+        return mesh.ep();
+    }
+
+    /** Ranks ZeRO shards dense weights over: the shard group, or every CP and DP rank. */
+    public int shardSize() {
+        return shardGroup == 0 ? dp() * cp() : shardGroup;
+    }
+
+    /** Ranks ZeRO shards expert weights over: every CP and DP rank holding the same experts. */
+    public int expertShardSize() {
+        return dp() * cp() / ep();
     }
 
     /** Device of (tensor rank, pipeline rank, data-parallel rank), context rank 0. */
     public int device(int t, int p, int d) {
-        return device(t, 0, p, d);
+        return mesh.device(t, 0, p, d);
     }
 
     /** Device of (tensor rank, context rank, pipeline rank, data-parallel rank). */
     public int device(int t, int c, int p, int d) {
-        return t + tp * (c + cp * (p + pp * d));
+        return mesh.device(t, c, p, d);
     }
 
     /** Where a GPU sits in the mesh. */
-    public record Coordinates(int tp, int cp, int pp, int dp) {
+    public Mesh.Coordinates coordinates(int device) {
+        return mesh.coordinates(device);
     }
 
-    /** The inverse of {@link #device(int, int, int, int)}. */
-    public Coordinates coordinates(int device) {
-        return new Coordinates(device % tp, (device / tp) % cp, (device / (tp * cp)) % pp, device / (tp * cp * pp));
+    /** Whether a GPU belongs to a replica simulated task by task. */
+    public boolean simulated(int device) {
+        return device < mesh.gpus() && mesh.coordinates(device).dp() < replicas;
+    }
+
+    /**
+     * The GPUs holding the same experts as TP rank t of stage rank p in EP rank e: every
+     * context rank of every replica whose EP rank is e, replica by replica.
+     */
+    int[] expertGradientGroup(int t, int p, int e) {
+        int[] group = new int[dp() / ep() * cp()];
+        for (int k = 0; k < dp() / ep(); k++) {
+            for (int c = 0; c < cp(); c++) {
+                group[k * cp() + c] = device(t, c, p, e + k * ep());
+            }
+        }
+        return group;
+    }
+
+    /**
+     * The expert-parallel groups one GPU's all-to-all stands for: its own, and with one replica
+     * simulated for all, every EP group at its TP, CP and PP position.
+     */
+    private List<int[]> expertGroups(int device) {
+        if (replicas != 1) {
+            return List.of(expertGroup(device));
+        }
+        Mesh.Coordinates at = coordinates(device);
+        List<int[]> groups = new ArrayList<>();
+        for (int first = 0; first < dp(); first += ep()) {
+            groups.add(expertGroup(device(at.tp(), at.cp(), at.pp(), first)));
+        }
+        return groups;
+    }
+
+    /** The expert-parallel group of a GPU: the GPUs at its TP, CP and PP position in its ep replicas. */
+    int[] expertGroup(int device) {
+        Mesh.Coordinates at = coordinates(device);
+        int first = mesh.expertGroupStart(at.dp());
+        int[] group = new int[ep()];
+        for (int i = 0; i < group.length; i++) {
+            group[i] = device(at.tp(), at.cp(), at.pp(), first + i);
+        }
+        return group;
     }
 
     /**
@@ -126,10 +224,10 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
      * so the first {@code replicas x cp} are the simulated ones.
      */
     int[] gradientGroup(int t, int p) {
-        int[] group = new int[dp * cp];
-        for (int d = 0; d < dp; d++) {
-            for (int c = 0; c < cp; c++) {
-                group[d * cp + c] = device(t, c, p, d);
+        int[] group = new int[dp() * cp()];
+        for (int d = 0; d < dp(); d++) {
+            for (int c = 0; c < cp(); c++) {
+                group[d * cp() + c] = device(t, c, p, d);
             }
         }
         return group;
@@ -137,24 +235,35 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
 
     /** Per-stage cost model. */
     public LayerCostModel layerCost() {
-        return new LayerCostModel(model, GemmModel.of(topology.accelerator(), precision), tp, sequenceParallel,
-                microBatch, seqLen, recompute, attention, cp);
+        return new LayerCostModel(model, GemmModel.of(topology.accelerator(), precision), tp(), sequenceParallel,
+                microBatch, seqLen, recompute, attention, cp(), ep());
     }
 
     /** Stages on a microbatch's path. */
     public int stages() {
-        return schedule.placement(pp, microbatches).stages();
+        return schedule.placement(pp(), microbatches).stages();
     }
 
     /** Parameters one GPU holds for stage {@code stage} (its TP shard of the stage's layers and extras). */
     public double stageParams(int stage) {
-        double layers = split.layers(stage);
-        double params = layers * layerParams();
+        double params = 0;
+        for (int l = split.firstLayer(stage); l < split.firstLayer(stage) + split.layers(stage); l++) {
+            params += layerParams(l);
+        }
         if (stage == 0) {
-            params += (double) model.vocab() * model.hidden() / tp;
+            params += (double) model.vocab() * model.hidden() / tp();
         }
         if (stage == stages() - 1 && !model.tiedEmbeddings()) {
-            params += (double) model.vocab() * model.hidden() / tp;
+            params += (double) model.vocab() * model.hidden() / tp();
+        }
+        return params;
+    }
+
+    /** Of {@link #stageParams}, the expert weights (sharded and reduced over the expert-holding ranks). */
+    public double stageExpertParams(int stage) {
+        double params = 0;
+        for (int l = split.firstLayer(stage); l < split.firstLayer(stage) + split.layers(stage); l++) {
+            params += expertParams(l);
         }
         return params;
     }
@@ -162,7 +271,7 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
     /**
      * A built step.
      *
-     * @param graph     the task graph over all tp x pp x dp devices
+     * @param graph     the task graph over all tp x cp x pp x dp devices
      * @param pipelines activation bookkeeping per data-parallel replica
      */
     public record Built(TaskGraph graph, List<PipelineTasks> pipelines) {
@@ -170,39 +279,62 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
 
     public Built build() {
         TaskGraph.Builder g = TaskGraph.builder();
-        int gpus = tp * cp * pp * dp;
-        for (int d = 0; d < gpus; d++) {
+        for (int d = 0; d < mesh.gpus(); d++) {
             g.device(topology.device(d).name(), topology.device(d).node());
         }
         LayerCostModel cost = layerCost();
         // a stage boundary carries b s h over the whole TP x CP group, split evenly over its GPUs
         long boundary = model.boundaryActivationBytes(microBatch, seqLen, precision.bytesPerElement());
+        TensorParallelWork.ExpertExchange experts = ep() > 1
+                ? new TensorParallelWork.ExpertExchange(this::expertGroups, replicas == 1) : null;
         TensorParallelWork work = new TensorParallelWork(cost, topology, split,
-                model.boundaryActivationBytes(microBatch, seqLen / cp, precision.bytesPerElement()),
-                zero == 3 && dp * cp > 1);
+                model.boundaryActivationBytes(microBatch, seqLen / cp(), precision.bytesPerElement()),
+                zero == 3 && dp() * cp() > 1, cpKind, experts);
         List<PipelineTasks> pipelines = new ArrayList<>();
         for (int d = 0; d < replicas; d++) {
-            int[][] ranks = new int[pp][tp * cp];
-            for (int p = 0; p < pp; p++) {
-                for (int c = 0; c < cp; c++) {
-                    for (int t = 0; t < tp; t++) {
-                        ranks[p][c * tp + t] = device(t, c, p, d);
+            int[][] ranks = new int[pp()][tp() * cp()];
+            for (int p = 0; p < pp(); p++) {
+                for (int c = 0; c < cp(); c++) {
+                    for (int t = 0; t < tp(); t++) {
+                        ranks[p][c * tp() + t] = device(t, c, p, d);
                     }
                 }
             }
-            pipelines.add(new PipelineProgram(schedule, pp, microbatches, work, boundary, blockingSends)
+            pipelines.add(new PipelineProgram(schedule, pp(), microbatches, work, boundary, blockingSends)
                     .addTo(g, ranks));
         }
-        java.util.Map<String, Collectives.Choice> chosen = new java.util.HashMap<>();
-        java.util.Map<Integer, List<Integer>> shardReductions = work.shardUses() == null ? java.util.Map.of()
-                : addShardedWeights(g, work.shardUses(), chosen);
-        addOptimizer(g, pipelines, chosen, shardReductions);
+        DataParallelCollectives dpc = new DataParallelCollectives(g, topology);
+        Map<Integer, List<Integer>> shardReductions = work.shardUses() == null ? Map.of()
+                : addShardedWeights(dpc, work.shardUses());
+        addOptimizer(g, dpc, pipelines, shardReductions);
         return new Built(g.build(), pipelines);
     }
 
-    /** Parameters of one layer on one GPU: its TP shard of the matrices plus the two norms. */
-    double layerParams() {
-        return model.layerMatmulParams() / tp + 2.0 * model.hidden();
+    /** Parameters of layer {@code l} on one GPU: its TP shard of the matrices, its experts, the two norms. */
+    double layerParams(int l) {
+        if (!model.isMoeLayer(l)) {
+            return model.layerMatmulParams(l) / tp() + 2.0 * model.hidden();
+        }
+        TransformerModel.Experts e = model.experts();
+        double replicated = model.attentionParams() + e.shared() * model.mlpParams(e.ffn());
+        return replicated / tp() + model.routerParams() + expertParams(l) + 2.0 * model.hidden();
+    }
+
+    /** Routed-expert parameters of layer {@code l} on one GPU: experts / ep of them, split over t. */
+    double expertParams(int l) {
+        if (!model.isMoeLayer(l)) {
+            return 0;
+        }
+        return (double) model.experts().count() / ep() * model.mlpParams(model.experts().ffn()) / tp();
+    }
+
+    /** The largest layer's parameters on one GPU (what ZeRO 3 holds gathered). */
+    double maxLayerParams() {
+        double max = 0;
+        for (int l = 0; l < model.layers(); l++) {
+            max = Math.max(max, layerParams(l));
+        }
+        return max;
     }
 
     /**
@@ -214,31 +346,30 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
      *
      * @return per device, the reduce-scatters the optimizer step waits for
      */
-    private java.util.Map<Integer, List<Integer>> addShardedWeights(TaskGraph.Builder g,
-            java.util.Map<Integer, List<TensorParallelWork.ShardUse>> uses, java.util.Map<String, Collectives.Choice> chosen) {
-        java.util.Map<Integer, List<Integer>> reductions = new java.util.HashMap<>();
-        long gatherBytes = Math.round(layerParams() * precision.bytesPerElement());
-        long gradBytes = Math.round(layerParams() * 4);
-        for (int p = 0; p < pp; p++) {
+    private Map<Integer, List<Integer>> addShardedWeights(DataParallelCollectives dpc,
+                                                          Map<Integer, List<TensorParallelWork.ShardUse>> uses) {
+        Map<Integer, List<Integer>> reductions = new HashMap<>();
+        for (int p = 0; p < pp(); p++) {
             List<List<TensorParallelWork.ShardUse>> perReplica = new ArrayList<>();
             for (int d = 0; d < replicas; d++) {
                 perReplica.add(uses.getOrDefault(device(0, p, d), List.of()));
             }
             int n = perReplica.get(0).size();
-            for (int t = 0; t < tp; t++) {
+            for (int t = 0; t < tp(); t++) {
                 int[] group = gradientGroup(t, p);
                 List<Integer> rs = reductions.computeIfAbsent(group[0], k -> new ArrayList<>());
                 for (int i = 0; i < n; i++) {
                     TensorParallelWork.ShardUse u0 = perReplica.get(0).get(i);
+                    double params = layerParams(u0.layer);
                     if (u0.gathers) {
                         int[] window = new int[u0.window < 0 ? 0 : replicas];
                         for (int d = 0; d < window.length; d++) {
                             window[d] = perReplica.get(d).get(i).window;
                         }
-                        int ag = collective(g, "fsdp all-gather L" + u0.layer, CollectiveOp.ALL_GATHER, group,
-                                gatherBytes, window, chosen, "fsdp-ag");
+                        int ag = dpc.gather("fsdp all-gather L" + u0.layer, group, shardSize(),
+                                Math.round(params * precision.bytesPerElement()), window, "fsdp-ag");
                         for (int d = 0; d < replicas; d++) {
-                            g.addDependency(perReplica.get(d).get(i).user, ag);
+                            dpc.graph().addDependency(perReplica.get(d).get(i).user, ag);
                         }
                     }
                     if (u0.gradsDone >= 0) {
@@ -246,8 +377,8 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
                         for (int d = 0; d < replicas; d++) {
                             done[d] = perReplica.get(d).get(i).gradsDone;
                         }
-                        rs.add(collective(g, "fsdp reduce-scatter L" + u0.layer, CollectiveOp.REDUCE_SCATTER, group,
-                                gradBytes, done, chosen, "fsdp-rs"));
+                        rs.add(dpc.reduce("fsdp reduce-scatter L" + u0.layer, CollectiveOp.REDUCE_SCATTER, group,
+                                shardSize(), Math.round(params * 4), done, "fsdp-rs"));
                     }
                 }
             }
@@ -256,64 +387,85 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
     }
 
     /** Gradient buckets, the data-parallel reduction, the Adam step and (ZeRO 1, 2) the weight all-gather. */
-    private void addOptimizer(TaskGraph.Builder g, List<PipelineTasks> pipelines,
-                              java.util.Map<String, Collectives.Choice> chosen,
-                              java.util.Map<Integer, List<Integer>> shardReductions) {
-        java.util.Map<String, Integer> embeddingTasks = new java.util.HashMap<>();
-        var placement = schedule.placement(pp, microbatches);
+    private void addOptimizer(TaskGraph.Builder g, DataParallelCollectives dpc, List<PipelineTasks> pipelines,
+                              Map<Integer, List<Integer>> shardReductions) {
+        Map<String, Integer> embeddingTasks = new HashMap<>();
+        var placement = schedule.placement(pp(), microbatches);
         int embedRank = placement.rank(0, 0);
         int logitsRank = placement.rank(0, stages() - 1);
         double gradBytesPerParam = 4;
-        for (int p = 0; p < pp; p++) {
-            for (int t = 0; t < tp; t++) {
+        CollectiveOp op = zero == 0 ? CollectiveOp.ALL_REDUCE : CollectiveOp.REDUCE_SCATTER;
+        int shard = zero == 0 ? 1 : shardSize();
+        for (int p = 0; p < pp(); p++) {
+            for (int t = 0; t < tp(); t++) {
                 int[] group = gradientGroup(t, p);
                 List<Integer> reductions = new ArrayList<>();
+                // per EP rank, the reductions of its expert gradients
+                List<List<Integer>> expertReductions = new ArrayList<>();
+                for (int e = 0; e < ep(); e++) {
+                    expertReductions.add(new ArrayList<>());
+                }
                 double localParams = 0;
+                double localExperts = 0;
                 for (int chunk = 0; chunk < placement.chunksPerRank(); chunk++) {
                     int stage = placement.stageOfChunk(p, chunk);
                     double params = stageParams(stage);
+                    double expertParams = ep() > 1 ? stageExpertParams(stage) : 0;
                     localParams += params;
+                    localExperts += expertParams;
                     // ZeRO-3 reduces layer gradients per microbatch; embedding and logits weights stay here
-                    double reduced = zero == 3 ? params - split.layers(stage) * layerParams() : params;
-                    if (dp * cp == 1 || reduced < 1) {
+                    double reduced = (zero == 3 ? params - layerParamsOf(stage) : params) - expertParams;
+                    if (dp() * cp() == 1) {
                         continue;
                     }
                     int[] readyFirst = pipelines.get(0).gradientsReady(p, stage);
-                    int parts = zero == 3 ? 1 : Math.max(1, readyFirst.length);
-                    double partBytes = reduced * gradBytesPerParam / parts;
-                    double pending = 0;
-                    for (int i = 0; i < parts; i++) {
-                        pending += partBytes;
-                        if (pending < bucketBytes && i < parts - 1) {
-                            continue;
+                    if (reduced >= 1) {
+                        int parts = zero == 3 ? 1 : Math.max(1, readyFirst.length);
+                        double partBytes = reduced * gradBytesPerParam / parts;
+                        double pending = 0;
+                        for (int i = 0; i < parts; i++) {
+                            pending += partBytes;
+                            if (pending < bucketBytes && i < parts - 1) {
+                                continue;
+                            }
+                            int[] deps = new int[replicas];
+                            for (int d = 0; d < replicas; d++) {
+                                int[] ready = pipelines.get(d).gradientsReady(p, stage);
+                                deps[d] = ready[overlapGradReduce && zero < 3 ? Math.min(i, ready.length - 1)
+                                        : ready.length - 1];
+                            }
+                            reductions.add(dpc.reduce("dp-grad " + op.id() + " stage" + stage + " part" + i, op,
+                                    group, shard, Math.round(pending), deps, "dp"));
+                            pending = 0;
                         }
-                        int[] deps = new int[replicas];
-                        for (int d = 0; d < replicas; d++) {
-                            int[] ready = pipelines.get(d).gradientsReady(p, stage);
-                            deps[d] = ready[overlapGradReduce && zero < 3 ? Math.min(i, ready.length - 1) : ready.length - 1];
-                        }
-                        CollectiveOp op = zero == 0 ? CollectiveOp.ALL_REDUCE : CollectiveOp.REDUCE_SCATTER;
-                        reductions.add(collective(g, "dp-grad " + op.id() + " stage" + stage + " part" + i, op, group,
-                                Math.round(pending), deps, chosen));
-                        pending = 0;
+                    }
+                    if (expertParams >= 1 && expertShardSize() > 1) {
+                        addExpertReductions(dpc, pipelines, t, p, stage, expertParams * gradBytesPerParam,
+                                expertReductions);
                     }
                 }
                 reductions.addAll(shardReductions.getOrDefault(group[0], List.of()));
                 // V shapes keep the embedding and the logits on one rank: nothing to synchronise
                 if (model.tiedEmbeddings() && embedRank != logitsRank && (p == embedRank || p == logitsRank)) {
-                    reductions.addAll(embeddingSync(g, t, embedRank, logitsRank, pipelines, chosen, embeddingTasks));
+                    reductions.addAll(embeddingSync(dpc, t, embedRank, logitsRank, pipelines, embeddingTasks));
                 }
-                double shard = zero == 0 ? localParams : localParams / (dp * cp);
-                double adamNs = GemmModel.of(topology.accelerator(), precision).memoryNs(shard * ADAM_BYTES_PER_PARAM);
-                int[] optimizer = new int[replicas * cp];
+                double denseShare = zero == 0 ? localParams - localExperts : (localParams - localExperts) / shard;
+                double expertShare = zero == 0 ? localExperts : localExperts / expertShardSize();
+                double adamNs = GemmModel.of(topology.accelerator(), precision)
+                        .memoryNs((denseShare + expertShare) * ADAM_BYTES_PER_PARAM);
+                int[] optimizer = new int[replicas * cp()];
                 for (int i = 0; i < optimizer.length; i++) {
-                    int d = i / cp;
+                    int d = i / cp();
                     int stream = g.stream(group[i], "compute", StreamKind.COMPUTE);
                     optimizer[i] = g.compute("adam step", "optimizer", stream, Math.round(adamNs), 0);
+                    List<Integer> own = expertReductions.get(d % ep());
                     for (int r : reductions) {
                         g.addDependency(optimizer[i], r);
                     }
-                    if (reductions.isEmpty()) {
+                    for (int r : own) {
+                        g.addDependency(optimizer[i], r);
+                    }
+                    if (reductions.isEmpty() && own.isEmpty()) {
                         // without data parallelism the step waits for the rank's own last backward
                         for (int chunk = 0; chunk < placement.chunksPerRank(); chunk++) {
                             for (int ready : pipelines.get(d).gradientsReady(p, placement.stageOfChunk(p, chunk))) {
@@ -322,13 +474,69 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
                         }
                     }
                 }
-                if ((zero == 1 || zero == 2) && dp * cp > 1) {
-                    long weightBytes = Math.round(localParams * precision.bytesPerElement());
-                    collective(g, "dp-param all-gather rank" + p, CollectiveOp.ALL_GATHER, group, weightBytes, optimizer,
-                            chosen);
+                if ((zero == 1 || zero == 2) && dp() * cp() > 1) {
+                    long weightBytes = Math.round((localParams - localExperts) * precision.bytesPerElement());
+                    dpc.gather("dp-param all-gather rank" + p, group, shard, weightBytes, optimizer, "dp");
+                    if (localExperts >= 1 && expertShardSize() > 1) {
+                        for (int e = 0; e < ep(); e++) {
+                            int[] members = expertGradientGroup(t, p, e);
+                            int[] deps = optimizersOf(members, group, optimizer);
+                            dpc.gather("expert-param all-gather rank" + p, members, expertShardSize(),
+                                    Math.round(localExperts * precision.bytesPerElement()), deps, "dp");
+                        }
+                    }
                 }
             }
         }
+    }
+
+    /** Layer parameters of a stage on one GPU (what ZeRO 3 reduces layer by layer). */
+    private double layerParamsOf(int stage) {
+        double params = 0;
+        for (int l = split.firstLayer(stage); l < split.firstLayer(stage) + split.layers(stage); l++) {
+            params += layerParams(l);
+        }
+        return params;
+    }
+
+    /**
+     * The expert gradients of one stage, reduced over each EP rank's expert-holding group once
+     * the stage's backward has finished: an all-reduce, or a reduce-scatter with ZeRO. With one
+     * replica simulated, every group launches when replica 0 is ready; otherwise each group
+     * waits for its own simulated replicas.
+     */
+    private void addExpertReductions(DataParallelCollectives dpc, List<PipelineTasks> pipelines, int t, int p,
+                                     int stage, double bytes, List<List<Integer>> out) {
+        CollectiveOp op = zero == 0 ? CollectiveOp.ALL_REDUCE : CollectiveOp.REDUCE_SCATTER;
+        for (int e = 0; e < ep(); e++) {
+            List<Integer> deps = new ArrayList<>();
+            for (int d = 0; d < replicas; d++) {
+                if (replicas == 1 || d % ep() == e) {
+                    int[] ready = pipelines.get(d).gradientsReady(p, stage);
+                    deps.add(ready[ready.length - 1]);
+                }
+            }
+            out.get(e).add(dpc.reduce("expert-grad " + op.id() + " stage" + stage, op, expertGradientGroup(t, p, e),
+                    expertShardSize(), Math.round(bytes), deps.stream().mapToInt(Integer::intValue).toArray(), "dp"));
+        }
+    }
+
+    /** The optimizer tasks (indexed like {@code group}'s simulated prefix) of the members that have one. */
+    private static int[] optimizersOf(int[] members, int[] group, int[] optimizer) {
+        List<Integer> deps = new ArrayList<>();
+        for (int m : members) {
+            for (int i = 0; i < optimizer.length; i++) {
+                if (group[i] == m) {
+                    deps.add(optimizer[i]);
+                }
+            }
+        }
+        if (deps.isEmpty()) {
+            for (int o : optimizer) {
+                deps.add(o);
+            }
+        }
+        return deps.stream().mapToInt(Integer::intValue).toArray();
     }
 
     /**
@@ -337,59 +545,26 @@ public record TrainingStep(TransformerModel model, Topology topology, int tp, in
      * TP rank, context rank and replica) before the optimizer
      * step, in fp32. Built once per (TP rank, replica), remembered in {@code embeddingTasks}.
      */
-    private List<Integer> embeddingSync(TaskGraph.Builder g, int t, int embedRank, int logitsRank,
-                                        List<PipelineTasks> pipelines,
-                                        java.util.Map<String, Collectives.Choice> chosen,
-                                        java.util.Map<String, Integer> embeddingTasks) {
+    private List<Integer> embeddingSync(DataParallelCollectives dpc, int t, int embedRank, int logitsRank,
+                                        List<PipelineTasks> pipelines, Map<String, Integer> embeddingTasks) {
         String key = "embedding/" + t;
         List<Integer> tasks = new ArrayList<>();
         int lastStage = stages() - 1;
-        long bytes = Math.round((double) model.vocab() * model.hidden() / tp * 4);
+        long bytes = Math.round((double) model.vocab() * model.hidden() / tp() * 4);
         for (int d = 0; d < replicas; d++) {
-            for (int c = 0; c < cp; c++) {
+            for (int c = 0; c < cp(); c++) {
                 Integer known = embeddingTasks.get(key + "/" + c + "/" + d);
                 if (known == null) {
                     int[] first = pipelines.get(d).gradientsReady(embedRank, 0);
                     int[] last = pipelines.get(d).gradientsReady(logitsRank, lastStage);
                     int[] deps = {first[first.length - 1], last[last.length - 1]};
-                    known = collective(g, "embedding grad all-reduce", CollectiveOp.ALL_REDUCE,
-                            new int[] {device(t, c, embedRank, d), device(t, c, logitsRank, d)}, bytes, deps, chosen);
+                    known = dpc.reduce("embedding grad all-reduce", CollectiveOp.ALL_REDUCE,
+                            new int[] {device(t, c, embedRank, d), device(t, c, logitsRank, d)}, 1, bytes, deps, "dp");
                     embeddingTasks.put(key + "/" + c + "/" + d, known);
                 }
                 tasks.add(known);
             }
         }
         return tasks;
-    }
-
-    /**
-     * A data-parallel collective task. The algorithm and protocol are chosen (auto) once per
-     * operation and size, on the first group, and reused for the other groups, which have the
-     * same shape on the fabric.
-     */
-    private int collective(TaskGraph.Builder g, String name, CollectiveOp op, int[] devices, long bytes, int[] deps,
-                           java.util.Map<String, Collectives.Choice> chosen) {
-        return collective(g, name, op, devices, bytes, deps, chosen, "dp");
-    }
-
-    private int collective(TaskGraph.Builder g, String name, CollectiveOp op, int[] devices, long bytes, int[] deps,
-                           java.util.Map<String, Collectives.Choice> chosen, String streamName) {
-        CommGroup group = new CommGroup(devices);
-        int[] streams = new int[devices.length];
-        for (int i = 0; i < devices.length; i++) {
-            streams[i] = g.stream(devices[i], streamName, StreamKind.COMMUNICATION);
-        }
-        String key = op.name() + "/" + bytes;
-        Collectives.Choice c = chosen.get(key);
-        org.clustersim.core.engine.Work.Communication work;
-        if (c == null) {
-            c = Collectives.plan("auto", op, group, bytes, topology);
-            chosen.put(key, c);
-            work = c.work();
-        } else {
-            work = new org.clustersim.core.engine.Work.Communication(c.algorithm().plan(op, group, bytes, c.protocol(),
-                    topology));
-        }
-        return g.communicate(name, "dp-comm", streams, work, deps);
     }
 }

@@ -165,6 +165,82 @@ class TrainingStepTest {
                 0.01 * new MemoryModel(one).activationBytes(0));
     }
 
+    /** TP 8 inside each of two servers, CP 2 across them: the K/V exchange crosses the network. */
+    static TrainingStep crossServerContext(ContextParallel kind) {
+        Topology two = SwitchedClusterSpec.dgxH100(2).build();
+        return new TrainingStep(SMALL, two, new Mesh(8, 2, 1, 1), 0, 0, true, kind,
+                ScheduleKind.ONE_F_ONE_B.schedule(1), 2, 1, 65536, Precision.BF16, LayerCostModel.Recompute.NONE,
+                LayerCostModel.Attention.FLASH, TrainingStep.DEFAULT_BUCKET, true, false, 1, null);
+    }
+
+    @Test
+    void ringAttentionHidesTheKeyValueTransfersBehindTheCore() {
+        TrainingStep gather = crossServerContext(ContextParallel.ALL_GATHER);
+        TrainingStep ring = crossServerContext(ContextParallel.RING);
+        Timeline tg = run(gather).timeline();
+        Timeline tr = run(ring).timeline();
+        assertEquals(executedFlops(tg.graph()), executedFlops(tr.graph()), 1e-9 * executedFlops(tg.graph()));
+        long overlapped = 0;
+        for (CommBreakdown c : CommBreakdown.of(tr)) {
+            overlapped += c.overlappedNs().getOrDefault("cp-comm", 0L);
+        }
+        assertTrue(overlapped > 0, "ring transfers run under the attention steps");
+        assertTrue(exposed(tr, "cp-comm") < exposed(tg, "cp-comm") / 2,
+                exposed(tr, "cp-comm") + " exposed with the ring vs " + exposed(tg, "cp-comm") + " gathering");
+        assertTrue(tr.makespan() < tg.makespan(), tr.makespan() + " vs " + tg.makespan());
+    }
+
+    @Test
+    void hybridShardingReducesInsideShardGroupsThenAcrossThem() {
+        Topology two = SwitchedClusterSpec.dgxH100(2).build();
+        TrainingStep full = new TrainingStep(SMALL, two, new Mesh(1, 1, 1, 16), 2, 0, false,
+                ContextParallel.ALL_GATHER, ScheduleKind.ONE_F_ONE_B.schedule(1), 1, 1, 2048, Precision.BF16,
+                LayerCostModel.Recompute.NONE, LayerCostModel.Attention.FLASH, TrainingStep.DEFAULT_BUCKET, true,
+                false, 16, null);
+        TrainingStep hybrid = new TrainingStep(SMALL, two, new Mesh(1, 1, 1, 16), 2, 8, false,
+                ContextParallel.ALL_GATHER, ScheduleKind.ONE_F_ONE_B.schedule(1), 1, 1, 2048, Precision.BF16,
+                LayerCostModel.Recompute.NONE, LayerCostModel.Attention.FLASH, TrainingStep.DEFAULT_BUCKET, true,
+                false, 16, null);
+        // ZeRO 2 state over the 8 ranks of a shard group instead of all 16
+        MemoryModel.States f = new MemoryModel(full).states(0);
+        MemoryModel.States h = new MemoryModel(hybrid).states(0);
+        assertEquals(2 * f.optimizer(), h.optimizer(), 1e-6 * h.optimizer());
+        assertEquals(2 * f.gradients(), h.gradients(), 1e-6 * h.gradients());
+        TaskGraph g = hybrid.build().graph();
+        int across = 0;
+        for (int i = 0; i < g.taskCount(); i++) {
+            var task = g.task(i);
+            if (task.name().startsWith("dp-grad") && task.work() instanceof org.clustersim.core.engine.Work.Communication c) {
+                boolean acrossShards = task.name().endsWith("across shards");
+                across += acrossShards ? 1 : 0;
+                for (var phase : c.phases()) {
+                    for (var flow : phase.flows()) {
+                        // shard groups are the two servers; the cross-shard all-reduce pairs GPU i with GPU i + 8
+                        boolean sameServer = flow.srcDevice() / 8 == flow.dstDevice() / 8;
+                        assertEquals(!acrossShards, sameServer, task.name() + ": " + flow);
+                    }
+                }
+            }
+        }
+        assertTrue(across > 0, "every reduce-scatter is followed by an all-reduce across shard groups");
+        // the scale-out network carries the shard only: less than the full-group reduction
+        Simulation.Result rf = run(full);
+        Simulation.Result rh = run(hybrid);
+        assertTrue(rh.timeline().makespan() <= rf.timeline().makespan() * 1.02,
+                rh.timeline().makespan() + " vs " + rf.timeline().makespan());
+    }
+
+    @Test
+    void theLastStageHoldsTheLogitsWorkspace() {
+        Topology node = SwitchedClusterSpec.dgxH100(1).build();
+        TrainingStep s = make(SMALL, node, 1, 1, 4, 1, 0, ScheduleKind.ONE_F_ONE_B.schedule(1), 8, 2, 2048, true,
+                null);
+        MemoryModel m = new MemoryModel(s);
+        assertEquals(MemoryModel.FRAMEWORK_RESERVE, m.states(0).workspace(), 1);
+        // fp32 logits and their gradient: 2 x 4 bytes x b s V
+        assertEquals(MemoryModel.FRAMEWORK_RESERVE + 8.0 * 2 * 2048 * 32000, m.states(3).workspace(), 1);
+    }
+
     @org.junit.jupiter.params.ParameterizedTest
     @org.junit.jupiter.params.provider.EnumSource(ScheduleKind.class)
     void everyScheduleRunsAStepWithTiedEmbeddingsAndEachZeroStage(ScheduleKind kind) {

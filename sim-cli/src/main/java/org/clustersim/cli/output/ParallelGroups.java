@@ -24,7 +24,7 @@ public final class ParallelGroups {
     /**
      * One group kind.
      *
-     * @param kind     tp, cp, pp or dp
+     * @param kind     tp, cp, pp, dp or ep
      * @param size     members
      * @param example  device names of the first group, in rank order
      * @param servers  distinct servers (scale-up domains) the example spans
@@ -55,6 +55,11 @@ public final class ParallelGroups {
         out.add(group("cp", cp, step.topology()));
         out.add(group("pp", pp, step.topology()));
         out.add(group("dp", dp, step.topology()));
+        int[] ep = new int[step.ep()];
+        for (int e = 0; e < ep.length; e++) {
+            ep[e] = step.device(0, 0, e);
+        }
+        out.add(group("ep", ep, step.topology()));
         return out;
     }
 

@@ -84,10 +84,11 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
      * @param weightBytes      bf16 weights
      * @param gradientBytes    gradients
      * @param optimizerBytes   Adam state
+     * @param workspaceBytes   framework reserve and transient buffers (the last stage's logits)
      * @param activationBytes  activations live at the peak
      */
     public record Memory(long peakBytes, long weightBytes, long gradientBytes, long optimizerBytes,
-                         long activationBytes) {
+                         long workspaceBytes, long activationBytes) {
     }
 
     /**
@@ -112,7 +113,7 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
         }
         long fixed = Math.round(states.total());
         return new Memory(fixed + peakActivations, Math.round(states.weights()), Math.round(states.gradients()),
-                Math.round(states.optimizer()), peakActivations);
+                Math.round(states.optimizer()), Math.round(states.workspace()), peakActivations);
     }
 
     private static double bubble(List<Device> devices) {
@@ -140,10 +141,10 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
         java.util.Map<Integer, Double> peakActivations = new java.util.HashMap<>();
         double exposedSum = 0;
         for (DeviceUsage u : m.devices()) {
-            if (u.device() >= step.tp() * step.cp() * step.pp() * step.replicas()) {
+            if (!step.simulated(u.device())) {
                 continue;
             }
-            TrainingStep.Coordinates at = step.coordinates(u.device());
+            org.clustersim.strategies.Mesh.Coordinates at = step.coordinates(u.device());
             int d = at.dp();
             int p = at.pp();
             CommBreakdown c = comm.get(u.device());
@@ -170,8 +171,7 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
         long sequences = scenario.training().globalBatch();
         int s = scenario.training().seqLen();
         var model = scenario.model();
-        double modelFlops = 3.0 * sequences * (model.layers() * model.layerForwardFlops(1, s)
-                + model.logitsForwardFlops(1, s));
+        double modelFlops = 3.0 * sequences * model.modelForwardFlops(1, s);
         double peak = scenario.training().precision().peak(scenario.cluster().accelerator());
         long tokens = sequences * s;
         return new RunSummary(scenario.name(), seconds, m.stepTimeNs(), gpus, tokens, tokens / seconds, modelFlops,

@@ -19,11 +19,20 @@ public final class SummaryText {
         var p = s.parallelism();
         out.printf(Locale.ROOT, "scenario   %s (%s)%n", s.name(), s.source());
         out.printf(Locale.ROOT, "cluster    %s: %s%n", c.name(), c.describe());
-        out.printf(Locale.ROOT, "model      %s: %d layers, hidden %d, %d heads, ffn %d, vocab %d%n", m.name(),
-                m.layers(), m.hidden(), m.heads(), m.ffn(), m.vocab());
-        out.printf(Locale.ROOT, "layout     tp=%d%s pp=%d dp=%d%s%s, schedule %s%s, %d microbatches of %d x %d tokens, "
-                + "recompute %s%n", p.tp(), p.cp() > 1 ? " cp=" + p.cp() : "", p.pp(), p.dp(), p.zero() > 0 ? " zero=" + p.zero() : "",
-                p.sequenceParallel() ? " +sp" : "", s.schedule().id(),
+        out.printf(Locale.ROOT, "model      %s: %d layers, hidden %d, %d heads, ffn %d, vocab %d%s%n", m.name(),
+                m.layers(), m.hidden(), m.heads(), m.ffn(), m.vocab(), m.experts() == null ? ""
+                        : String.format(Locale.ROOT, "; %d experts of %d, top %d%s, capacity %.2f, %.1f B of %.1f B "
+                                + "parameters active", m.experts().count(), m.experts().ffn(), m.experts().topK(),
+                                m.experts().shared() > 0 ? " + " + m.experts().shared() + " shared" : "",
+                                m.experts().capacityFactor(), m.activeParameters() / 1e9, m.parameters() / 1e9));
+        out.printf(Locale.ROOT, "layout     tp=%d%s pp=%d dp=%d%s%s%s%s%s, schedule %s%s, %d microbatches of %d x %d "
+                + "tokens, recompute %s%n", p.tp(), p.cp() > 1 ? " cp=" + p.cp() + (p.cpVariant()
+                        == org.clustersim.strategies.ContextParallel.RING ? " (ring)" : "") : "", p.pp(), p.dp(),
+                p.ep() > 1 ? " ep=" + p.ep() : "", p.zero() > 0 ? " zero=" + p.zero() : "",
+                p.shardGroup() > 0 ? " (hybrid, shards of " + p.shardGroup() + ")" : "",
+                p.sequenceParallel() ? " +sp" : "",
+                p.order().equals(org.clustersim.strategies.Mesh.DEFAULT_ORDER) ? "" : " order "
+                        + String.join("-", p.order().stream().map(org.clustersim.strategies.Mesh.Dim::id).toList()), s.schedule().id(),
                 p.vp() > 1 ? " (" + p.vp() + " chunks per rank)" : "", s.microbatches(), s.training().microBatch(),
                 s.training().seqLen(), s.training().recompute().name().toLowerCase(Locale.ROOT));
         for (ParallelGroups.Group g : r.groups()) {
@@ -48,9 +57,9 @@ public final class SummaryText {
                 .max(java.util.Comparator.comparingLong(d -> d.memory().peakBytes())).orElseThrow();
         RunSummary.Memory mem = worst.memory();
         out.printf(Locale.ROOT, "peak memory      %.1f GB of %.0f on %s (weights %.1f, gradients %.1f, optimizer %.1f, "
-                + "activations %.1f)%n", mem.peakBytes() / 1e9, s.cluster().accelerator().hbmBytes() / 1e9, worst.name(),
-                mem.weightBytes() / 1e9, mem.gradientBytes() / 1e9, mem.optimizerBytes() / 1e9,
-                mem.activationBytes() / 1e9);
+                + "workspace %.1f, activations %.1f)%n", mem.peakBytes() / 1e9, s.cluster().accelerator().hbmBytes() / 1e9,
+                worst.name(), mem.weightBytes() / 1e9, mem.gradientBytes() / 1e9, mem.optimizerBytes() / 1e9,
+                mem.workspaceBytes() / 1e9, mem.activationBytes() / 1e9);
         if (mem.peakBytes() > s.cluster().accelerator().hbmBytes()) {
             out.printf(Locale.ROOT, "WARNING          this layout does not fit in HBM; simulated anyway (allowOom)%n");
         }

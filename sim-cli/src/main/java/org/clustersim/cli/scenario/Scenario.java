@@ -5,7 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import org.clustersim.strategies.ContextParallel;
 import org.clustersim.strategies.LayerSplit;
+import org.clustersim.strategies.Mesh;
 import org.clustersim.strategies.TrainingStep;
 import org.clustersim.strategies.cost.LayerCostModel;
 import org.clustersim.strategies.cost.Precision;
@@ -97,9 +99,15 @@ public record Scenario(String name, Path source, ClusterSpec cluster, Transforme
      * @param zero ZeRO stage 0..3
      * @param sequenceParallel Megatron sequence parallelism with TP
      * @param overlapGradReduce reduce gradient buckets during the backward (else after it)
+     * @param gradBucketBytes gradient bucket size
+     * @param layersPerStage layers of each stage, or {@code null} for an even split
+     * @param shardGroup ranks ZeRO shards over (hybrid sharding), 0 for all of dp x cp
+     * @param cpVariant  how context parallelism exchanges keys and values
+     * @param order      mesh dimensions, innermost first
      */
     public record Parallelism(int tp, int pp, int dp, int cp, int ep, int vp, int zero, boolean sequenceParallel,
-                              boolean overlapGradReduce, long gradBucketBytes, int[] layersPerStage) {
+                              boolean overlapGradReduce, long gradBucketBytes, int[] layersPerStage, int shardGroup,
+                              ContextParallel cpVariant, List<Mesh.Dim> order) {
         /** GPUs the layout occupies: tp x cp x pp x dp. */
         public int gpus() {
             return tp * cp * pp * dp;
@@ -145,11 +153,12 @@ public record Scenario(String name, Path source, ClusterSpec cluster, Transforme
 
     /** The training step this scenario describes. */
     public TrainingStep trainingStep() {
-        return new TrainingStep(model, cluster.build(), parallelism.tp(), parallelism.pp(), parallelism.dp(),
-                parallelism.zero(), parallelism.sequenceParallel(), schedule.schedule(parallelism.vp()), microbatches(),
-                training.microBatch(), training.seqLen(), training.precision(), training.recompute().cost(),
-                attention, parallelism.gradBucketBytes(), parallelism.overlapGradReduce(), blockingSends,
-                allReplicas ? parallelism.dp() : 1, parallelism.layersPerStage() == null ? null
-                        : LayerSplit.of(model.layers(), parallelism.layersPerStage()), parallelism.cp());
+        Parallelism par = parallelism;
+        Mesh mesh = new Mesh(par.tp(), par.cp(), par.pp(), par.dp(), par.ep(), par.order());
+        return new TrainingStep(model, cluster.build(), mesh, par.zero(), par.shardGroup(), par.sequenceParallel(),
+                par.cpVariant(), schedule.schedule(par.vp()), microbatches(), training.microBatch(), training.seqLen(),
+                training.precision(), training.recompute().cost(), attention, par.gradBucketBytes(),
+                par.overlapGradReduce(), blockingSends, allReplicas ? par.dp() : 1, par.layersPerStage() == null ? null
+                        : LayerSplit.of(model.layers(), par.layersPerStage()));
     }
 }

@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import org.clustersim.strategies.ContextParallel;
+import org.clustersim.strategies.Mesh;
 import org.clustersim.strategies.TrainingStep;
 import org.clustersim.strategies.cost.LayerCostModel;
 import org.clustersim.strategies.cost.Precision;
@@ -60,7 +62,8 @@ public final class ScenarioReader {
         int chunks = chunks(parSec, schedSec, schedule, declared.vp());
         Scenario.Parallelism par = new Scenario.Parallelism(declared.tp(), declared.pp(), declared.dp(), declared.cp(),
                 declared.ep(), chunks, declared.zero(), declared.sequenceParallel(), declared.overlapGradReduce(),
-                declared.gradBucketBytes(), declared.layersPerStage());
+                declared.gradBucketBytes(), declared.layersPerStage(), declared.shardGroup(), declared.cpVariant(),
+                declared.order());
         Optional<TransformerModel> model = model(modelSec);
         LayerCostModel.Attention attention = modelSec.choice("attention", LayerCostModel.Attention.FLASH,
                 Map.of("flash", LayerCostModel.Attention.FLASH, "standard", LayerCostModel.Attention.STANDARD));
@@ -98,14 +101,36 @@ public final class ScenarioReader {
         boolean overlap = s.bool("overlapGradReduce", true);
         double bucketMb = s.optionalNumber("gradBucketMB", 0.001, 1e6).orElse(TrainingStep.DEFAULT_BUCKET / 1e6);
         int[] layersPerStage = s.integerList("layersPerStage", 1, 100_000).orElse(null);
-        if (ep != 1) {
-            s.notSupported("ep", "expert parallelism comes with the training workload; use ep: 1");
+        int shardGroup = s.integer("shardGroup", 0, 1, MAX_COUNT);
+        ContextParallel cpVariant = s.choice("cpVariant", ContextParallel.ALL_GATHER,
+                Map.of("all-gather", ContextParallel.ALL_GATHER, "ring", ContextParallel.RING));
+        List<Mesh.Dim> order = Mesh.DEFAULT_ORDER;
+        Optional<String> orderText = s.text("order");
+        if (orderText.isPresent()) {
+            try {
+                order = Mesh.parseOrder(orderText.get());
+            } catch (IllegalArgumentException e) {
+                s.error("order", "found '" + orderText.get() + "': " + e.getMessage()
+                        + " (innermost first, for example tp-cp-pp-dp)");
+            }
+        }
+        if (dp % ep != 0) {
+            s.error("ep", "found " + ep + ", expected a divisor of parallelism.dp (" + dp
+                    + "): expert parallelism is carved out of data parallelism");
+        }
+        if (ep > 1 && zero == 3) {
+            s.error("ep", "found " + ep + " with zero: 3; sharding expert weights FSDP-style is not modelled: use "
+                    + "zero 0, 1 or 2 with expert parallelism");
+        }
+        if (s.has("shardGroup") && (zero == 0 || (dp * cp) % shardGroup != 0)) {
+            s.error("shardGroup", "found " + shardGroup + ", expected a divisor of dp x cp (" + dp * cp
+                    + ") with zero 1, 2 or 3: hybrid sharding shards inside groups of that many ranks");
         }
         if (vp != 1 && schedule.has("v") && v != vp) {
             schedule.error("v", "found " + v + ", but parallelism.vp is " + vp + "; give one of them");
         }
         return new Scenario.Parallelism(tp, pp, dp, cp, ep, v, zero, sp, overlap, Math.round(bucketMb * 1e6),
-                layersPerStage);
+                layersPerStage, s.has("shardGroup") ? shardGroup : 0, cpVariant, order);
     }
 
     private static ScheduleKind schedule(Section s) {
@@ -156,12 +181,8 @@ public final class ScenarioReader {
                 .orElse(TransformerModel.FfnKind.GELU), Map.of("gelu", TransformerModel.FfnKind.GELU, "swiglu",
                 TransformerModel.FfnKind.SWIGLU));
         boolean tied = s.bool("tiedEmbeddings", preset.map(TransformerModel::tiedEmbeddings).orElse(false));
-        if (s.has("experts")) {
-            s.notSupported("experts", "mixture-of-experts models are planned");
-        }
-        if (s.has("topK")) {
-            s.notSupported("topK", "mixture-of-experts models are planned");
-        }
+        TransformerModel.Experts experts = experts(s, preset.map(TransformerModel::experts).orElse(null),
+                layers.orElse(0), ffn.orElse(1));
         if (badPreset || layers.isEmpty() || hidden.isEmpty() || heads.isEmpty() || ffn.isEmpty() || vocab.isEmpty()) {
             return Optional.empty();
         }
@@ -175,7 +196,41 @@ public final class ScenarioReader {
             return Optional.empty();
         }
         return Optional.of(new TransformerModel(name, layers.get(), hidden.get(), heads.get(), kvHeads.get(),
-                ffn.get(), ffnKind, vocab.get(), tied));
+                ffn.get(), ffnKind, vocab.get(), tied, experts));
+    }
+
+    /**
+     * The mixture-of-experts fields: {@code experts} (routed experts; 0 or absent for a dense
+     * model), {@code topK}, {@code expertFfn}, {@code sharedExperts}, {@code capacityFactor},
+     * {@code denseLayers}. A preset's values are the defaults.
+     */
+    private static TransformerModel.Experts experts(Section s, TransformerModel.Experts preset, int layers, int ffn) {
+        int count = s.integer("experts", preset == null ? 0 : preset.count(), 0, 1 << 16);
+        String[] detail = {"topK", "expertFfn", "sharedExperts", "capacityFactor", "denseLayers"};
+        if (count == 0) {
+            for (String key : detail) {
+                if (s.has(key)) {
+                    s.error(key, "only a mixture-of-experts model takes " + key + "; give model.experts (the number "
+                            + "of routed experts) too");
+                }
+            }
+            return null;
+        }
+        int topK = s.integer("topK", preset == null ? 1 : preset.topK(), 1, 1 << 16);
+        int expertFfn = s.integer("expertFfn", preset == null ? ffn : preset.ffn(), 1, Integer.MAX_VALUE);
+        int shared = s.integer("sharedExperts", preset == null ? 0 : preset.shared(), 0, 1 << 10);
+        double capacity = s.optionalNumber("capacityFactor", 0.01, 1000)
+                .orElse(preset == null ? 1.0 : preset.capacityFactor());
+        int dense = s.integer("denseLayers", preset == null ? 0 : preset.denseLayers(), 0, 1 << 20);
+        if (topK > count) {
+            s.error("topK", "found " + topK + ", expected at most model.experts (" + count + ")");
+            return null;
+        }
+        if (layers > 0 && dense >= layers) {
+            s.error("denseLayers", "found " + dense + ", expected fewer than model.layers (" + layers + ")");
+            return null;
+        }
+        return new TransformerModel.Experts(count, topK, expertFfn, shared, capacity, dense);
     }
 
     private static Optional<Integer> dim(Section s, String key, boolean badPreset, Optional<Integer> fromPreset) {
@@ -310,6 +365,13 @@ public final class ScenarioReader {
             parSec.error("pp", "found " + par.pp() + (stages == par.pp() ? "" : ", which with " + par.vp()
                     + " chunks per rank makes " + stages + " stages") + "; expected the stages to divide model.layers ("
                     + model.layers() + "), or give parallelism.layersPerStage");
+        }
+        if (par.ep() > 1 && model.experts() == null) {
+            parSec.error("ep", "found " + par.ep() + ", but " + model.name() + " has no experts; expert parallelism "
+                    + "needs a mixture-of-experts model (model.experts)");
+        } else if (model.experts() != null && model.experts().count() % par.ep() != 0) {
+            parSec.error("ep", "found " + par.ep() + ", expected a divisor of model.experts ("
+                    + model.experts().count() + ")");
         }
         if (training.seqLen() % par.cp() != 0) {
             parSec.error("cp", "found " + par.cp() + "; expected a divisor of training.seqLen (" + training.seqLen()

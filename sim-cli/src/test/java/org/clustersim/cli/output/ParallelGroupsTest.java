@@ -18,7 +18,7 @@ class ParallelGroupsTest {
     @Test
     void tensorParallelStaysInAServerAndDataParallelRidesOneRail() throws IOException {
         List<ParallelGroups.Group> g = groups("gpt3-175b-128xh100-tp8-pp8-dp2.yaml");
-        assertEquals(List.of("tp", "cp", "pp", "dp"), g.stream().map(ParallelGroups.Group::kind).toList());
+        assertEquals(List.of("tp", "cp", "pp", "dp", "ep"), g.stream().map(ParallelGroups.Group::kind).toList());
         assertEquals(1, g.get(0).servers());
         assertEquals(1, g.get(1).size());
         assertEquals(List.of("nvlink"), g.get(0).crosses());
@@ -34,5 +34,19 @@ class ParallelGroupsTest {
         assertEquals(128, dp.size());
         assertEquals(128, dp.servers());
         assertTrue(dp.crosses().contains("switch-switch"), dp.crosses().toString());
+    }
+
+    @Test
+    void theMeshOrderDecidesWhatAnExpertGroupSpans() throws IOException {
+        // DeepSeek-V3's layout: data parallelism inside pipeline parallelism, so EP 64 fills 8 servers
+        List<ParallelGroups.Group> g = groups("deepseek-v3-like-2048xh100-pp16-ep64.yaml");
+        ParallelGroups.Group ep = g.get(4);
+        assertEquals("ep", ep.kind());
+        assertEquals(64, ep.size());
+        assertEquals(8, ep.servers());
+        assertEquals(16, g.get(2).servers(), "each pipeline stage on its own servers");
+        // under the default order (DP outermost) each member of an expert group sits on its own server
+        List<ParallelGroups.Group> mixtral = groups("mixtral-8x7b-64xh100-tp2-pp4-ep8.yaml");
+        assertEquals(8, mixtral.get(4).servers());
     }
 }

@@ -181,9 +181,83 @@ class ScenarioReaderTest {
 
     @Test
     void designedButUnimplementedFieldsAreRejectedNotIgnored() throws IOException {
-        ScenarioError e = only(errors(VALID.replace("  pp: 8", "  pp: 8\n  ep: 2")));
-        assertEquals("parallelism.ep", e.path());
-        assertTrue(e.message().startsWith("not supported yet: parallelism.ep"), e.message());
+        ScenarioError e = only(errors(VALID.replace("  nodes: 1", "  nodes: 1\n  fabric: torus-3d")));
+        assertEquals("cluster.fabric", e.path());
+        assertTrue(e.message().startsWith("not supported yet: cluster.fabric"), e.message());
+    }
+
+    private static final String MOE = """
+            cluster:
+              preset: dgx-h100
+              nodes: 8
+            model:
+              preset: mixtral-8x7b
+            parallelism:
+              tp: 2
+              pp: 4
+              dp: 8
+              ep: 8
+            training:
+              globalBatch: 64
+              seqLen: 4096
+            """;
+
+    @Test
+    void readsAMixtureOfExpertsLayoutWithOverrides() throws IOException {
+        Scenario s = new ScenarioReader().read(write("s.yaml", MOE.replace("preset: mixtral-8x7b",
+                "preset: mixtral-8x7b\n  capacityFactor: 1.25\n  sharedExperts: 1")));
+        assertEquals(8, s.parallelism().ep());
+        assertEquals(8, s.model().experts().count());
+        assertEquals(2, s.model().experts().topK());
+        assertEquals(1.25, s.model().experts().capacityFactor());
+        assertEquals(1, s.model().experts().shared());
+        assertEquals(8, s.trainingStep().ep());
+        Scenario custom = new ScenarioReader().read(write("s.yaml", MOE.replace("preset: mixtral-8x7b", """
+                layers: 8
+                  hidden: 1024
+                  heads: 16
+                  vocab: 32000
+                  experts: 16
+                  topK: 4
+                  expertFfn: 512
+                  denseLayers: 1""").replace("ep: 8", "ep: 4").replace("pp: 4", "pp: 2").replace("nodes: 8", "nodes: 4")));
+        assertEquals(16, custom.model().experts().count());
+        assertEquals(512, custom.model().experts().ffn());
+        assertTrue(!custom.model().isMoeLayer(0) && custom.model().isMoeLayer(1));
+    }
+
+    @Test
+    void expertParallelismMustFitTheModelAndTheDataParallelGroup() throws IOException {
+        ScenarioError notDividingDp = only(errors(MOE.replace("ep: 8", "ep: 3")));
+        assertEquals("parallelism.ep", notDividingDp.path());
+        assertTrue(notDividingDp.message().contains("expected a divisor of parallelism.dp (8)"), notDividingDp.message());
+        ScenarioError dense = only(errors(VALID.replace("  pp: 8", "  pp: 4\n  dp: 2\n  ep: 2")));
+        assertEquals("parallelism.ep", dense.path());
+        assertTrue(dense.message().contains("gpt3-175b has no experts"), dense.message());
+        ScenarioError fsdp = only(errors(MOE.replace("ep: 8", "ep: 8\n  zero: 3")));
+        assertTrue(fsdp.message().contains("zero 0, 1 or 2 with expert parallelism"), fsdp.message());
+        ScenarioError topK = only(errors(MOE.replace("preset: mixtral-8x7b", "preset: mixtral-8x7b\n  topK: 9")));
+        assertEquals("model.topK", topK.path());
+        ScenarioError stray = only(errors(VALID.replace("preset: gpt3-175b", "preset: gpt3-175b\n  topK: 2")));
+        assertEquals("model.topK", stray.path());
+        assertTrue(stray.message().contains("only a mixture-of-experts model takes topK"), stray.message());
+    }
+
+    @Test
+    void meshOrderShardGroupAndContextVariantAreReadAndChecked() throws IOException {
+        Scenario s = new ScenarioReader().read(write("s.yaml", MOE.replace("ep: 8",
+                "ep: 8\n  order: tp-dp-pp-cp\n  zero: 1\n  shardGroup: 4\n  cpVariant: ring")));
+        assertEquals(List.of(org.clustersim.strategies.Mesh.Dim.TP, org.clustersim.strategies.Mesh.Dim.DP,
+                org.clustersim.strategies.Mesh.Dim.PP, org.clustersim.strategies.Mesh.Dim.CP), s.parallelism().order());
+        assertEquals(4, s.trainingStep().shardSize());
+        assertEquals(org.clustersim.strategies.ContextParallel.RING, s.trainingStep().cpKind());
+        ScenarioError order = only(errors(MOE.replace("ep: 8", "ep: 8\n  order: tp-pp-dp")));
+        assertEquals("parallelism.order", order.path());
+        assertTrue(order.message().contains("name tp, cp, pp and dp once each"), order.message());
+        ScenarioError shard = only(errors(MOE.replace("ep: 8", "ep: 8\n  zero: 1\n  shardGroup: 3")));
+        assertEquals("parallelism.shardGroup", shard.path());
+        ScenarioError noZero = only(errors(MOE.replace("ep: 8", "ep: 8\n  shardGroup: 4")));
+        assertTrue(noZero.message().contains("with zero 1, 2 or 3"), noZero.message());
     }
 
     @Test

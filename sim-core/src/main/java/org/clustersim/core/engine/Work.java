@@ -38,6 +38,35 @@ public sealed interface Work permits Work.Compute, Work.Communication {
             return new Communication(List.of(new Phase(List.of(new Flow(src, dst, bytes)))));
         }
 
+        /**
+         * Several communications running side by side as one: phase i of the result holds the
+         * flows of phase i of each part (parts with fewer phases simply stop) and waits for the
+         * longest of their latencies. For the same collective over disjoint groups at once.
+         */
+        public static Communication concurrent(List<Communication> parts) {
+            if (parts.size() == 1) {
+                return parts.get(0);
+            }
+            int phases = 0;
+            for (Communication w : parts) {
+                phases = Math.max(phases, w.phases().size());
+            }
+            List<Phase> merged = new java.util.ArrayList<>(phases);
+            for (int i = 0; i < phases; i++) {
+                List<Flow> flows = new java.util.ArrayList<>();
+                long extra = 0;
+                for (Communication w : parts) {
+                    if (i < w.phases().size()) {
+                        Phase ph = w.phases().get(i);
+                        flows.addAll(ph.flows());
+                        extra = Math.max(extra, ph.extraLatencyNs());
+                    }
+                }
+                merged.add(new Phase(flows, extra));
+            }
+            return new Communication(merged);
+        }
+
         /** Total bytes over all phases. */
         public long bytes() {
             long sum = 0;

@@ -24,14 +24,26 @@ import org.clustersim.strategies.model.TransformerModel;
  * @param attention how the attention core is computed
  * @param cp        context-parallel ranks the sequence is split over: each GPU holds s / cp
  *                  tokens and attends with them to all s keys (gathered from its CP group)
+ * @param ep        expert-parallel ranks the experts of an MoE layer are spread over: each GPU
+ *                  holds experts / ep of them and, with balanced routing, computes as many
+ *                  expert-token pairs as its own tokens routed (top-k x capacity factor)
  */
 public record LayerCostModel(TransformerModel model, GemmModel gemm, int tp, boolean seqParallel, int microBatch,
-                             int seqLen, Recompute recompute, Attention attention, int cp) {
+                             int seqLen, Recompute recompute, Attention attention, int cp, int ep) {
 
     public LayerCostModel {
         if (cp < 1 || seqLen % cp != 0) {
             throw new IllegalArgumentException("context parallelism " + cp + " must divide the sequence " + seqLen);
         }
+        if (ep < 1 || (model.experts() != null && model.experts().count() % ep != 0)) {
+            throw new IllegalArgumentException("expert parallelism " + ep + " must divide the experts");
+        }
+    }
+
+    /** Without expert parallelism. */
+    public LayerCostModel(TransformerModel model, GemmModel gemm, int tp, boolean seqParallel, int microBatch,
+                          int seqLen, Recompute recompute, Attention attention, int cp) {
+        this(model, gemm, tp, seqParallel, microBatch, seqLen, recompute, attention, cp, 1);
     }
 
     /** Without context parallelism. */
@@ -81,7 +93,11 @@ public record LayerCostModel(TransformerModel model, GemmModel gemm, int tp, boo
 
     /** A matrix multiply of the forward: (T x k) by (k x n), with its backward passes. */
     private Block matmul(double k, double n) {
-        double t = tokens();
+        return matmul(tokens(), k, n);
+    }
+
+    /** A matrix multiply of the forward over t rows: (t x k) by (k x n), with its backward passes. */
+    private Block matmul(double t, double k, double n) {
         double f = gemm.ns(t, n, k);
         double bi = gemm.ns(t, k, n);
         double w = gemm.ns(k, n, t);
@@ -148,14 +164,92 @@ public record LayerCostModel(TransformerModel model, GemmModel gemm, int tp, boo
         return elementwise(normBytes()).plus(up).plus(elementwise(activationBytes)).plus(down);
     }
 
-    /** Both blocks with the recomputation policy applied to Bi. */
+    /**
+     * The first half of an MoE layer's MLP block, before tokens leave the GPU: the layer norm,
+     * the router (a T x h x experts GEMM, replicated on every TP rank as in Megatron-LM; over
+     * the sequence-parallel shard with SP), its softmax and top-k, and the permutation that
+     * groups the routed tokens by expert.
+     */
+    public Block router() {
+        TransformerModel.Experts e = requireExperts();
+        double rows = tokens() / (seqParallel ? tp : 1);
+        Block gate = matmul(rows, model.hidden(), e.count());
+        double scores = rows * e.count() * 4 * 3;
+        double permute = rows * e.routedPerToken() * model.hidden() * 2 * 2;
+        return elementwise(normBytes()).plus(gate).plus(elementwise(scores + permute));
+    }
+
+    /**
+     * The expert computation of an MoE layer on one GPU: its experts / ep local experts, each
+     * fed the tokens routed to it from the whole EP group (with balanced routing, T x topK x
+     * capacity factor / local experts rows each, after the TP group has gathered them), each
+     * expert's matrices split over t like a dense MLP; the shared experts over all T tokens;
+     * the activation; and the un-permutation of the outputs. Small per-expert row counts make
+     * the grouped GEMMs less efficient, which the GEMM model's shape curve captures.
+     */
+    public Block experts() {
+        TransformerModel.Experts e = requireExperts();
+        double h = model.hidden();
+        double f = e.ffn() / (double) tp;
+        int upMatrices = model.ffnKind().matrices() - 1;
+        int local = e.count() / ep;
+        double routed = tokens() * e.routedPerToken();
+        double rowsPerExpert = routed / local;
+        Block one = matmul(rowsPerExpert, h, upMatrices * f).plus(matmul(rowsPerExpert, f, h));
+        Block all = new Block(one.fNs * local, one.biNs * local, one.wNs * local, one.fFlops * local,
+                one.biFlops * local, one.wFlops * local);
+        double activationBytes = routed * f * 2 * (upMatrices + 1);
+        if (e.shared() > 0) {
+            double sf = e.shared() * f;
+            all = all.plus(matmul(h, upMatrices * sf)).plus(matmul(sf, h));
+            activationBytes += tokens() * sf * 2 * (upMatrices + 1);
+        }
+        double unpermute = routed / tp * h * 2 * 2;
+        return all.plus(elementwise(activationBytes + unpermute));
+    }
+
+    private TransformerModel.Experts requireExperts() {
+        if (model.experts() == null) {
+            throw new IllegalStateException(model.name() + " has no experts");
+        }
+        return model.experts();
+    }
+
+    /**
+     * Layer {@code l}'s blocks with the recomputation policy applied to Bi: attention and MLP
+     * for a dense layer; attention, router and experts for an MoE layer.
+     */
+    public Block[] layer(int l) {
+        if (!model.isMoeLayer(l)) {
+            return layer();
+        }
+        Block[] dense = layer();
+        Block router = router();
+        Block experts = experts();
+        if (recompute == Recompute.FULL) {
+            router = withRecompute(router);
+            experts = withRecompute(experts);
+        }
+        return new Block[] {dense[0], router, experts};
+    }
+
+    /** Layer {@code l}'s blocks without recomputation. */
+    public Block[] baseLayer(int l) {
+        return model.isMoeLayer(l) ? new Block[] {attentionBlock(), router(), experts()}
+                : new Block[] {attentionBlock(), mlpBlock()};
+    }
+
+    private static Block withRecompute(Block b) {
+        return new Block(b.fNs, b.biNs + b.fNs, b.wNs, b.fFlops, b.biFlops + b.fFlops, b.wFlops);
+    }
+
+    /** Both blocks of a dense layer with the recomputation policy applied to Bi. */
     public Block[] layer() {
         Block attn = attentionBlock();
         Block mlp = mlpBlock();
         if (recompute == Recompute.FULL) {
-            attn = new Block(attn.fNs, attn.biNs + attn.fNs, attn.wNs, attn.fFlops, attn.biFlops + attn.fFlops,
-                    attn.wFlops);
-            mlp = new Block(mlp.fNs, mlp.biNs + mlp.fNs, mlp.wNs, mlp.fFlops, mlp.biFlops + mlp.fFlops, mlp.wFlops);
+            attn = withRecompute(attn);
+            mlp = withRecompute(mlp);
         } else if (recompute == Recompute.SELECTIVE) {
             Block core = attentionCore();
             attn = new Block(attn.fNs, attn.biNs + core.fNs, attn.wNs, attn.fFlops, attn.biFlops + core.fFlops,

@@ -24,9 +24,50 @@ import java.util.TreeMap;
  * @param ffnKind        GELU (2 matrices) or SwiGLU (3)
  * @param vocab          vocabulary size V
  * @param tiedEmbeddings whether the output projection reuses the embedding matrix
+ * @param experts        the mixture-of-experts MLP of the sparse layers, or {@code null} for a
+ *                       dense model (then {@code ffn} is every layer's MLP; with experts it is the
+ *                       MLP of the leading dense layers)
  */
 public record TransformerModel(String name, int layers, int hidden, int heads, int kvHeads, int ffn, FfnKind ffnKind,
-                               int vocab, boolean tiedEmbeddings) {
+                               int vocab, boolean tiedEmbeddings, Experts experts) {
+
+    /**
+     * A mixture-of-experts MLP (GShard, Lepikhin et al. 2020; Switch, Fedus et al. 2021): a
+     * router scores every token against {@code count} experts and sends it to the best
+     * {@code topK}; each expert is an MLP of width {@code ffn} of the model's FFN kind.
+     * {@code shared} experts see every token (DeepSeekMoE). The capacity factor scales the
+     * tokens each expert processes relative to a perfectly balanced share: 1 is dropless
+     * routing with balanced load, 1.25 the usual padding of capacity-based dispatch.
+     *
+     * @param count          routed experts per MoE layer
+     * @param topK           experts per token
+     * @param ffn            inner size of one expert
+     * @param shared         shared experts per MoE layer (0 for none)
+     * @param capacityFactor tokens per expert relative to the balanced share
+     * @param denseLayers    leading layers that keep a dense MLP of the model's {@code ffn}
+     */
+    public record Experts(int count, int topK, int ffn, int shared, double capacityFactor, int denseLayers) {
+        public Experts {
+            if (count < 1 || topK < 1 || topK > count || ffn < 1 || shared < 0 || denseLayers < 0) {
+                throw new IllegalArgumentException("experts need count >= topK >= 1, ffn >= 1, shared >= 0 and "
+                        + "denseLayers >= 0");
+            }
+            if (!(capacityFactor > 0)) {
+                throw new IllegalArgumentException("capacity factor must be positive: " + capacityFactor);
+            }
+        }
+
+        /** Expert-token assignments per token as processed: topK x capacity factor. */
+        public double routedPerToken() {
+            return topK * capacityFactor;
+        }
+    }
+
+    /** A dense model. */
+    public TransformerModel(String name, int layers, int hidden, int heads, int kvHeads, int ffn, FfnKind ffnKind,
+                            int vocab, boolean tiedEmbeddings) {
+        this(name, layers, hidden, heads, kvHeads, ffn, ffnKind, vocab, tiedEmbeddings, null);
+    }
 
     /** The MLP's form. */
     public enum FfnKind {
@@ -56,6 +97,10 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
         if (heads % kvHeads != 0) {
             throw new IllegalArgumentException("heads " + heads + " is not a multiple of kvHeads " + kvHeads);
         }
+        if (experts != null && experts.denseLayers() >= layers) {
+            throw new IllegalArgumentException("a mixture-of-experts model needs at least one layer with experts; "
+                    + experts.denseLayers() + " of " + layers + " are dense");
+        }
     }
 
     /** A GPT-style model: multi-head attention, GELU MLP, untied embeddings. */
@@ -79,6 +124,22 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
     public static final TransformerModel LLAMA3_405B = new TransformerModel("llama3-405b", 126, 16384, 128, 8, 53248,
             FfnKind.SWIGLU, 128256, false);
 
+    /**
+     * Mixtral 8x7B (Jiang et al., "Mixtral of Experts", 2024, table 1): 32 layers, h 4096, 32
+     * heads, 8 KV heads, 8 SwiGLU experts of 14336, top 2, vocabulary 32000; 46.7 B parameters.
+     */
+    public static final TransformerModel MIXTRAL_8X7B = new TransformerModel("mixtral-8x7b", 32, 4096, 32, 8, 14336,
+            FfnKind.SWIGLU, 32000, false, new Experts(8, 2, 14336, 0, 1.0, 0));
+    /**
+     * DeepSeek-V3-like (DeepSeek-AI, "DeepSeek-V3 Technical Report", 2024, section 4.2): 61
+     * layers, h 7168, 128 heads; the first 3 layers dense (SwiGLU 18432), the others 256
+     * routed experts of 2048 with top 8 plus one shared expert; vocabulary 129280. Multi-head
+     * latent attention is approximated as dense multi-head attention of the same width (128
+     * heads of 56), and multi-token prediction is left out; about 672 B parameters, 37 B active.
+     */
+    public static final TransformerModel DEEPSEEK_V3_LIKE = new TransformerModel("deepseek-v3-like", 61, 7168, 128,
+            128, 18432, FfnKind.SWIGLU, 129280, false, new Experts(256, 8, 2048, 1, 1.0, 3));
+
     /** GPT models as Megatron-LM trains them: the output projection reuses the word embeddings. */
     private static TransformerModel gpt(String name, int layers, int heads, int hidden) {
         return new TransformerModel(name, layers, hidden, heads, heads, 4 * hidden, FfnKind.GELU, 51200, true);
@@ -95,7 +156,8 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
     /** Presets by name. */
     public static Map<String, TransformerModel> presets() {
         Map<String, TransformerModel> m = new TreeMap<>();
-        for (TransformerModel t : List.of(GPT3_1_3B, GPT3_13B, GPT3_175B, LLAMA3_8B, LLAMA3_70B, LLAMA3_405B)) {
+        for (TransformerModel t : List.of(GPT3_1_3B, GPT3_13B, GPT3_175B, LLAMA3_8B, LLAMA3_70B, LLAMA3_405B,
+                MIXTRAL_8X7B, DEEPSEEK_V3_LIKE)) {
             m.put(t.name(), t);
         }
         for (TransformerModel t : megatronFamily()) {
@@ -113,24 +175,74 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
         return (long) (heads + 2 * kvHeads) * headDim();
     }
 
-    /** Weights of one layer's matrix multiplies: QKV, output projection and MLP. */
-    public double layerMatmulParams() {
+    /** Whether layer {@code l} (0-based) has experts. */
+    public boolean isMoeLayer(int l) {
+        return experts != null && l >= experts.denseLayers();
+    }
+
+    /** Weights of the attention block's matrix multiplies: QKV and output projection. */
+    public double attentionParams() {
         double h = hidden;
-        return h * qkvWidth() + h * h + ffnKind.matrices() * h * ffn;
+        return h * qkvWidth() + h * h;
+    }
+
+    /** Weights of one expert (or of a dense MLP of width {@code width}). */
+    public double mlpParams(int width) {
+        return ffnKind.matrices() * (double) hidden * width;
+    }
+
+    /** Router weights of an MoE layer: h x experts. */
+    public double routerParams() {
+        return experts == null ? 0 : (double) hidden * experts.count();
+    }
+
+    /** Weights of layer {@code l}'s matrix multiplies: attention, and the dense MLP or all experts and the router. */
+    public double layerMatmulParams(int l) {
+        if (!isMoeLayer(l)) {
+            return attentionParams() + mlpParams(ffn);
+        }
+        return attentionParams() + (experts.count() + experts.shared()) * mlpParams(experts.ffn()) + routerParams();
     }
 
     /**
-     * Forward FLOPs of one layer for b sequences of s tokens: 2 b s times the matrix weights,
+     * Weights one token passes through in layer {@code l}: attention, the dense MLP or its top-k
+     * and shared experts and the router (the "activated" parameters of an MoE model).
+     */
+    public double layerActiveParams(int l) {
+        if (!isMoeLayer(l)) {
+            return layerMatmulParams(l);
+        }
+        return attentionParams() + (experts.topK() + experts.shared()) * mlpParams(experts.ffn()) + routerParams();
+    }
+
+    /** Weights of a dense layer's matrix multiplies (layer 0's for an MoE model with leading dense layers). */
+    public double layerMatmulParams() {
+        return attentionParams() + mlpParams(ffn);
+    }
+
+    /**
+     * Forward FLOPs of one dense layer for b sequences of s tokens: 2 b s times the matrix weights,
      * plus 4 b s^2 h for the attention core (scores and weighted sum, no causal skipping).
      */
     public double layerForwardFlops(int microBatch, int seqLen) {
-        double b = microBatch;
-        double s = seqLen;
-        return 2 * b * s * layerMatmulParams() + 4 * b * s * s * hidden;
+        return 2.0 * microBatch * seqLen * layerMatmulParams() + attentionCoreFlops(microBatch, seqLen);
     }
 
     /**
-     * FLOPs of one layer's weight-gradient pass (W): one matrix multiply per weight matrix, as
+     * Forward FLOPs of layer {@code l} as the model defines them: 2 b s times its active weights
+     * (routed tokens counted once per chosen expert, capacity padding not counted) plus the
+     * attention core.
+     */
+    public double layerForwardFlops(int l, int microBatch, int seqLen) {
+        return 2.0 * microBatch * seqLen * layerActiveParams(l) + attentionCoreFlops(microBatch, seqLen);
+    }
+
+    private double attentionCoreFlops(int microBatch, int seqLen) {
+        return 4.0 * microBatch * seqLen * (double) seqLen * hidden;
+    }
+
+    /**
+     * FLOPs of one dense layer's weight-gradient pass (W): one matrix multiply per weight matrix, as
      * many FLOPs as the forward's matrix multiplies. The attention core has no weights; its
      * backward belongs entirely to the input-gradient pass.
      */
@@ -143,6 +255,19 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
         return 2.0 * microBatch * seqLen * hidden * (double) vocab;
     }
 
+    /**
+     * Forward FLOPs of the whole model for b sequences of s tokens: every layer and the logits
+     * (Narayanan et al. 2021; for MoE layers, the active experts only). A training step's model
+     * FLOPs are three times this per sequence (forward, and a backward of twice the forward).
+     */
+    public double modelForwardFlops(int microBatch, int seqLen) {
+        double sum = logitsForwardFlops(microBatch, seqLen);
+        for (int l = 0; l < layers; l++) {
+            sum += layerForwardFlops(l, microBatch, seqLen);
+        }
+        return sum;
+    }
+
     /** Bytes of the activation tensor passed between pipeline stages: b s h elements. */
     public long boundaryActivationBytes(int microBatch, int seqLen, int bytesPerElement) {
         return (long) microBatch * seqLen * hidden * bytesPerElement;
@@ -151,6 +276,20 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
     /** Parameters: layers (matrices and two norms), embedding, output projection unless tied, final norm. */
     public double parameters() {
         double h = hidden;
-        return layers * (layerMatmulParams() + 2 * h) + (double) vocab * h * (tiedEmbeddings ? 1 : 2) + h;
+        double sum = (double) vocab * h * (tiedEmbeddings ? 1 : 2) + h;
+        for (int l = 0; l < layers; l++) {
+            sum += layerMatmulParams(l) + 2 * h;
+        }
+        return sum;
+    }
+
+    /** Parameters one token passes through: like {@link #parameters()} with only the active experts. */
+    public double activeParameters() {
+        double h = hidden;
+        double sum = (double) vocab * h * (tiedEmbeddings ? 1 : 2) + h;
+        for (int l = 0; l < layers; l++) {
+            sum += layerActiveParams(l) + 2 * h;
+        }
+        return sum;
     }
 }
