@@ -14,6 +14,7 @@ import org.clustersim.cli.output.AtomicOutput;
 import org.clustersim.cli.output.MemoryTracks;
 import org.clustersim.cli.output.RunSummary;
 import org.clustersim.cli.output.SummaryText;
+import org.clustersim.cli.scenario.FaultEvents;
 import org.clustersim.cli.scenario.Scenario;
 import org.clustersim.cli.scenario.ScenarioReader;
 import org.clustersim.core.Simulation;
@@ -71,8 +72,9 @@ public final class RunCommand implements Callable<Integer> {
         long t0 = System.nanoTime();
         TrainingStep step = scenario.trainingStep();
         TrainingStep.Built built = step.build();
+        FaultEvents faults = scenario.faultEvents(step.topology());
         Simulation.Result run = Simulation.run(built.graph(), step.topology(), scenario.fidelity(),
-                scenario.routing(), scenario.linkEvents(step.topology()), scenario.output().linkCounters());
+                scenario.routing(), faults.links(), faults.devices(), scenario.output().linkCounters());
         Timeline timeline = run.timeline();
         RunSummary result = RunSummary.of(scenario, run, step, built);
         long hbm = scenario.cluster().accelerator().hbmBytes();

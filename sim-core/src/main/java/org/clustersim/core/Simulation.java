@@ -3,6 +3,7 @@ package org.clustersim.core;
 import java.util.List;
 
 import org.clustersim.core.engine.Counters;
+import org.clustersim.core.engine.DeviceSpeeds;
 import org.clustersim.core.engine.Engine;
 import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.core.engine.Timeline;
@@ -47,6 +48,16 @@ public final class Simulation {
     }
 
     /**
+     * A change of one device's compute speed at a simulated time.
+     *
+     * @param device index of the device in the task graph
+     * @param atNs   when it happens (0: from the start)
+     * @param speed  relative speed from then on: 1 nominal, 0.8 a straggler
+     */
+    public record DeviceEvent(int device, long atNs, double speed) {
+    }
+
+    /**
      * What a run produced.
      *
      * @param timeline     every task's start and end, counters
@@ -84,6 +95,16 @@ public final class Simulation {
      */
     public static Result run(TaskGraph graph, Topology topology, Fidelity fidelity, Routing routing,
                              List<LinkEvent> linkEvents, boolean linkTracks) {
+        return run(graph, topology, fidelity, routing, linkEvents, List.of(), linkTracks);
+    }
+
+    /**
+     * Runs the graph to completion with link faults and device slowdowns.
+     *
+     * @param deviceEvents changes of device speed (stragglers)
+     */
+    public static Result run(TaskGraph graph, Topology topology, Fidelity fidelity, Routing routing,
+                             List<LinkEvent> linkEvents, List<DeviceEvent> deviceEvents, boolean linkTracks) {
         if (graph.devices().size() > topology.deviceCount()) {
             throw new IllegalArgumentException("task graph uses " + graph.devices().size()
                     + " devices but topology " + topology.name() + " has " + topology.deviceCount());
@@ -104,7 +125,18 @@ public final class Simulation {
                 kernel.schedule(e.atNs(), () -> network.setLinkState(link, e.capacityFactor(), e.extraLatencyNs()));
             }
         }
-        Timeline timeline = new Engine(graph, kernel, network, counters).run();
+        DeviceSpeeds speeds = new DeviceSpeeds(graph.devices().size());
+        for (DeviceEvent e : deviceEvents) {
+            if (e.device() < 0 || e.device() >= graph.devices().size()) {
+                throw new IllegalArgumentException("no device " + e.device() + " in the task graph");
+            }
+            if (e.atNs() == 0) {
+                speeds.set(e.device(), e.speed());
+            } else {
+                kernel.schedule(e.atNs(), () -> speeds.set(e.device(), e.speed()));
+            }
+        }
+        Timeline timeline = new Engine(graph, kernel, network, counters, speeds).run();
         long rerates = network instanceof FlowNetwork f ? f.rerates() : 0;
         long flows = network instanceof FlowNetwork f ? f.flowsRerated() : 0;
         return new Result(timeline, network.usage(), rerates, flows);

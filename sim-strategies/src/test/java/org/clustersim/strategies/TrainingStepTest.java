@@ -231,6 +231,33 @@ class TrainingStepTest {
     }
 
     @Test
+    void aStragglerStallsItsWholePipeline() {
+        Topology node = SwitchedClusterSpec.dgxH100(1).build();
+        TrainingStep s = make(SMALL, node, 1, 1, 4, 1, 0, ScheduleKind.ONE_F_ONE_B.schedule(1), 16, 1, 2048, true,
+                null);
+        var graph = s.build().graph();
+        Timeline healthy = Simulation.run(graph, node, Simulation.Fidelity.FLOW, Simulation.Routing.ECMP, List.of(),
+                List.of(), false).timeline();
+        Timeline slowed = Simulation.run(graph, node, Simulation.Fidelity.FLOW, Simulation.Routing.ECMP, List.of(),
+                List.of(new Simulation.DeviceEvent(3, 0, 0.8)), false).timeline();
+        // the last stage (the logits make it the busiest, so its compute is the critical path of 1F1B)
+        // needs 1.25x as long for every kernel
+        long extra = slowed.computeBusy(3) - healthy.computeBusy(3);
+        assertEquals(0.25 * healthy.computeBusy(3), extra, 1e-3 * healthy.computeBusy(3));
+        long slowdown = slowed.makespan() - healthy.makespan();
+        assertTrue(slowdown >= 0.9 * extra, slowdown + " ns slower for " + extra + " ns of extra stage compute");
+        // the healthy stages do the same work and wait for it
+        for (int d : new int[] {0, 1, 2}) {
+            assertEquals(healthy.computeBusy(d), slowed.computeBusy(d));
+            assertTrue(slowed.computeIdle(d) - healthy.computeIdle(d) >= 0.9 * slowdown, "stage " + d + " waits");
+        }
+        // a slowdown that starts after the step has ended changes nothing
+        Timeline late = Simulation.run(graph, node, Simulation.Fidelity.FLOW, Simulation.Routing.ECMP, List.of(),
+                List.of(new Simulation.DeviceEvent(3, healthy.makespan() + 1, 0.5)), false).timeline();
+        assertEquals(healthy.makespan(), late.makespan());
+    }
+
+    @Test
     void theLastStageHoldsTheLogitsWorkspace() {
         Topology node = SwitchedClusterSpec.dgxH100(1).build();
         TrainingStep s = make(SMALL, node, 1, 1, 4, 1, 0, ScheduleKind.ONE_F_ONE_B.schedule(1), 8, 2, 2048, true,

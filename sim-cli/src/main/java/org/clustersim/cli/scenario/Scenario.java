@@ -1,7 +1,6 @@
 package org.clustersim.cli.scenario;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -32,7 +31,7 @@ import org.clustersim.topology.Topology;
  * @param training    batch, sequence and precision settings
  * @param fidelity    network model
  * @param routing     how equal-cost paths are chosen
- * @param faults      link faults
+ * @param faults      link, switch, NIC and GPU faults
  * @param allReplicas simulate every data-parallel replica (else one, standing for all)
  * @param allowOom    simulate even when a GPU's peak memory exceeds its HBM
  * @param output      output paths named in the file
@@ -40,7 +39,7 @@ import org.clustersim.topology.Topology;
 public record Scenario(String name, Path source, ClusterSpec cluster, TransformerModel model,
                        LayerCostModel.Attention attention, boolean blockingSends,
                        Parallelism parallelism, ScheduleKind schedule, Training training, Simulation.Fidelity fidelity,
-                       Simulation.Routing routing, List<LinkFault> faults, boolean allReplicas, boolean allowOom,
+                       Simulation.Routing routing, List<Fault> faults, boolean allReplicas, boolean allowOom,
                        Output output) {
 
     public Scenario {
@@ -48,43 +47,12 @@ public record Scenario(String name, Path source, ClusterSpec cluster, Transforme
     }
 
     /**
-     * A link fault from the scenario, resolved against the topology when the run starts.
-     *
-     * @param link           link name ({@code src->dst})
-     * @param atNs           when it happens, 0 from the start
-     * @param capacityFactor remaining fraction of capacity (0 down)
-     * @param extraLatencyNs latency added
-     * @param location       where the link is named in the file
-     * @param path           field path of the link name
-     */
-    public record LinkFault(String link, long atNs, double capacityFactor, long extraLatencyNs, SourceLocation location,
-                            String path) {
-    }
-
-    /**
      * The faults as simulation events on {@code topology}.
      *
-     * @throws ScenarioException naming each fault whose link does not exist, with the nearest names
+     * @throws ScenarioException naming each fault whose target does not exist, with the nearest names
      */
-    public List<Simulation.LinkEvent> linkEvents(Topology topology) {
-        List<Simulation.LinkEvent> events = new ArrayList<>();
-        List<ScenarioError> errors = new ArrayList<>();
-        for (LinkFault f : faults) {
-            var link = topology.link(f.link());
-            if (link.isEmpty()) {
-                List<String> names = new ArrayList<>();
-                topology.links().forEach(l -> names.add(l.name()));
-                String hint = Suggestions.nearest(f.link(), names).map(n -> " (did you mean '" + n + "'?)").orElse("");
-                errors.add(new ScenarioError(source, f.location(), f.path(), "no link named '" + f.link() + "' in "
-                        + topology.name() + hint + "; clustersim topology lists them"));
-            } else {
-                events.add(new Simulation.LinkEvent(link.get().id(), f.atNs(), f.capacityFactor(), f.extraLatencyNs()));
-            }
-        }
-        if (!errors.isEmpty()) {
-            throw new ScenarioException(errors);
-        }
-        return events;
+    public FaultEvents faultEvents(Topology topology) {
+        return FaultEvents.resolve(faults, topology, source);
     }
 
     /**

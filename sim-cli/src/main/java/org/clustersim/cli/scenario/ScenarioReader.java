@@ -49,7 +49,7 @@ public final class ScenarioReader {
         Section schedSec = root.section("schedule");
         Section trainSec = root.section("training");
         Section netSec = root.section("network");
-        List<Scenario.LinkFault> faults = faults(root, root.list("faults"), d);
+        List<Fault> faults = faults(root, root.list("faults"), d);
         Section outSec = root.section("output");
         Section simSec = root.section("simulation");
         boolean allReplicas = simSec.choice("replicas", Boolean.TRUE, Map.of("all", Boolean.TRUE, "one", Boolean.FALSE));
@@ -315,34 +315,67 @@ public final class ScenarioReader {
                 nvlink, nvlinkLat, nic, gpuNicLat, nicSwitchLat, ratio));
     }
 
-    private static List<Scenario.LinkFault> faults(Section root, List<SourceNode> items, Diagnostics d) {
-        List<Scenario.LinkFault> out = new java.util.ArrayList<>();
+    private static final List<String> TARGETS = List.of("link", "switch", "nic", "gpu");
+
+    /**
+     * The {@code faults} list: each entry names one target ({@code link}, {@code switch},
+     * {@code nic} or {@code gpu}), when it starts ({@code at}) and how long it lasts
+     * ({@code for}, absent: the rest of the run); links, switches and NICs go {@code down} or
+     * {@code degraded} (a {@code fraction} of capacity, optional {@code extraLatencyUs}); a GPU
+     * runs at {@code speed}.
+     */
+    private static List<Fault> faults(Section root, List<SourceNode> items, Diagnostics d) {
+        List<Fault> out = new java.util.ArrayList<>();
         for (int i = 0; i < items.size(); i++) {
             SourceNode item = items.get(i);
             String path = "faults[" + i + "]";
             if (!(item instanceof SourceNode.MapNode m)) {
-                d.error(item.location(), path, "found " + item.describe() + ", expected a mapping with link, at, state");
+                d.error(item.location(), path, "found " + item.describe() + ", expected a mapping with one of link, "
+                        + "switch, nic or gpu, and at, for, state");
                 continue;
             }
             Section f = new Section(d, path, m, m.location());
-            Optional<String> link = f.text("link");
-            if (link.isEmpty() && !f.has("link")) {
-                f.error("link", "missing required value: expected a link name such as node0.gpu0->node0.nvswitch "
-                        + "(clustersim topology lists them)");
+            List<String> given = TARGETS.stream().filter(f::has).toList();
+            if (given.size() != 1) {
+                f.error(given.isEmpty() ? "link" : given.get(1), given.isEmpty()
+                        ? "missing target: expected one of link (such as node0.gpu0->node0.nic0, or a<->b for both "
+                        + "directions), switch, nic or gpu (clustersim topology SCENARIO --links lists them)"
+                        : "found " + String.join(" and ", given) + "; expected one target per fault");
             }
+            String key = given.isEmpty() ? "link" : given.get(0);
+            Fault.Target target = Fault.Target.valueOf(key.toUpperCase(java.util.Locale.ROOT));
+            Optional<String> name = f.text(key);
             long at = f.text("at").map(t -> Durations.parseNs(t, f, "at")).orElse(0L);
-            String state = f.choice("state", "down", Map.of("down", "down", "degraded", "degraded"));
-            double fraction = f.optionalNumber("fraction", 0, 1).orElse(state.equals("down") ? 0.0 : 0.5);
-            if (state.equals("down") && f.has("fraction")) {
-                f.error("fraction", "a link that is down carries nothing; give state: degraded to keep a fraction");
+            long duration = f.text("for").map(t -> t.trim().equals("rest") ? 0L : Durations.parseNs(t, f, "for"))
+                    .orElse(0L);
+            if (f.has("for") && duration == 0 && !f.text("for").orElse("").trim().equals("rest")) {
+                f.error("for", "a fault lasts longer than 0; leave for out (or write rest) for the rest of the run");
             }
-            if (state.equals("degraded") && !(fraction > 0)) {
-                f.error("fraction", "found " + fraction + ", expected a fraction above 0 (use state: down for 0)");
+            double speed = 1;
+            double fraction = 1;
+            long extra = 0;
+            if (target == Fault.Target.GPU) {
+                speed = f.optionalNumber("speed", 1e-3, 1).orElse(0.8);
+            } else {
+                String state = f.choice("state", "down", Map.of("down", "down", "degraded", "degraded"));
+                fraction = f.optionalNumber("fraction", 0, 1).orElse(state.equals("down") ? 0.0 : 0.5);
+                if (state.equals("down") && f.has("fraction")) {
+                    f.error("fraction", "a link that is down carries nothing; give state: degraded to keep a fraction");
+                }
+                if (state.equals("degraded") && !(fraction > 0)) {
+                    f.error("fraction", "found " + fraction + ", expected a fraction above 0 (use state: down for 0)");
+                }
+                if (state.equals("down")) {
+                    fraction = 0;
+                }
+                extra = f.optionalNumber("extraLatencyUs", 0, 1e9).map(us -> Math.round(us * 1000)).orElse(0L);
             }
-            long extra = f.optionalNumber("extraLatencyUs", 0, 1e9).map(us -> Math.round(us * 1000)).orElse(0L);
             f.finish();
-            link.ifPresent(name -> out.add(new Scenario.LinkFault(name, at, state.equals("down") ? 0 : fraction, extra,
-                    f.locationOf("link"), path + ".link")));
+            double c = fraction;
+            double sp = speed;
+            long x = extra;
+            name.ifPresent(n -> out.add(new Fault(target, n, at, duration, c, x, sp, f.locationOf(key),
+                    path + "." + key)));
         }
         return out;
     }

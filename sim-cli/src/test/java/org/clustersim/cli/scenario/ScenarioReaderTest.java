@@ -360,12 +360,62 @@ class ScenarioReaderTest {
     }
 
     @Test
+    void switchNicCableAndGpuFaultsResolveToTheirLinksAndDevices() throws IOException {
+        String twoServers = VALID.replace("nodes: 1", "nodes: 2").replace("  pp: 8", "  pp: 8\n  dp: 2");
+        Scenario s = new ScenarioReader().read(write("s.yaml", twoServers + """
+                faults:
+                  - switch: node0.nvswitch
+                    at: 1ms
+                    for: 2ms
+                  - nic: node0.nic3
+                    state: degraded
+                    fraction: 0.5
+                  - link: node0.gpu1<->node0.nvswitch
+                  - gpu: node0.gpu5
+                    speed: 0.8
+                    at: 3ms
+                """));
+        assertEquals(List.of(Fault.Target.SWITCH, Fault.Target.NIC, Fault.Target.LINK, Fault.Target.GPU),
+                s.faults().stream().map(Fault::target).toList());
+        FaultEvents ev = s.faultEvents(s.cluster().build());
+        // the NVSwitch's 16 links down at 1 ms and back at 3 ms; the NIC's 4 links (to its GPU and its
+        // switch, both ways) at half; the cable's two directions down
+        long atOne = ev.links().stream().filter(e -> e.atNs() == 1_000_000 && e.capacityFactor() == 0).count();
+        long back = ev.links().stream().filter(e -> e.atNs() == 3_000_000 && e.capacityFactor() == 1).count();
+        assertEquals(16, atOne);
+        assertEquals(16, back);
+        assertEquals(4, ev.links().stream().filter(e -> e.capacityFactor() == 0.5).count());
+        assertEquals(16 + 16 + 4 + 2, ev.links().size());
+        assertEquals(List.of(new org.clustersim.core.Simulation.DeviceEvent(5, 3_000_000, 0.8)), ev.devices());
+    }
+
+    @Test
+    void faultTargetsMustBeOneAndKnown() throws IOException {
+        List<ScenarioError> es = errors(VALID + """
+                faults:
+                  - link: node0.gpu0->node0.nvswitch
+                    gpu: node0.gpu1
+                  - gpu: node0.gpu1
+                    speed: 1.5
+                """);
+        assertEquals(List.of("faults[0].gpu", "faults[1].speed"), es.stream().map(ScenarioError::path).sorted()
+                .toList(), es.toString());
+        Scenario s = new ScenarioReader().read(write("s.yaml", VALID + """
+                faults:
+                  - gpu: node0.gpu9
+                """));
+        ScenarioError err = only(assertThrows(ScenarioException.class, () -> s.faultEvents(s.cluster().build()))
+                .errors());
+        assertTrue(err.message().startsWith("no gpu named 'node0.gpu9'"), err.message());
+    }
+
+    @Test
     void unknownLinkIsReportedWhenTheTopologyIsBuilt() throws IOException {
         Scenario s = new ScenarioReader().read(write("s.yaml", VALID + """
                 faults:
                   - link: node0.gpu0->node0.nvswich
                 """));
-        ScenarioException e = assertThrows(ScenarioException.class, () -> s.linkEvents(s.cluster().build()));
+        ScenarioException e = assertThrows(ScenarioException.class, () -> s.faultEvents(s.cluster().build()));
         ScenarioError err = only(e.errors());
         assertEquals("faults[0].link", err.path());
         assertEquals(16, err.location().line());

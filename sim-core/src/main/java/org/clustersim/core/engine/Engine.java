@@ -19,6 +19,7 @@ public final class Engine {
     private final SimKernel kernel;
     private final Network network;
     private final Counters counters;
+    private final DeviceSpeeds speeds;
 
     private final int[] missingDeps;
     private final int[] headsReached;
@@ -32,6 +33,12 @@ public final class Engine {
      *                 handed on to the timeline
      */
     public Engine(TaskGraph graph, SimKernel kernel, Network network, Counters counters) {
+        this(graph, kernel, network, counters, new DeviceSpeeds(graph.devices().size()));
+    }
+
+    /** @param speeds each device's compute speed, read when a compute task starts */
+    public Engine(TaskGraph graph, SimKernel kernel, Network network, Counters counters, DeviceSpeeds speeds) {
+        this.speeds = speeds;
         this.graph = graph;
         this.kernel = kernel;
         this.network = network;
@@ -87,10 +94,22 @@ public final class Engine {
         start[id] = now;
         Work work = task.work();
         if (work instanceof Work.Compute c) {
-            kernel.schedule(now + c.durationNs(), () -> finish(id));
+            kernel.schedule(now + duration(task, c), () -> finish(id));
         } else if (work instanceof Work.Communication comm) {
             runPhase(id, comm, 0);
         }
+    }
+
+    /** A compute task's duration at the speed of its slowest device. */
+    private long duration(Task task, Work.Compute c) {
+        if (speeds.allNominal()) {
+            return c.durationNs();
+        }
+        double slowest = Double.MAX_VALUE;
+        for (int i = 0; i < task.streamCount(); i++) {
+            slowest = Math.min(slowest, speeds.of(graph.streams().get(task.stream(i)).device()));
+        }
+        return slowest == 1.0 ? c.durationNs() : (long) Math.ceil(c.durationNs() / slowest);
     }
 
     private void runPhase(int id, Work.Communication comm, int phase) {
