@@ -17,7 +17,7 @@ import picocli.CommandLine.ScopeType;
 @Command(name = "clustersim", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = "Discrete-event simulator of distributed LLM training clusters.",
         subcommands = {RunCommand.class, ValidateCommand.class, ScheduleCommand.class, BubblesCommand.class,
-            CollectiveCommand.class, PresetsCommand.class, TopologyCommand.class,
+            CollectiveCommand.class, PresetsCommand.class, TopologyCommand.class, WhatIfCommand.class,
             CommandLine.HelpCommand.class})
 public final class ClusterSim implements Runnable {
     /** Exit code for bad input. */
@@ -54,6 +54,13 @@ public final class ClusterSim implements Runnable {
                 }
                 err.println(se.errors().size() == 1 ? "1 error; nothing was simulated or written."
                         : se.errors().size() + " errors; nothing was simulated or written.");
+                err.flush();
+                return BAD_INPUT;
+            }
+            var cut = org.clustersim.cli.whatif.WhatIfStudy.unreachable(ex);
+            if (cut != null) {
+                err.println("error: the faults cut the cluster apart: " + cut.getMessage());
+                err.println("nothing was written; drop or shorten the fault, or pick a link with a redundant path");
                 err.flush();
                 return BAD_INPUT;
             }

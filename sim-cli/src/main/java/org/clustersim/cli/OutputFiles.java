@@ -13,12 +13,17 @@ final class OutputFiles {
 
     /** Writes {@code value} as indented JSON to {@code file}, all-or-nothing. */
     static void writeJson(Path file, Object value) {
+        write(Map.of(file, json(value)));
+    }
+
+    /** {@code value} as indented JSON with a final newline. */
+    static AtomicOutput.Content json(Object value) {
         com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper()
                 .enable(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT);
-        write(Map.of(file, o -> {
+        return o -> {
             o.write(mapper.writeValueAsBytes(value));
             o.write('\n');
-        }));
+        };
     }
 
     /** Writes every file (in map order) under a temporary name, then moves them all into place. */

@@ -12,9 +12,15 @@ package org.clustersim.topology;
  * @param kind               technology class
  * @param bandwidthBytesPerS capacity in bytes per second in this direction
  * @param latencyNs          one-way propagation and switching latency added by this hop
+ * @param lane               which of several parallel links between the same two vertices, in
+ *                           order of creation (0 for the first or only one)
  */
-public record Link(int id, Vertex src, Vertex dst, LinkKind kind, double bandwidthBytesPerS, long latencyNs) {
+public record Link(int id, Vertex src, Vertex dst, LinkKind kind, double bandwidthBytesPerS, long latencyNs,
+                   int lane) {
     public Link {
+        if (lane < 0) {
+            throw new IllegalArgumentException("lane must not be negative: " + lane);
+        }
         if (!(bandwidthBytesPerS > 0)) {
             throw new IllegalArgumentException("link bandwidth must be positive: " + bandwidthBytesPerS);
         }
@@ -34,9 +40,17 @@ public record Link(int id, Vertex src, Vertex dst, LinkKind kind, double bandwid
         return id;
     }
 
-    /** Stable name such as {@code node0.gpu3->node0.nvswitch}. */
+    /** A single link (lane 0). */
+    public Link(int id, Vertex src, Vertex dst, LinkKind kind, double bandwidthBytesPerS, long latencyNs) {
+        this(id, src, dst, kind, bandwidthBytesPerS, latencyNs, 0);
+    }
+
+    /**
+     * Stable name such as {@code node0.gpu3->node0.nvswitch}; parallel links after the first
+     * carry their lane, {@code su0.leaf5->spine2#1}.
+     */
     public String name() {
-        return src.name() + "->" + dst.name();
+        return src.name() + "->" + dst.name() + (lane > 0 ? "#" + lane : "");
     }
 
     @Override

@@ -110,10 +110,7 @@ public final class Topology {
         return router.route(srcDevice, dstDevice, channel, healthy);
     }
 
-    /**
-     * A link by its stable name ({@code src->dst}); where parallel links share endpoints, the
-     * first of them.
-     */
+    /** A link by its stable name ({@code src->dst}, or {@code src->dst#k} for the k-th parallel link). */
     public java.util.Optional<Link> link(String linkName) {
         if (linkByName.isEmpty()) {
             for (Link l : links) {
@@ -130,6 +127,8 @@ public final class Topology {
         private final Graph<Vertex, Link> graph = new DirectedMultigraph<>(null, null, false);
         private final List<Vertex> vertices = new ArrayList<>();
         private final List<Link> links = new ArrayList<>();
+        /** Links added so far per ordered vertex pair, to number parallel links. */
+        private final java.util.Map<Long, Integer> lanes = new java.util.HashMap<>();
         private final List<Vertex> accelerators = new ArrayList<>();
         private final Map<Integer, Integer> scaleUp = new HashMap<>();
         private final Map<Integer, Integer> nics = new HashMap<>();
@@ -155,7 +154,8 @@ public final class Topology {
 
         /** Adds one directed link. */
         public Link addLink(Vertex src, Vertex dst, LinkKind kind, double bytesPerS, long latencyNs) {
-            Link link = new Link(links.size(), src, dst, kind, bytesPerS, latencyNs);
+            int lane = lanes.merge(((long) src.id() << 32) | dst.id(), 1, Integer::sum) - 1;
+            Link link = new Link(links.size(), src, dst, kind, bytesPerS, latencyNs, lane);
             links.add(link);
             graph.addEdge(src, dst, link);
             return link;

@@ -84,9 +84,15 @@ public record FaultEvents(List<Simulation.LinkEvent> links, List<Simulation.Devi
             if (cable > 0) {
                 String a = name.substring(0, cable);
                 String b = name.substring(cable + 3);
+                String lane = "";
+                int hash = b.indexOf('#');
+                if (hash > 0) {
+                    lane = b.substring(hash);
+                    b = b.substring(0, hash);
+                }
                 List<Link> both = new ArrayList<>();
-                topology.link(a + "->" + b).ifPresent(both::add);
-                topology.link(b + "->" + a).ifPresent(both::add);
+                topology.link(a + "->" + b + lane).ifPresent(both::add);
+                topology.link(b + "->" + a + lane).ifPresent(both::add);
                 return both.size() == 2 ? both : List.of();
             }
             return topology.link(name).map(List::of).orElse(List.of());

@@ -1,0 +1,466 @@
+package org.clustersim.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.Callable;
+
+import org.clustersim.cli.output.AtomicOutput;
+import org.clustersim.cli.scenario.Fault;
+import org.clustersim.cli.scenario.Scenario;
+import org.clustersim.cli.scenario.ScenarioReader;
+import org.clustersim.cli.whatif.Cable;
+import org.clustersim.cli.whatif.Outcome;
+import org.clustersim.cli.whatif.Progress;
+import org.clustersim.cli.whatif.WhatIfStudy;
+import org.clustersim.core.Simulation;
+import org.clustersim.core.trace.ChromeTraceWriter;
+import org.clustersim.topology.Link;
+import org.clustersim.topology.Topology;
+import org.clustersim.topology.Vertex;
+import org.clustersim.topology.VertexKind;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code clustersim whatif SCENARIO}: the scenario against a variant with extra faults, side
+ * by side, or a sweep that fails each matching cable (or slows each pipeline stage's GPUs) in
+ * turn and ranks them by the slowdown they cause.
+ */
+@Command(name = "whatif", mixinStandardHelpOptions = true,
+        description = "Compare a scenario with a faulty variant (--fail, --degrade, --slow), or sweep faults over "
+                + "links or stragglers and rank them by slowdown.")
+public final class WhatIfCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "SCENARIO", description = "Scenario file (.yaml, .yml or .json).")
+    Path scenarioFile;
+
+    @Option(names = "--fail", paramLabel = "NAME", description = "A link (a->b), cable (a<->b), switch or NIC that "
+            + "is down for the whole step; repeatable.")
+    List<String> fail = new ArrayList<>();
+
+    @Option(names = "--degrade", paramLabel = "NAME=FRACTION", description = "A link, cable, switch or NIC left with "
+            + "FRACTION of its capacity; repeatable.")
+    List<String> degrade = new ArrayList<>();
+
+    @Option(names = "--slow", paramLabel = "GPU=FACTOR", description = "A GPU computing at FACTOR of its speed "
+            + "(0.8: every kernel 1.25x as long); repeatable.")
+    List<String> slow = new ArrayList<>();
+
+    @Option(names = "--sweep", paramLabel = "links[=FILTER]|stragglers", description = "Fail each matching cable in "
+            + "turn (FILTER: a class such as leaf-spine, or text in the name), or slow one GPU per pipeline stage "
+            + "and TP position; rank by slowdown.")
+    String sweep;
+
+    @Option(names = "--sample", paramLabel = "N", description = "Sweep a seeded sample of N cables instead of all.")
+    int sample;
+
+    @Option(names = "--seed", paramLabel = "S", description = "Seed of --sample (default ${DEFAULT-VALUE}).",
+            defaultValue = "1")
+    long seed;
+
+    @Option(names = "--slow-factor", paramLabel = "F", description = "Speed of the straggler in --sweep stragglers "
+            + "(default ${DEFAULT-VALUE}).", defaultValue = "0.8")
+    double slowFactor;
+
+    @Option(names = "--threads", paramLabel = "N", description = "Parallel simulations (default: all cores).")
+    int threads = Runtime.getRuntime().availableProcessors();
+
+    @Option(names = "--json", paramLabel = "FILE.json", description = "Write the comparison or ranking as JSON.")
+    Path json;
+
+    @Option(names = "--csv", paramLabel = "FILE.csv", description = "Write a sweep's ranking as CSV.")
+    Path csv;
+
+    @Option(names = "--trace-dir", paramLabel = "DIR", description = "Where the baseline and variant traces go "
+            + "(default: traces).")
+    Path traceDir = Path.of("traces");
+
+    @Option(names = "--no-trace", description = "Write no traces.")
+    boolean noTrace;
+
+    @Option(names = "--top", paramLabel = "N", description = "Rows of a sweep's ranking to print (default "
+            + "${DEFAULT-VALUE}).", defaultValue = "15")
+    int top;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException {
+        Scenario scenario = new ScenarioReader().read(scenarioFile);
+        boolean variant = !fail.isEmpty() || !degrade.isEmpty() || !slow.isEmpty();
+        if (sweep != null && variant) {
+            throw usage("give --sweep or --fail/--degrade/--slow, not both");
+        }
+        if (sweep == null && !variant) {
+            throw usage("nothing to compare: give --fail, --degrade, --slow or --sweep");
+        }
+        if (threads < 1 || sample < 0 || top < 0) {
+            throw usage("--threads must be at least 1, --sample and --top at least 0");
+        }
+        if (!(slowFactor > 0 && slowFactor <= 1)) {
+            throw usage("--slow-factor must be in (0, 1], found " + slowFactor);
+        }
+        WhatIfStudy study = new WhatIfStudy(scenario);
+        return sweep == null ? compare(study) : sweep(study);
+    }
+
+    private CommandLine.ParameterException usage(String message) {
+        return new CommandLine.ParameterException(spec.commandLine(), message);
+    }
+
+    /** The extra faults given by flags. */
+    private List<Fault> flagged(Topology topology) {
+        List<Fault> faults = new ArrayList<>();
+        for (String f : fail) {
+            faults.add(Fault.down(target(f, topology, "--fail"), f, "--fail " + f));
+        }
+        for (String d : degrade) {
+            String[] kv = split(d, "--degrade", "NAME=FRACTION, e.g. su0.leaf0->spine1=0.5");
+            double fraction = number(kv[1], "--degrade " + d);
+            if (!(fraction > 0 && fraction <= 1)) {
+                throw usage("--degrade " + d + ": the fraction must be in (0, 1]; use --fail for a link that is down");
+            }
+            faults.add(Fault.degraded(target(kv[0], topology, "--degrade"), kv[0], fraction, "--degrade " + d));
+        }
+        for (String s : slow) {
+            String[] kv = split(s, "--slow", "GPU=FACTOR, e.g. node3.gpu5=0.8");
+            double factor = number(kv[1], "--slow " + s);
+            if (!(factor > 0 && factor <= 1)) {
+                throw usage("--slow " + s + ": the factor must be in (0, 1] (0.8: 80% of nominal speed)");
+            }
+            faults.add(Fault.slow(kv[0], factor, "--slow " + s));
+        }
+        return faults;
+    }
+
+    private String[] split(String value, String flag, String expected) {
+        int eq = value.lastIndexOf('=');
+        if (eq <= 0 || eq == value.length() - 1) {
+            throw usage(flag + " " + value + ": expected " + expected);
+        }
+        return new String[] {value.substring(0, eq), value.substring(eq + 1)};
+    }
+
+    private double number(String text, String where) {
+        try {
+            return Double.parseDouble(text);
+        } catch (NumberFormatException e) {
+            throw usage(where + ": '" + text + "' is not a number");
+        }
+    }
+
+    /** Which kind of thing a name on the command line is: a link or cable by its arrow, else a switch or NIC. */
+    private Fault.Target target(String name, Topology topology, String flag) {
+        if (name.contains("->") || name.contains("<->")) {
+            return Fault.Target.LINK;
+        }
+        for (Vertex v : topology.vertices()) {
+            if (v.name().equals(name)) {
+                if (v.kind() == VertexKind.NIC) {
+                    return Fault.Target.NIC;
+                }
+                if (v.kind() == VertexKind.ACCELERATOR) {
+                    throw usage(flag + " " + name + ": that is a GPU; slow it with --slow " + name + "=0.8");
+                }
+                return Fault.Target.SWITCH;
+            }
+        }
+        return Fault.Target.LINK; // unknown: reported with the nearest link names
+    }
+
+    private int compare(WhatIfStudy study) throws IOException {
+        Scenario scenario = study.scenario();
+        List<Fault> faults = flagged(study.topology());
+        Map<Path, AtomicOutput.Content> files = new LinkedHashMap<>();
+        Path baseTrace = noTrace ? null : traceDir.resolve(scenario.name() + ".baseline.json");
+        Path variantTrace = noTrace ? null : traceDir.resolve(scenario.name() + ".whatif.json");
+        Outcome base = study.run("baseline", "", List.of(), r -> addTrace(files, baseTrace, r, scenario, "baseline"));
+        if (base.failed()) {
+            throw new InputException("the scenario's own faults cut the cluster apart: " + base.failure());
+        }
+        String label = String.join(", ", faults.stream().map(Fault::describe).toList());
+        Outcome var = study.run(label, "", faults, r -> addTrace(files, variantTrace, r, scenario, label));
+        if (var.failed()) {
+            throw new InputException("the faults cut the cluster apart: " + var.failure()
+                    + "; nothing was written");
+        }
+        List<LinkChange> changes = linkChanges(study.topology(), base, var, 10);
+        if (json != null) {
+            Map<String, Object> doc = new LinkedHashMap<>();
+            doc.put("scenario", scenario.name());
+            doc.put("faults", faults.stream().map(Fault::describe).toList());
+            doc.put("baseline", summary(base));
+            doc.put("variant", summary(var));
+            doc.put("slowdown", var.slowdown(base));
+            doc.put("linkChanges", changes);
+            files.put(json, OutputFiles.json(doc));
+        }
+        OutputFiles.write(files);
+        printComparison(spec.commandLine().getOut(), scenario, base, var, changes, baseTrace, variantTrace);
+        return 0;
+    }
+
+    private static void addTrace(Map<Path, AtomicOutput.Content> files, Path path, Simulation.Result r,
+                                 Scenario scenario, String label) {
+        if (path == null) {
+            return;
+        }
+        Map<String, String> meta = new LinkedHashMap<>();
+        meta.put("scenario", scenario.name());
+        meta.put("variant", label);
+        meta.put("generator", "clustersim " + Version.current());
+        files.put(path, out -> ChromeTraceWriter.write(r.timeline(), out, meta));
+    }
+
+    /**
+     * One link's traffic in the baseline and the variant.
+     *
+     * @param link          link name
+     * @param baselineBytes bytes it carried in the baseline
+     * @param variantBytes  bytes it carried in the variant
+     */
+    public record LinkChange(String link, long baselineBytes, long variantBytes) {
+    }
+
+    static List<LinkChange> linkChanges(Topology topology, Outcome base, Outcome var, int limit) {
+        List<LinkChange> all = new ArrayList<>();
+        for (Link l : topology.links()) {
+            long b = base.linkBytes()[l.id()];
+            long v = var.linkBytes()[l.id()];
+            if (b != v) {
+                all.add(new LinkChange(l.name(), b, v));
+            }
+        }
+        all.sort(Comparator.comparingLong((LinkChange c) -> -Math.abs(c.variantBytes - c.baselineBytes))
+                .thenComparing(LinkChange::link));
+        return all.subList(0, Math.min(limit, all.size()));
+    }
+
+    private static Map<String, Object> summary(Outcome o) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("label", o.label());
+        if (!o.linkClass().isEmpty()) {
+            m.put("linkClass", o.linkClass());
+        }
+        if (o.failed()) {
+            m.put("failure", o.failure());
+            return m;
+        }
+        m.put("stepTimeSeconds", o.stepTimeNs() / 1e9);
+        m.put("mfu", o.mfu());
+        m.put("bubbleFraction", o.bubbleFraction());
+        m.put("exposedCommFraction", o.exposedCommFraction());
+        Map<String, Double> kinds = new TreeMap<>();
+        o.exposedByKindNs().forEach((k, v) -> kinds.put(k, v / 1e9));
+        m.put("exposedCommSecondsByKind", kinds);
+        return m;
+    }
+
+    private static void printComparison(PrintWriter out, Scenario s, Outcome b, Outcome v, List<LinkChange> changes,
+                                        Path baseTrace, Path variantTrace) {
+        out.printf(Locale.ROOT, "scenario   %s (%s)%n", s.name(), s.source());
+        out.printf(Locale.ROOT, "variant    %s%n%n", v.label());
+        out.printf(Locale.ROOT, "%-26s %14s %14s %12s%n", "", "baseline", "variant", "change");
+        out.printf(Locale.ROOT, "%-26s %14s %14s %11.4fx%n", "step time", seconds(b.stepTimeNs()),
+                seconds(v.stepTimeNs()), v.slowdown(b));
+        out.printf(Locale.ROOT, "%-26s %13.1f%% %13.1f%% %+11.1f%n", "MFU", 100 * b.mfu(), 100 * v.mfu(),
+                100 * (v.mfu() - b.mfu()));
+        out.printf(Locale.ROOT, "%-26s %13.2f%% %13.2f%% %+11.2f%n", "bubble (compute idle)", 100 * b.bubbleFraction(),
+                100 * v.bubbleFraction(), 100 * (v.bubbleFraction() - b.bubbleFraction()));
+        out.printf(Locale.ROOT, "%-26s %13.2f%% %13.2f%% %+11.2f%n", "exposed communication",
+                100 * b.exposedCommFraction(), 100 * v.exposedCommFraction(),
+                100 * (v.exposedCommFraction() - b.exposedCommFraction()));
+        TreeSet<String> kinds = new TreeSet<>(b.exposedByKindNs().keySet());
+        kinds.addAll(v.exposedByKindNs().keySet());
+        for (String k : kinds) {
+            long bk = b.exposedByKindNs().getOrDefault(k, 0L);
+            long vk = v.exposedByKindNs().getOrDefault(k, 0L);
+            out.printf(Locale.ROOT, "  exposed %-17s %14s %14s %+10.3f ms%n", k, seconds(bk), seconds(vk),
+                    (vk - bk) / 1e6);
+        }
+        out.println();
+        if (changes.isEmpty()) {
+            out.println("no link's traffic changed");
+        } else {
+            out.println("links whose traffic changed most");
+            for (LinkChange c : changes) {
+                out.printf(Locale.ROOT, "  %-44s %10.2f GiB -> %10.2f GiB%n", c.link(), c.baselineBytes() / GIB,
+                        c.variantBytes() / GIB);
+            }
+        }
+        out.println();
+        out.printf(Locale.ROOT, "slowdown   %.4fx (%+.2f%% step time)%n", v.slowdown(b), 100 * (v.slowdown(b) - 1));
+        if (baseTrace != null) {
+            out.printf(Locale.ROOT, "traces     %s, %s%n", baseTrace, variantTrace);
+        }
+        out.flush();
+    }
+
+    private static final double GIB = 1024.0 * 1024 * 1024;
+
+    static String seconds(long ns) {
+        return String.format(Locale.ROOT, "%.4f s", ns / 1e9);
+    }
+
+    private int sweep(WhatIfStudy study) throws IOException {
+        Scenario scenario = study.scenario();
+        List<WhatIfStudy.Variant> variants = new ArrayList<>();
+        String kind;
+        if (sweep.equals("stragglers")) {
+            kind = "stragglers";
+            var step = study.step();
+            for (int p = 0; p < step.pp(); p++) {
+                for (int t = 0; t < step.tp(); t++) {
+                    String gpu = study.topology().device(step.device(t, 0, p, 0)).name();
+                    variants.add(new WhatIfStudy.Variant("gpu " + gpu + " (pipeline rank " + p + ", tp rank " + t
+                            + ")", "", List.of(Fault.slow(gpu, slowFactor, "--sweep stragglers"))));
+                }
+            }
+        } else if (sweep.equals("links") || sweep.startsWith("links=")) {
+            kind = "links";
+            String filter = sweep.startsWith("links=") ? sweep.substring(6) : "";
+            List<Cable> cables = Cable.select(study.topology(), filter, sample, seed);
+            if (cables.isEmpty()) {
+                throw usage("--sweep " + sweep + ": no cable matches '" + filter + "'; classes are nvlink, gpu-nic, "
+                        + "nic-leaf, leaf-spine, spine-core, ici, dcn, or give text from a link name");
+            }
+            for (Cable c : cables) {
+                variants.add(new WhatIfStudy.Variant(c.name(), c.clazz(), List.of(Fault.down(Fault.Target.LINK,
+                        c.name(), "--sweep links"))));
+            }
+        } else {
+            throw usage("--sweep " + sweep + ": expected links, links=FILTER or stragglers");
+        }
+        Outcome base = study.run("baseline", "", List.of(), null);
+        if (base.failed()) {
+            throw new InputException("the scenario's own faults cut the cluster apart: " + base.failure());
+        }
+        PrintWriter err = spec.commandLine().getErr();
+        Progress progress = new Progress(err, variants.size(), System.console() != null);
+        err.printf(Locale.ROOT, "whatif: %d variants of %s on %d threads%n", variants.size(), scenario.name(),
+                threads);
+        err.flush();
+        List<Outcome> outcomes = new ArrayList<>(study.runAll(variants, threads, progress));
+        outcomes.sort(Comparator.comparingDouble((Outcome o) -> -o.slowdown(base)).thenComparing(Outcome::label));
+        Map<Path, AtomicOutput.Content> files = new LinkedHashMap<>();
+        if (csv != null) {
+            files.put(csv, out -> out.write(rankingCsv(base, outcomes).getBytes(StandardCharsets.UTF_8)));
+        }
+        if (json != null) {
+            Map<String, Object> doc = new LinkedHashMap<>();
+            doc.put("scenario", scenario.name());
+            doc.put("sweep", sweep);
+            doc.put("seed", seed);
+            doc.put("sample", sample);
+            doc.put("baseline", summary(base));
+            doc.put("byClass", byClass(base, outcomes));
+            List<Map<String, Object>> ranking = new ArrayList<>();
+            for (Outcome o : outcomes) {
+                Map<String, Object> m = summary(o);
+                m.put("slowdown", o.failed() ? null : o.slowdown(base));
+                ranking.add(m);
+            }
+            doc.put("ranking", ranking);
+            files.put(json, OutputFiles.json(doc));
+        }
+        OutputFiles.write(files);
+        printRanking(spec.commandLine().getOut(), scenario, kind, base, outcomes);
+        return 0;
+    }
+
+    /** Per link class: variants, how many cut the cluster, the worst and the mean slowdown of the rest. */
+    private static Map<String, Map<String, Object>> byClass(Outcome base, List<Outcome> outcomes) {
+        Map<String, List<Outcome>> groups = new TreeMap<>();
+        for (Outcome o : outcomes) {
+            groups.computeIfAbsent(o.linkClass().isEmpty() ? "gpu" : o.linkClass(), k -> new ArrayList<>()).add(o);
+        }
+        Map<String, Map<String, Object>> out = new TreeMap<>();
+        groups.forEach((k, list) -> {
+            int cuts = 0;
+            double worst = 1;
+            double sum = 0;
+            int n = 0;
+            for (Outcome o : list) {
+                if (o.failed()) {
+                    cuts++;
+                } else {
+                    worst = Math.max(worst, o.slowdown(base));
+                    sum += o.slowdown(base);
+                    n++;
+                }
+            }
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("variants", list.size());
+            m.put("cutApart", cuts);
+            m.put("worstSlowdown", worst);
+            m.put("meanSlowdown", n == 0 ? null : sum / n);
+            out.put(k, m);
+        });
+        return out;
+    }
+
+    private static String rankingCsv(Outcome base, List<Outcome> outcomes) {
+        StringBuilder sb = new StringBuilder("rank,variant,class,step_time_s,slowdown,mfu,exposed_comm_fraction,"
+                + "failure\n");
+        int rank = 1;
+        for (Outcome o : outcomes) {
+            sb.append(rank++).append(',').append(o.label().replace(',', ';')).append(',').append(o.linkClass())
+                    .append(',');
+            if (o.failed()) {
+                sb.append(",,,,").append('"').append(o.failure().replace('"', '\'')).append('"');
+            } else {
+                sb.append(String.format(Locale.ROOT, "%.9f,%.6f,%.6f,%.6f,", o.stepTimeNs() / 1e9, o.slowdown(base),
+                        o.mfu(), o.exposedCommFraction()));
+            }
+            sb.append('\n');
+        }
+        return sb.toString();
+    }
+
+    private void printRanking(PrintWriter out, Scenario s, String kind, Outcome base, List<Outcome> outcomes) {
+        out.printf(Locale.ROOT, "scenario   %s (%s)%n", s.name(), s.source());
+        out.printf(Locale.ROOT, "sweep      %s: %d variants%s, baseline step %s%n%n", sweep, outcomes.size(),
+                sample > 0 && kind.equals("links") ? " (sample of " + sample + ", seed " + seed + ")" : "",
+                seconds(base.stepTimeNs()));
+        out.printf(Locale.ROOT, "%-5s %-52s %-12s %12s %10s%n", "rank", kind.equals("links") ? "cable failed"
+                : "straggler (speed " + slowFactor + ")", "class", "step time", "slowdown");
+        for (int i = 0; i < Math.min(top, outcomes.size()); i++) {
+            Outcome o = outcomes.get(i);
+            out.printf(Locale.ROOT, "%-5d %-52s %-12s %12s %10s%n", i + 1, o.label(), o.linkClass(),
+                    o.failed() ? "cut apart" : seconds(o.stepTimeNs()),
+                    o.failed() ? "-" : String.format(Locale.ROOT, "%.4fx", o.slowdown(base)));
+        }
+        if (outcomes.size() > top) {
+            out.printf(Locale.ROOT, "... %d more (--top, --csv, --json for all)%n", outcomes.size() - top);
+        }
+        if (kind.equals("links")) {
+            out.println();
+            out.printf(Locale.ROOT, "%-14s %9s %10s %14s %14s%n", "class", "cables", "cut apart", "worst slowdown",
+                    "mean slowdown");
+            byClass(base, outcomes).forEach((k, m) -> out.printf(Locale.ROOT, "%-14s %9d %10d %13.4fx %14s%n", k,
+                    (Integer) m.get("variants"), (Integer) m.get("cutApart"), (Double) m.get("worstSlowdown"),
+                    m.get("meanSlowdown") == null ? "-" : String.format(Locale.ROOT, "%.4fx",
+                            (Double) m.get("meanSlowdown"))));
+        }
+        Outcome first = outcomes.get(0);
+        if (first.failed()) {
+            out.printf(Locale.ROOT, "%nfirst cut: %s%n", first.failure());
+        }
+        out.flush();
+    }
+}

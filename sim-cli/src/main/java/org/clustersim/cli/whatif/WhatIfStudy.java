@@ -1,0 +1,170 @@
+package org.clustersim.cli.whatif;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import org.clustersim.cli.scenario.Fault;
+import org.clustersim.cli.scenario.FaultEvents;
+import org.clustersim.cli.scenario.Scenario;
+import org.clustersim.core.Simulation;
+import org.clustersim.core.engine.TaskGraph;
+import org.clustersim.core.metrics.CommBreakdown;
+import org.clustersim.core.metrics.DeviceUsage;
+import org.clustersim.core.metrics.StepMetrics;
+import org.clustersim.core.network.UnreachableException;
+import org.clustersim.strategies.TrainingStep;
+import org.clustersim.topology.Topology;
+
+/**
+ * Runs variants of one scenario that differ only in faults: the training step is built once
+ * and its task graph shared (it is immutable); every run gets its own topology, so routers'
+ * caches are never shared between threads. Variants are independent simulations and run in
+ * parallel; results come back in the order the variants were given, whatever the thread
+ * count, so a study's output depends only on its inputs.
+ */
+public final class WhatIfStudy {
+    private final Scenario scenario;
+    private final TrainingStep step;
+    private final TaskGraph graph;
+    private final TrainingStep.Built built;
+    private final ThreadLocal<Topology> topologies;
+
+    public WhatIfStudy(Scenario scenario) {
+        this.scenario = scenario;
+        this.step = scenario.trainingStep();
+        this.built = step.build();
+        this.graph = built.graph();
+        this.topologies = ThreadLocal.withInitial(() -> scenario.cluster().build());
+    }
+
+    public Scenario scenario() {
+        return scenario;
+    }
+
+    public TrainingStep step() {
+        return step;
+    }
+
+    public TrainingStep.Built built() {
+        return built;
+    }
+
+    /** The scenario's own topology (for names and link lists; not for concurrent runs). */
+    public Topology topology() {
+        return step.topology();
+    }
+
+    /** One run with the scenario's faults plus {@code extra}; {@code timeline} receives the run when not null. */
+    public Outcome run(String label, String linkClass, List<Fault> extra, java.util.function.Consumer<Simulation.Result> timeline) {
+        Topology topology = topologies.get();
+        FaultEvents events = scenario.faultEvents(topology).plus(FaultEvents.resolve(extra, topology,
+                scenario.source()));
+        Simulation.Result result;
+        try {
+            result = Simulation.run(graph, topology, scenario.fidelity(), scenario.routing(), events.links(),
+                    events.devices(), timeline != null && scenario.output().linkCounters());
+        } catch (RuntimeException e) {
+            UnreachableException cut = unreachable(e);
+            if (cut == null) {
+                throw e;
+            }
+            return new Outcome(label, linkClass, 0, 0, 0, 0, Map.of(), new long[0], cut.getMessage());
+        }
+        if (timeline != null) {
+            timeline.accept(result);
+        }
+        return measure(label, linkClass, result);
+    }
+
+    /** The "no route" at the root of a failed run, or null when it failed for another reason. */
+    public static UnreachableException unreachable(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof UnreachableException u) {
+                return u;
+            }
+        }
+        return null;
+    }
+
+    private Outcome measure(String label, String linkClass, Simulation.Result result) {
+        StepMetrics m = StepMetrics.of(result.timeline());
+        List<CommBreakdown> comm = CommBreakdown.of(result.timeline());
+        double bubble = 0;
+        double exposed = 0;
+        Map<String, Long> byKind = new TreeMap<>();
+        int n = 0;
+        for (DeviceUsage u : m.devices()) {
+            if (!step.simulated(u.device())) {
+                continue;
+            }
+            n++;
+            bubble += u.bubbleFraction();
+            CommBreakdown c = comm.get(u.device());
+            exposed += m.stepTimeNs() == 0 ? 0 : (double) c.exposedAnyNs() / m.stepTimeNs();
+            c.exposedNs().forEach((k, v) -> byKind.merge(k, v, Long::sum));
+        }
+        int count = Math.max(1, n);
+        Map<String, Long> meanByKind = new TreeMap<>();
+        byKind.forEach((k, v) -> meanByKind.put(k, v / count));
+        double seconds = m.stepTimeNs() / 1e9;
+        double modelFlops = 3.0 * scenario.training().globalBatch()
+                * scenario.model().modelForwardFlops(1, scenario.training().seqLen());
+        double peak = scenario.training().precision().peak(scenario.cluster().accelerator());
+        double mfu = modelFlops / seconds / step.mesh().gpus() / peak;
+        long[] bytes = new long[result.links().topology().links().size()];
+        for (int i = 0; i < bytes.length; i++) {
+            bytes[i] = result.links().bytes(i);
+        }
+        return new Outcome(label, linkClass, m.stepTimeNs(), mfu, bubble / count, exposed / count, meanByKind, bytes,
+                null);
+    }
+
+    /** A variant: a label, its link class (sweeps) and the faults it adds. */
+    public record Variant(String label, String linkClass, List<Fault> faults) {
+    }
+
+    /**
+     * Runs every variant on {@code threads} threads, reporting each completion to {@code progress}.
+     *
+     * @return outcomes in the order of {@code variants}
+     */
+    public List<Outcome> runAll(List<Variant> variants, int threads, Progress progress) {
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads), r -> {
+            Thread t = new Thread(r, "whatif");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<Future<Outcome>> futures = new ArrayList<>();
+            for (Variant v : variants) {
+                futures.add(pool.submit(() -> {
+                    Outcome o = run(v.label(), v.linkClass(), v.faults(), null);
+                    progress.done();
+                    return o;
+                }));
+            }
+            List<Outcome> out = new ArrayList<>();
+            for (Future<Outcome> f : futures) {
+                out.add(f.get());
+            }
+            return out;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IllegalStateException(e.getCause());
+        } finally {
+            pool.shutdownNow();
+            progress.finish();
+        }
+    }
+}
