@@ -17,7 +17,7 @@ import picocli.CommandLine.ScopeType;
 @Command(name = "clustersim", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = "Discrete-event simulator of distributed LLM training clusters.",
         subcommands = {RunCommand.class, ValidateCommand.class, ScheduleCommand.class, BubblesCommand.class,
-            CollectiveCommand.class, PresetsCommand.class, TopologyCommand.class, WhatIfCommand.class,
+            CollectiveCommand.class, PresetsCommand.class, TopologyCommand.class, WhatIfCommand.class, GoodputCommand.class,
             CommandLine.HelpCommand.class})
 public final class ClusterSim implements Runnable {
     /** Exit code for bad input. */

@@ -21,7 +21,8 @@ import picocli.CommandLine.Spec;
 
 /** {@code clustersim topology}: what a cluster's graph holds, and with {@code --links} every link by name. */
 @Command(name = "topology", mixinStandardHelpOptions = true,
-        description = "Describe a cluster's graph; --links lists every link with its endpoints and capacity.")
+        description = "Describe a cluster's graph; --links lists every link with its endpoints, class and capacity, "
+                + "and for a scenario the traffic classes its step puts on each link.")
 public final class TopologyCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "PRESET_OR_SCENARIO", description = "A preset name or a scenario file.")
     String cluster;
@@ -35,7 +36,17 @@ public final class TopologyCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         ClusterSpec c = ClusterArgument.resolve(cluster);
-        Topology t = c.build();
+        java.util.List<java.util.Set<String>> traffic = null;
+        Topology t;
+        if (links && java.nio.file.Files.isRegularFile(java.nio.file.Path.of(cluster))) {
+            // a scenario: also say which traffic classes its step puts on each link
+            var step = new org.clustersim.cli.scenario.ScenarioReader().read(java.nio.file.Path.of(cluster))
+                    .trainingStep();
+            t = step.topology();
+            traffic = org.clustersim.cli.output.LinkTraffic.classes(step.build().graph(), t);
+        } else {
+            t = c.build();
+        }
         PrintWriter out = spec.commandLine().getOut();
         out.printf(Locale.ROOT, "%s: %s%n", c.name(), c.describe());
         Map<VertexKind, Integer> vertices = new EnumMap<>(VertexKind.class);
@@ -49,10 +60,13 @@ public final class TopologyCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "vertices: %s%n", vertices);
         out.printf(Locale.ROOT, "directed links: %s%n", linkCount);
         if (links) {
-            out.printf(Locale.ROOT, "%-44s %-14s %10s %10s%n", "link", "class", "GB/s", "latency ns");
+            out.printf(Locale.ROOT, "%-44s %-20s %-20s %-14s %8s %10s%s%n", "link", "from", "to", "class", "GB/s",
+                    "latency ns", traffic == null ? "" : "  traffic (static routes)");
             for (Link l : t.links()) {
-                out.printf(Locale.ROOT, "%-44s %-14s %10.1f %10d%n", l.name(), l.kind(), l.bandwidthBytesPerS() / 1e9,
-                        l.latencyNs());
+                out.printf(Locale.ROOT, "%-44s %-20s %-20s %-14s %8.1f %10d%s%n", l.name(), l.src().name(),
+                        l.dst().name(), org.clustersim.cli.whatif.Cable.classOf(l), l.bandwidthBytesPerS() / 1e9,
+                        l.latencyNs(), traffic == null ? "" : "  " + (traffic.get(l.id()).isEmpty() ? "-"
+                                : String.join(",", traffic.get(l.id()))));
             }
         }
         out.flush();

@@ -230,24 +230,28 @@ public final class WhatIfCommand implements Callable<Integer> {
     /**
      * One link's traffic in the baseline and the variant.
      *
-     * @param link          link name
-     * @param baselineBytes bytes it carried in the baseline
-     * @param variantBytes  bytes it carried in the variant
+     * @param link           link name
+     * @param baselineBytes  bytes it carried in the baseline
+     * @param variantBytes   bytes it carried in the variant
+     * @param baselineBusyNs time it carried traffic in the baseline
+     * @param variantBusyNs  time it carried traffic in the variant
      */
-    public record LinkChange(String link, long baselineBytes, long variantBytes) {
+    public record LinkChange(String link, long baselineBytes, long variantBytes, long baselineBusyNs,
+                             long variantBusyNs) {
     }
 
+    /** The links whose busy time (re-routed traffic, or the same bytes at a lower rate) changed most. */
     static List<LinkChange> linkChanges(Topology topology, Outcome base, Outcome var, int limit) {
         List<LinkChange> all = new ArrayList<>();
         for (Link l : topology.links()) {
-            long b = base.linkBytes()[l.id()];
-            long v = var.linkBytes()[l.id()];
-            if (b != v) {
-                all.add(new LinkChange(l.name(), b, v));
+            int i = l.id();
+            if (base.linkBytes()[i] != var.linkBytes()[i] || base.linkBusyNs()[i] != var.linkBusyNs()[i]) {
+                all.add(new LinkChange(l.name(), base.linkBytes()[i], var.linkBytes()[i], base.linkBusyNs()[i],
+                        var.linkBusyNs()[i]));
             }
         }
-        all.sort(Comparator.comparingLong((LinkChange c) -> -Math.abs(c.variantBytes - c.baselineBytes))
-                .thenComparing(LinkChange::link));
+        all.sort(Comparator.comparingLong((LinkChange c) -> -Math.abs(c.variantBusyNs - c.baselineBusyNs))
+                .thenComparingLong(c -> -Math.abs(c.variantBytes - c.baselineBytes)).thenComparing(LinkChange::link));
         return all.subList(0, Math.min(limit, all.size()));
     }
 
@@ -297,9 +301,10 @@ public final class WhatIfCommand implements Callable<Integer> {
         if (changes.isEmpty()) {
             out.println("no link's traffic changed");
         } else {
-            out.println("links whose traffic changed most");
+            out.println("links whose traffic changed most (busy time and bytes, baseline -> variant)");
             for (LinkChange c : changes) {
-                out.printf(Locale.ROOT, "  %-44s %10.2f GiB -> %10.2f GiB%n", c.link(), c.baselineBytes() / GIB,
+                out.printf(Locale.ROOT, "  %-44s %10.3f ms -> %10.3f ms %9.2f GiB -> %9.2f GiB%n", c.link(),
+                        c.baselineBusyNs() / 1e6, c.variantBusyNs() / 1e6, c.baselineBytes() / GIB,
                         c.variantBytes() / GIB);
             }
         }

@@ -13,11 +13,12 @@ import java.util.Map;
  * @param exposedCommFraction mean exposed communication fraction over the simulated GPUs
  * @param exposedByKindNs exposed communication per traffic kind, mean per simulated GPU
  * @param linkBytes      bytes each link carried, by link id (empty when failed)
+ * @param linkBusyNs     time each link carried at least one flow, by link id (empty when failed)
  * @param failure        why the variant could not run (a fault cut a group apart), or null
  */
 public record Outcome(String label, String linkClass, long stepTimeNs, double mfu, double bubbleFraction,
                       double exposedCommFraction, Map<String, Long> exposedByKindNs, long[] linkBytes,
-                      String failure) {
+                      long[] linkBusyNs, String failure) {
 
     public boolean failed() {
         return failure != null;

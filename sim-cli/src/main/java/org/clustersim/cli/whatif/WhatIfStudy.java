@@ -60,9 +60,24 @@ public final class WhatIfStudy {
         return step.topology();
     }
 
-    /** One run with the scenario's faults plus {@code extra}; {@code timeline} receives the run when not null. */
-    public Outcome run(String label, String linkClass, List<Fault> extra, java.util.function.Consumer<Simulation.Result> timeline) {
+    /**
+     * One run with the scenario's faults plus {@code extra}; {@code timeline} receives the run when not null.
+     *
+     * @throws org.clustersim.cli.InputException when a slowed GPU belongs to a replica that is not
+     *         simulated task by task (it would change nothing)
+     */
+    public Outcome run(String label, String linkClass, List<Fault> extra,
+                       java.util.function.Consumer<Simulation.Result> timeline) {
         Topology topology = topologies.get();
+        for (Fault f : extra) {
+            int device = f.target() == Fault.Target.GPU ? deviceIndex(topology, f.name()) : -1;
+            if (device >= 0 && !step.simulated(device)) {
+                throw new org.clustersim.cli.InputException(f.path() + ": " + f.name() + " is in data-parallel replica "
+                        + step.coordinates(device).dp() + ", and only replica 0 is simulated task by task "
+                        + "(simulation.replicas: one), so slowing it would change nothing; slow a GPU of replica 0 "
+                        + "(such as " + topology.device(step.device(0, 0, 0)).name() + ") or simulate all replicas");
+            }
+        }
         FaultEvents events = scenario.faultEvents(topology).plus(FaultEvents.resolve(extra, topology,
                 scenario.source()));
         Simulation.Result result;
@@ -74,12 +89,21 @@ public final class WhatIfStudy {
             if (cut == null) {
                 throw e;
             }
-            return new Outcome(label, linkClass, 0, 0, 0, 0, Map.of(), new long[0], cut.getMessage());
+            return new Outcome(label, linkClass, 0, 0, 0, 0, Map.of(), new long[0], new long[0], cut.getMessage());
         }
         if (timeline != null) {
             timeline.accept(result);
         }
         return measure(label, linkClass, result);
+    }
+
+    private static int deviceIndex(Topology topology, String name) {
+        for (int d = 0; d < topology.deviceCount(); d++) {
+            if (topology.device(d).name().equals(name)) {
+                return d;
+            }
+        }
+        return -1;
     }
 
     /** The "no route" at the root of a failed run, or null when it failed for another reason. */
@@ -118,11 +142,13 @@ public final class WhatIfStudy {
         double peak = scenario.training().precision().peak(scenario.cluster().accelerator());
         double mfu = modelFlops / seconds / step.mesh().gpus() / peak;
         long[] bytes = new long[result.links().topology().links().size()];
+        long[] busy = new long[bytes.length];
         for (int i = 0; i < bytes.length; i++) {
             bytes[i] = result.links().bytes(i);
+            busy[i] = result.links().busyNs(i);
         }
         return new Outcome(label, linkClass, m.stepTimeNs(), mfu, bubble / count, exposed / count, meanByKind, bytes,
-                null);
+                busy, null);
     }
 
     /** A variant: a label, its link class (sweeps) and the faults it adds. */

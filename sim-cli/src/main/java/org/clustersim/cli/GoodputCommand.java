@@ -1,0 +1,227 @@
+package org.clustersim.cli;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import org.clustersim.cli.scenario.Scenario;
+import org.clustersim.cli.scenario.ScenarioReader;
+import org.clustersim.cli.whatif.Cable;
+import org.clustersim.cli.whatif.Outcome;
+import org.clustersim.cli.whatif.WhatIfStudy;
+import org.clustersim.core.reliability.FailureClass;
+import org.clustersim.core.reliability.FailureRates;
+import org.clustersim.core.reliability.LongRun;
+import org.clustersim.topology.Topology;
+import org.clustersim.topology.Vertex;
+import org.clustersim.topology.VertexKind;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code clustersim goodput SCENARIO --days D --checkpoint-every T}: the simulated step time
+ * combined with failure processes over a long run ({@link LongRun}), as seeded replications
+ * with a 95% confidence interval of the mean.
+ */
+@Command(name = "goodput", mixinStandardHelpOptions = true,
+        description = "Expected interruptions, effective training time and tokens over a long run, from the "
+                + "simulated step time, failure rates, checkpoint and restart costs.")
+public final class GoodputCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "SCENARIO", description = "Scenario file (.yaml, .yml or .json).")
+    Path scenarioFile;
+
+    @Option(names = "--days", paramLabel = "D", required = true, description = "Wall-clock length of the run.")
+    double days;
+
+    @Option(names = "--checkpoint-every", paramLabel = "DURATION", required = true,
+            description = "Training time between checkpoints, e.g. 30m, 2h, 900s; or 'optimal' for Young/Daly's "
+                    + "sqrt(2 x checkpoint cost x MTBF).")
+    String checkpointEvery;
+
+    @Option(names = "--checkpoint-cost", paramLabel = "DURATION", defaultValue = "30s",
+            description = "Time training stops to save a checkpoint (default ${DEFAULT-VALUE}).")
+    String checkpointCost;
+
+    @Option(names = "--restart-cost", paramLabel = "DURATION", defaultValue = "5m",
+            description = "Detection, rescheduling and reload after a failure (default ${DEFAULT-VALUE}).")
+    String restartCost;
+
+    @Option(names = "--mtbf-gpu", paramLabel = "HOURS", description = "Per-GPU MTBF (default ${DEFAULT-VALUE}).")
+    double mtbfGpu = FailureRates.GPU_MTBF_H;
+
+    @Option(names = "--mtbf-host", paramLabel = "HOURS", description = "Per-server MTBF (default ${DEFAULT-VALUE}).")
+    double mtbfHost = FailureRates.HOST_MTBF_H;
+
+    @Option(names = "--mtbf-link", paramLabel = "HOURS", description = "Per scale-out cable MTBF (default "
+            + "${DEFAULT-VALUE}).")
+    double mtbfLink = FailureRates.LINK_MTBF_H;
+
+    @Option(names = "--mtbf-switch", paramLabel = "HOURS", description = "Per scale-out switch MTBF (default "
+            + "${DEFAULT-VALUE}).")
+    double mtbfSwitch = FailureRates.SWITCH_MTBF_H;
+
+    @Option(names = "--replications", paramLabel = "N", defaultValue = "20",
+            description = "Seeded replications (default ${DEFAULT-VALUE}).")
+    int replications;
+
+    @Option(names = "--seed", paramLabel = "S", defaultValue = "1", description = "First seed (default ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--json", paramLabel = "FILE.json", description = "Also write the result as JSON.")
+    Path json;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        if (!(days > 0) || replications < 1 || !(mtbfGpu > 0) || !(mtbfHost > 0) || !(mtbfLink > 0)
+                || !(mtbfSwitch > 0)) {
+            throw usage("--days and every MTBF must be positive, --replications at least 1");
+        }
+        double saveS = seconds(checkpointCost, "--checkpoint-cost");
+        double restartS = seconds(restartCost, "--restart-cost");
+        Scenario scenario = new ScenarioReader().read(scenarioFile);
+        WhatIfStudy study = new WhatIfStudy(scenario);
+        Outcome step = study.run("baseline", "", List.of(), null);
+        if (step.failed()) {
+            throw new InputException("the scenario's faults cut the cluster apart: " + step.failure());
+        }
+        Topology t = study.topology();
+        long cables = Cable.all(t).stream().filter(c -> !c.clazz().equals("nvlink") && !c.clazz().equals("gpu-nic"))
+                .count();
+        long switches = t.vertices().stream().filter(v -> v.kind() == VertexKind.SWITCH).count();
+        List<FailureClass> classes = FailureRates.of(t.deviceCount(), scenario.cluster().nodes(), cables, switches,
+                mtbfGpu, mtbfHost, mtbfLink, mtbfSwitch);
+        LongRun probe = new LongRun(days * 86_400, 1, saveS, restartS, classes);
+        double intervalS = checkpointEvery.equals("optimal") ? probe.youngDalyIntervalS()
+                : seconds(checkpointEvery, "--checkpoint-every");
+        LongRun run = probe.withInterval(intervalS);
+        List<LongRun.Outcome> outcomes = run.replicate(replications, seed);
+        double stepS = step.stepTimeNs() / 1e9;
+        double tokensPerStep = (double) scenario.training().globalBatch() * scenario.training().seqLen();
+        Stats interruptions = Stats.of(outcomes.stream().mapToDouble(o -> o.interruptions()).toArray());
+        Stats effective = Stats.of(outcomes.stream().mapToDouble(LongRun.Outcome::effectiveFraction).toArray());
+        Stats tokens = Stats.of(outcomes.stream().mapToDouble(o -> o.trainedS() / stepS * tokensPerStep).toArray());
+        Stats saving = Stats.of(outcomes.stream().mapToDouble(o -> o.checkpointingS() / run.durationS()).toArray());
+        Stats restarting = Stats.of(outcomes.stream().mapToDouble(o -> o.restartingS() / run.durationS()).toArray());
+        Stats lost = Stats.of(outcomes.stream().mapToDouble(o -> o.lostS() / run.durationS()).toArray());
+
+        var out = spec.commandLine().getOut();
+        out.printf(Locale.ROOT, "scenario      %s: step %.4f s simulated, %.0f tokens per step%n", scenario.name(),
+                stepS, tokensPerStep);
+        out.printf(Locale.ROOT, "run           %.1f days, checkpoint every %s (save %s), restart %s%n", days,
+                clock(intervalS), clock(saveS), clock(restartS));
+        out.println("failures      class      count        MTBF (h)   per day");
+        for (FailureClass c : classes) {
+            out.printf(Locale.ROOT, "              %-8s %7d %15.0f %9.2f%n", c.name(), c.count(), c.mtbfHours(),
+                    c.ratePerSecond() * 86_400);
+        }
+        out.printf(Locale.ROOT, "              job MTBF %.2f h, Young/Daly interval sqrt(2 x save x MTBF) = %s%n%n",
+                run.mtbfSeconds() / 3600, clock(run.youngDalyIntervalS()));
+        out.printf(Locale.ROOT, "over %d replications (seeds %d..%d), mean and 95%% confidence interval:%n",
+                replications, seed, seed + replications - 1);
+        out.printf(Locale.ROOT, "interruptions            %9.1f  (%.1f .. %.1f)%n", interruptions.mean,
+                interruptions.low(), interruptions.high());
+        out.printf(Locale.ROOT, "effective training time  %8.2f%%  (%.2f%% .. %.2f%%)%n", 100 * effective.mean,
+                100 * effective.low(), 100 * effective.high());
+        out.printf(Locale.ROOT, "tokens trained           %9.4g  (%.4g .. %.4g)%n", tokens.mean, tokens.low(),
+                tokens.high());
+        out.printf(Locale.ROOT, "time lost to             saving %.2f%%, restarts %.2f%%, work redone %.2f%%%n",
+                100 * saving.mean, 100 * restarting.mean, 100 * lost.mean);
+        out.flush();
+        if (json != null) {
+            Map<String, Object> doc = new LinkedHashMap<>();
+            doc.put("scenario", scenario.name());
+            doc.put("stepTimeSeconds", stepS);
+            doc.put("days", days);
+            doc.put("checkpointIntervalSeconds", intervalS);
+            doc.put("checkpointCostSeconds", saveS);
+            doc.put("restartCostSeconds", restartS);
+            doc.put("failureClasses", classes);
+            doc.put("jobMtbfHours", run.mtbfSeconds() / 3600);
+            doc.put("youngDalyIntervalSeconds", run.youngDalyIntervalS());
+            doc.put("replications", replications);
+            doc.put("seed", seed);
+            doc.put("interruptions", interruptions.asMap());
+            doc.put("effectiveTrainingFraction", effective.asMap());
+            doc.put("tokensTrained", tokens.asMap());
+            doc.put("fractionSaving", saving.asMap());
+            doc.put("fractionRestarting", restarting.asMap());
+            doc.put("fractionRedone", lost.asMap());
+            OutputFiles.writeJson(json, doc);
+        }
+        return 0;
+    }
+
+    /** Mean and the half-width of its 95% confidence interval (normal approximation). */
+    record Stats(double mean, double halfWidth) {
+        static Stats of(double[] v) {
+            double mean = java.util.Arrays.stream(v).average().orElse(0);
+            double var = 0;
+            for (double x : v) {
+                var += (x - mean) * (x - mean);
+            }
+            double sd = v.length > 1 ? Math.sqrt(var / (v.length - 1)) : 0;
+            return new Stats(mean, 1.96 * sd / Math.sqrt(v.length));
+        }
+
+        double low() {
+            return mean - halfWidth;
+        }
+
+        double high() {
+            return mean + halfWidth;
+        }
+
+        Map<String, Double> asMap() {
+            Map<String, Double> m = new LinkedHashMap<>();
+            m.put("mean", mean);
+            m.put("ci95Low", low());
+            m.put("ci95High", high());
+            return m;
+        }
+    }
+
+    private CommandLine.ParameterException usage(String message) {
+        return new CommandLine.ParameterException(spec.commandLine(), message);
+    }
+
+    /** A duration such as 90s, 30m, 2h or 1.5d. */
+    private double seconds(String text, String flag) {
+        String t = text.trim().toLowerCase(Locale.ROOT);
+        String[][] units = {{"min", "60"}, {"s", "1"}, {"m", "60"}, {"h", "3600"}, {"d", "86400"}};
+        for (String[] u : units) {
+            if (t.endsWith(u[0])) {
+                try {
+                    double v = Double.parseDouble(t.substring(0, t.length() - u[0].length()).trim());
+                    if (v > 0 || (v == 0 && !flag.equals("--checkpoint-every"))) {
+                        return v * Double.parseDouble(u[1]);
+                    }
+                } catch (NumberFormatException e) {
+                    break;
+                }
+            }
+        }
+        throw usage(flag + " " + text + ": expected a duration such as 90s, 30m, 2h or 1.5d"
+                + (flag.equals("--checkpoint-every") ? ", or optimal" : ""));
+    }
+
+    static String clock(double s) {
+        if (s >= 3600) {
+            return String.format(Locale.ROOT, "%.2f h", s / 3600);
+        }
+        if (s >= 60) {
+            return String.format(Locale.ROOT, "%.1f min", s / 60);
+        }
+        return String.format(Locale.ROOT, "%.0f s", s);
+    }
+}

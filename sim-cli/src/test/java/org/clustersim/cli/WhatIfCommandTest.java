@@ -1,0 +1,128 @@
+package org.clustersim.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The whatif, goodput and topology --links commands end to end on the two-SU test scenario. */
+class WhatIfCommandTest {
+    static final String SCENARIO = Path.of("src", "test", "resources", "whatif-2su.yaml").toString();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aComparisonPrintsBothSidesAndWritesTracesAndJson() throws IOException {
+        Path json = dir.resolve("cmp.json");
+        ClusterSimTest.Result r = ClusterSimTest.cli("whatif", SCENARIO, "--degrade", "node0.nic3=0.25",
+                "--degrade", "su0.leaf3<->spine0#1=0.5", "--slow", "node0.gpu0=0.9", "--json", json.toString(),
+                "--trace-dir", dir.toString());
+        assertEquals(0, r.code(), r.err());
+        // the NIC's links carry the same bytes for longer
+        assertTrue(r.out().contains("links whose traffic changed most"), r.out());
+        assertTrue(r.out().contains("node0.nic3->su0.leaf3"), r.out());
+        assertTrue(r.out().contains("gpu node0.gpu0 at 0.90x speed"), r.out());
+        JsonNode doc = new ObjectMapper().readTree(json.toFile());
+        double slowdown = doc.get("slowdown").asDouble();
+        assertTrue(slowdown > 1, "a slow GPU slows the step: " + slowdown);
+        assertEquals(doc.get("variant").get("stepTimeSeconds").asDouble() / doc.get("baseline").get("stepTimeSeconds")
+                .asDouble(), slowdown, 1e-9);
+        assertTrue(Files.size(dir.resolve("whatif-2su.baseline.json")) > 1000);
+        assertTrue(Files.size(dir.resolve("whatif-2su.whatif.json")) > 1000);
+    }
+
+    @Test
+    void badFlagsAreBadInputAndWriteNothing() {
+        Path json = dir.resolve("x.json");
+        for (List<String> args : List.<List<String>>of(List.of("--degrade", "su0.leaf3->spine0=1.5"),
+                List.of("--degrade", "su0.leaf3->spine0"), List.of("--slow", "node0.gpu0=fast"),
+                List.of("--fail", "su0.leaf3->spine9"), List.of("--fail", "node0.gpu0"),
+                List.of("--sweep", "links", "--fail", "su0.leaf3->spine0"), List.of("--sweep", "cables"),
+                List.of("--slow", "node9.gpu0=0.8"),
+                List.of())) {
+            String[] all = new String[args.size() + 5];
+            all[0] = "whatif";
+            all[1] = SCENARIO;
+            for (int i = 0; i < args.size(); i++) {
+                all[2 + i] = args.get(i);
+            }
+            all[args.size() + 2] = "--json";
+            all[args.size() + 3] = json.toString();
+            all[args.size() + 4] = "--no-trace";
+            ClusterSimTest.Result r = ClusterSimTest.cli(all);
+            assertEquals(2, r.code(), args + ": " + r.err());
+            assertFalse(Files.exists(json), args.toString());
+        }
+        ClusterSimTest.Result unknown = ClusterSimTest.cli("whatif", SCENARIO, "--fail", "su0.leaf3->spine9",
+                "--no-trace");
+        assertTrue(unknown.err().contains("did you mean 'su0.leaf3->spine0'"), unknown.err());
+    }
+
+    @Test
+    void aLinkSweepRanksItsSampleAndWritesCsvAndJson() throws IOException {
+        Path csv = dir.resolve("rank.csv");
+        Path json = dir.resolve("rank.json");
+        ClusterSimTest.Result r = ClusterSimTest.cli("whatif", SCENARIO, "--sweep", "links=leaf-spine", "--sample", "4",
+                "--seed", "3", "--threads", "2", "--csv", csv.toString(), "--json", json.toString());
+        assertEquals(0, r.code(), r.err());
+        List<String> rows = Files.readAllLines(csv);
+        assertEquals(5, rows.size(), rows.toString());
+        assertTrue(rows.get(1).startsWith("1,su"), rows.get(1));
+        assertTrue(r.err().contains("4 of 4 variants done"), r.err());
+        JsonNode doc = new ObjectMapper().readTree(json.toFile());
+        assertEquals(4, doc.get("ranking").size());
+        assertEquals(4, doc.get("byClass").get("leaf-spine").get("variants").asInt());
+        ClusterSimTest.Result again = ClusterSimTest.cli("whatif", SCENARIO, "--sweep", "links=leaf-spine", "--sample",
+                "4", "--seed", "3", "--threads", "1", "--csv", dir.resolve("again.csv").toString());
+        assertEquals(0, again.code(), again.err());
+        assertEquals(rows, Files.readAllLines(dir.resolve("again.csv")), "same seed, same ranking");
+    }
+
+    @Test
+    void aStragglerSweepSlowsOneGpuPerStageAndTensorRank() {
+        ClusterSimTest.Result r = ClusterSimTest.cli("whatif", SCENARIO, "--sweep", "stragglers", "--top", "8");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("8 variants"), r.out());
+        assertTrue(r.out().contains("gpu node0.gpu7 (pipeline rank 0, tp rank 7)"), r.out());
+    }
+
+    @Test
+    void goodputReportsTheLongRun() throws IOException {
+        Path json = dir.resolve("g.json");
+        ClusterSimTest.Result r = ClusterSimTest.cli("goodput", SCENARIO, "--days", "10", "--checkpoint-every",
+                "optimal", "--json", json.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("effective training time"), r.out());
+        JsonNode doc = new ObjectMapper().readTree(json.toFile());
+        assertEquals(doc.get("youngDalyIntervalSeconds").asDouble(), doc.get("checkpointIntervalSeconds").asDouble(),
+                1e-9);
+        double f = doc.get("effectiveTrainingFraction").get("mean").asDouble();
+        assertTrue(f > 0.9 && f < 1, "512 GPUs fail rarely: " + f);
+        ClusterSimTest.Result bad = ClusterSimTest.cli("goodput", SCENARIO, "--days", "10", "--checkpoint-every",
+                "soon");
+        assertEquals(2, bad.code());
+        assertTrue(bad.err().contains("expected a duration such as 90s"), bad.err());
+    }
+
+    @Test
+    void topologyLinksOfAScenarioShowTheTrafficThatCrossesThem() {
+        ClusterSimTest.Result r = ClusterSimTest.cli("topology", SCENARIO, "--links");
+        assertEquals(0, r.code(), r.err());
+        String nvlink = r.out().lines().filter(l -> l.startsWith("node0.gpu0->node0.nvswitch ")).findFirst()
+                .orElseThrow();
+        assertTrue(nvlink.endsWith("tp-comm"), nvlink);
+        String rail = r.out().lines().filter(l -> l.startsWith("node0.nic3->su0.leaf3 ")).findFirst().orElseThrow();
+        assertTrue(rail.endsWith("dp-comm"), rail);
+    }
+}
