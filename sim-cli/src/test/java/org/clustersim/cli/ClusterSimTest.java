@@ -111,6 +111,22 @@ class ClusterSimTest {
     }
 
     @Test
+    void aFaultThatCutsAGroupApartIsBadInputNamingWhatCannotReachWhat() throws IOException {
+        String base = Files.readString(SCENARIOS.resolve("gpt3-175b-pp8-1f1b.yaml")) + """
+                faults:
+                  - link: node0.gpu3<->node0.nvswitch
+                    at: 1ms
+                """;
+        Path cut = dir.resolve("cut.yaml");
+        Files.writeString(cut, base);
+        Path trace = dir.resolve("cut.json");
+        Result r = cli("run", cut.toString(), "--trace", trace.toString());
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("the faults cut the cluster apart") && r.err().contains("node0.gpu3"), r.err());
+        assertFalse(Files.exists(trace));
+    }
+
+    @Test
     void aLayoutThatDoesNotFitStopsWithTheBreakdownUnlessAllowed() throws IOException {
         String base = Files.readString(SCENARIOS.resolve("gpt3-175b-pp8-1f1b.yaml"))
                 .replace("  allowOom: true", "  allowOom: false");
