@@ -60,6 +60,8 @@ final class TensorParallelWork implements StageWork {
     private final LayerCostModel.Block logits;
     private final LayerCostModel.Block embedding;
     private final Map<String, Collectives.Choice> chosen = new HashMap<>();
+    private static final org.clustersim.strategies.collective.PxnAlgorithm PXN =
+            new org.clustersim.strategies.collective.PxnAlgorithm();
     /** Plans by kind, operation, size and members, and the rank-wide merged communications built from them. */
     private final Map<String, Work.Communication> planned = new HashMap<>();
     private final Map<String, Work.Communication> merged = new HashMap<>();
@@ -327,6 +329,10 @@ final class TensorParallelWork implements StageWork {
 
     private Work.Communication planFresh(String kind, CollectiveOp op, int[] devices, long bytes) {
         CommGroup group = new CommGroup(devices);
+        if (op == CollectiveOp.ALL_TO_ALL && PXN.unsupported(op, group, topology).isEmpty()) {
+            // token exchanges across servers go rail-aligned, as NCCL's PXN sends them
+            return Collectives.plan(PXN.name(), op, group, bytes, topology).work();
+        }
         String key = kind + "/" + op.name() + "/" + bytes + "/" + devices.length;
         Collectives.Choice c = chosen.get(key);
         if (c == null) {

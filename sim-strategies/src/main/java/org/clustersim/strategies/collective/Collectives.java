@@ -22,7 +22,8 @@ import org.clustersim.topology.Topology;
  */
 public final class Collectives {
     private static final List<CollectiveAlgorithm> ALL = List.of(new RingAlgorithm(), new DoubleBinaryTreeAlgorithm(),
-            new HalvingDoublingAlgorithm(), new DirectAlgorithm(), new HierarchicalAlgorithm(), new NvlsAlgorithm(),
+            new HalvingDoublingAlgorithm(), new DirectAlgorithm(), new PxnAlgorithm(), new HierarchicalAlgorithm(),
+            new NvlsAlgorithm(),
             new TorusAlgorithm());
 
     private Collectives() {
