@@ -67,78 +67,78 @@ public record LongRun(double durationS, double checkpointIntervalS, double check
 
     /** Simulates the run with failures drawn from {@code random}. */
     public Outcome simulate(SplittableRandom random) {
-        double rate = failureRate();
-        double t = 0;
-        double nextFailure = rate > 0 ? exponential(random, rate) : Double.POSITIVE_INFINITY;
-        long interruptions = 0;
-        double trained = 0;
-        double saving = 0;
-        double restarting = 0;
-        double lost = 0;
-        double sinceCheckpoint = 0; // training time not yet saved
-        while (t < durationS) {
+        Clock c = new Clock(random, failureRate());
+        while (c.t < durationS) {
             // train until the next checkpoint, a failure or the end
-            double trainEnd = t + (checkpointIntervalS - sinceCheckpoint);
-            double stop = Math.min(trainEnd, Math.min(nextFailure, durationS));
-            sinceCheckpoint += stop - t;
-            t = stop;
-            if (t >= durationS) {
-                trained += sinceCheckpoint;
+            double stop = Math.min(c.t + (checkpointIntervalS - c.unsaved), Math.min(c.nextFailure, durationS));
+            c.unsaved += stop - c.t;
+            c.t = stop;
+            if (c.t >= durationS) {
+                c.trained += c.unsaved;
                 break;
             }
-            if (t == nextFailure) {
-                interruptions++;
-                lost += sinceCheckpoint;
-                sinceCheckpoint = 0;
-                double[] r = restart(random, rate, t);
-                restarting += r[0];
-                interruptions += (long) r[2];
-                t = r[1];
-                nextFailure = r[3];
+            if (c.t == c.nextFailure) {
+                c.fail();
                 continue;
             }
-            // save a checkpoint
-            double saveEnd = Math.min(t + checkpointCostS, durationS);
-            if (nextFailure < saveEnd) {
-                saving += nextFailure - t;
-                t = nextFailure;
-                interruptions++;
-                lost += sinceCheckpoint;
-                sinceCheckpoint = 0;
-                double[] r = restart(random, rate, t);
-                restarting += r[0];
-                interruptions += (long) r[2];
-                t = r[1];
-                nextFailure = r[3];
+            // save a checkpoint; a failure during the save loses it
+            double saveEnd = Math.min(c.t + checkpointCostS, durationS);
+            if (c.nextFailure < saveEnd) {
+                c.saving += c.nextFailure - c.t;
+                c.t = c.nextFailure;
+                c.fail();
                 continue;
             }
-            saving += saveEnd - t;
-            t = saveEnd;
-            trained += sinceCheckpoint;
-            sinceCheckpoint = 0;
+            c.saving += saveEnd - c.t;
+            c.t = saveEnd;
+            c.trained += c.unsaved;
+            c.unsaved = 0;
         }
-        return new Outcome(interruptions, trained, saving, restarting, lost);
+        return new Outcome(c.interruptions, c.trained, c.saving, c.restarting, c.lost);
     }
 
-    /**
-     * A restart from time {@code t}, starting over whenever a failure lands in it.
-     *
-     * @return time spent, when training resumes, failures during the restart, the next failure after it
-     */
-    private double[] restart(SplittableRandom random, double rate, double t) {
-        double spent = 0;
-        long extra = 0;
-        while (true) {
-            double next = t + (rate > 0 ? exponential(random, rate) : Double.POSITIVE_INFINITY);
-            double done = Math.min(t + restartCostS, durationS);
-            if (next < done) {
-                spent += next - t;
-                t = next;
-                extra++;
-                continue;
+    /** The state of one realisation as it advances. */
+    private final class Clock {
+        final SplittableRandom random;
+        final double rate;
+        double t;
+        double nextFailure;
+        double unsaved;
+        long interruptions;
+        double trained;
+        double saving;
+        double restarting;
+        double lost;
+
+        Clock(SplittableRandom random, double rate) {
+            this.random = random;
+            this.rate = rate;
+            this.nextFailure = next(0);
+        }
+
+        double next(double from) {
+            return rate > 0 ? from + exponential(random, rate) : Double.POSITIVE_INFINITY;
+        }
+
+        /** A failure now: the unsaved work is lost, then a restart that starts over when a failure lands in it. */
+        void fail() {
+            interruptions++;
+            lost += unsaved;
+            unsaved = 0;
+            while (true) {
+                double failure = next(t);
+                double done = Math.min(t + restartCostS, durationS);
+                if (failure < done) {
+                    restarting += failure - t;
+                    t = failure;
+                    interruptions++;
+                    continue;
+                }
+                restarting += done - t;
+                t = done;
+                nextFailure = failure;
+                return;
             }
-            spent += done - t;
-            return new double[] {spent, done, extra, next};
         }
     }
 

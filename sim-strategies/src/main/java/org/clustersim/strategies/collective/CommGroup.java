@@ -49,6 +49,23 @@ public record CommGroup(int[] devices) {
         return out;
     }
 
+    /**
+     * Why a two-level (intra-server, then across servers) algorithm cannot run over this group:
+     * it sits in one server, or its servers contribute different numbers of GPUs; empty if it can.
+     */
+    public java.util.Optional<String> notTwoLevel(Topology t) {
+        List<int[]> nodes = byNode(t);
+        if (nodes.size() < 2) {
+            return java.util.Optional.of("the group sits in one server");
+        }
+        for (int[] node : nodes) {
+            if (node.length != nodes.get(0).length) {
+                return java.util.Optional.of("every server must contribute the same number of GPUs");
+            }
+        }
+        return java.util.Optional.empty();
+    }
+
     /** Whether every device sits in one server (one NVSwitch domain). */
     public boolean singleNode(Topology t) {
         return byNode(t).size() == 1;

@@ -23,17 +23,7 @@ public final class HierarchicalAlgorithm implements CollectiveAlgorithm {
         if (op != CollectiveOp.ALL_REDUCE) {
             return Optional.of("hierarchical runs all-reduce only");
         }
-        List<int[]> nodes = group.byNode(topology);
-        if (nodes.size() < 2) {
-            return Optional.of("the group sits in one server; use ring or nvls");
-        }
-        int k = nodes.get(0).length;
-        for (int[] node : nodes) {
-            if (node.length != k) {
-                return Optional.of("every server must contribute the same number of GPUs");
-            }
-        }
-        return Optional.empty();
+        return group.notTwoLevel(topology);
     }
 
     @Override

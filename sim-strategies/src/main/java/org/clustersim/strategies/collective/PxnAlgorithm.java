@@ -27,16 +27,7 @@ public final class PxnAlgorithm implements CollectiveAlgorithm {
         if (op != CollectiveOp.ALL_TO_ALL) {
             return Optional.of("pxn runs all-to-all only");
         }
-        List<int[]> nodes = group.byNode(topology);
-        if (nodes.size() < 2) {
-            return Optional.of("the group sits in one server; use direct");
-        }
-        for (int[] node : nodes) {
-            if (node.length != nodes.get(0).length) {
-                return Optional.of("every server must contribute the same number of GPUs");
-            }
-        }
-        return Optional.empty();
+        return group.notTwoLevel(topology);
     }
 
     @Override
