@@ -3,7 +3,9 @@ package org.clustersim.cli;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
@@ -97,7 +99,9 @@ public final class RunCommand implements Callable<Integer> {
         otherData.put("generator", "clustersim " + Version.current());
         Map<Path, AtomicOutput.Content> files = new LinkedHashMap<>();
         if (tracePath != null) {
-            files.put(tracePath, out -> ChromeTraceWriter.write(timeline, out, otherData));
+            List<ChromeTraceWriter.Marker> markers = new ArrayList<>();
+            scenario.faults().forEach(f -> markers.addAll(f.markers()));
+            files.put(tracePath, out -> ChromeTraceWriter.write(timeline, out, otherData, markers));
         }
         if (summaryPath != null) {
             ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);

@@ -189,12 +189,13 @@ public final class WhatIfCommand implements Callable<Integer> {
         Map<Path, AtomicOutput.Content> files = new LinkedHashMap<>();
         Path baseTrace = noTrace ? null : traceDir.resolve(scenario.name() + ".baseline.json");
         Path variantTrace = noTrace ? null : traceDir.resolve(scenario.name() + ".whatif.json");
-        Outcome base = study.run("baseline", "", List.of(), r -> addTrace(files, baseTrace, r, scenario, "baseline"));
+        Outcome base = study.run("baseline", "", List.of(), r -> addTrace(files, baseTrace, r, scenario, "baseline",
+                List.of()));
         if (base.failed()) {
             throw new InputException("the scenario's own faults cut the cluster apart: " + base.failure());
         }
         String label = String.join(", ", faults.stream().map(Fault::describe).toList());
-        Outcome var = study.run(label, "", faults, r -> addTrace(files, variantTrace, r, scenario, label));
+        Outcome var = study.run(label, "", faults, r -> addTrace(files, variantTrace, r, scenario, label, faults));
         if (var.failed()) {
             throw new InputException("the faults cut the cluster apart: " + var.failure()
                     + "; nothing was written");
@@ -216,15 +217,18 @@ public final class WhatIfCommand implements Callable<Integer> {
     }
 
     private static void addTrace(Map<Path, AtomicOutput.Content> files, Path path, Simulation.Result r,
-                                 Scenario scenario, String label) {
+                                 Scenario scenario, String label, List<Fault> extra) {
         if (path == null) {
             return;
         }
+        List<ChromeTraceWriter.Marker> markers = new ArrayList<>();
+        scenario.faults().forEach(f -> markers.addAll(f.markers()));
+        extra.forEach(f -> markers.addAll(f.markers()));
         Map<String, String> meta = new LinkedHashMap<>();
         meta.put("scenario", scenario.name());
         meta.put("variant", label);
         meta.put("generator", "clustersim " + Version.current());
-        files.put(path, out -> ChromeTraceWriter.write(r.timeline(), out, meta));
+        files.put(path, out -> ChromeTraceWriter.write(r.timeline(), out, meta, markers));
     }
 
     /**

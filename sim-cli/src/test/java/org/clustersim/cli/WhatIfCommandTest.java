@@ -39,7 +39,39 @@ class WhatIfCommandTest {
         assertEquals(doc.get("variant").get("stepTimeSeconds").asDouble() / doc.get("baseline").get("stepTimeSeconds")
                 .asDouble(), slowdown, 1e-9);
         assertTrue(Files.size(dir.resolve("whatif-2su.baseline.json")) > 1000);
-        assertTrue(Files.size(dir.resolve("whatif-2su.whatif.json")) > 1000);
+        String variantTrace = Files.readString(dir.resolve("whatif-2su.whatif.json"));
+        assertTrue(variantTrace.contains("\"name\":\"fault: gpu node0.gpu0 at 0.90x speed\",\"ph\":\"i\""),
+                "a marker across the trace where the fault starts");
+        assertFalse(Files.readString(dir.resolve("whatif-2su.baseline.json")).contains("\"ph\":\"i\""));
+    }
+
+    @Test
+    void aFaultThatEndsIsMarkedInTheRunTraceAndSlowsOnlyWhileItLasts() throws IOException {
+        String base = Files.readString(Path.of(SCENARIO));
+        Path brief = dir.resolve("brief.yaml");
+        Files.writeString(brief, base + """
+                faults:
+                  - nic: node0.nic3
+                    state: degraded
+                    fraction: 0.1
+                    at: 20ms
+                    for: 5ms
+                """);
+        Path trace = dir.resolve("brief.json");
+        Path summary = dir.resolve("brief-summary.json");
+        ClusterSimTest.Result r = ClusterSimTest.cli("run", brief.toString(), "--trace", trace.toString(), "--summary",
+                summary.toString());
+        assertEquals(0, r.code(), r.err());
+        String t = Files.readString(trace);
+        assertTrue(t.contains("fault: nic node0.nic3 at 10% from 20.000 ms for 5.000 ms"), "start marker");
+        assertTrue(t.contains("recovered: nic node0.nic3"), "end marker");
+        Path healthy = dir.resolve("healthy-summary.json");
+        assertEquals(0, ClusterSimTest.cli("run", SCENARIO, "--no-trace", "--summary", healthy.toString()).code());
+        double slow = new ObjectMapper().readTree(summary.toFile()).get("stepTimeSeconds").asDouble();
+        double fast = new ObjectMapper().readTree(healthy.toFile()).get("stepTimeSeconds").asDouble();
+        // while the data-parallel all-reduce runs, for 5 ms, the NIC moves a tenth of its usual rate
+        assertTrue(slow > fast + 0.002 && slow < fast + 0.005, "about the 5 ms the NIC is slow: " + fast + " -> "
+                + slow);
     }
 
     @Test

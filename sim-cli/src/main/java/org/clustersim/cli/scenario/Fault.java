@@ -46,6 +46,16 @@ public record Fault(Target target, String name, long atNs, long durationNs, doub
         return new Fault(Target.GPU, gpu, 0, 0, 1, 0, speed, SourceLocation.NONE, flag);
     }
 
+    /** Trace markers: the fault starting, and ending if it does. */
+    public java.util.List<org.clustersim.core.trace.ChromeTraceWriter.Marker> markers() {
+        var start = new org.clustersim.core.trace.ChromeTraceWriter.Marker(atNs, "fault: " + describe());
+        if (durationNs == 0) {
+            return java.util.List.of(start);
+        }
+        return java.util.List.of(start, new org.clustersim.core.trace.ChromeTraceWriter.Marker(atNs + durationNs,
+                "recovered: " + target.id() + " " + name));
+    }
+
     /** A short human description, e.g. {@code link a->b down} or {@code gpu node0.gpu3 at 0.80x}. */
     public String describe() {
         String what = target == Target.GPU ? String.format(Locale.ROOT, "gpu %s at %.2fx speed", name, speed)

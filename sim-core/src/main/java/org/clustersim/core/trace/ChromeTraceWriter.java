@@ -42,6 +42,24 @@ public final class ChromeTraceWriter {
      * @param otherData free-form key/value pairs stored under {@code otherData} (scenario name, ...)
      */
     public static void write(Timeline timeline, OutputStream out, Map<String, String> otherData) throws IOException {
+        write(timeline, out, otherData, java.util.List.of());
+    }
+
+    /**
+     * A moment worth a vertical line across the whole trace, such as a fault starting or ending.
+     *
+     * @param atNs simulated time
+     * @param name what happened
+     */
+    public record Marker(long atNs, String name) {
+    }
+
+    /**
+     * Writes the trace with global instant events for {@code markers} (Perfetto draws them as
+     * lines across every track).
+     */
+    public static void write(Timeline timeline, OutputStream out, Map<String, String> otherData,
+                             java.util.List<Marker> markers) throws IOException {
         try (JsonGenerator g = JSON.createGenerator(out, JsonEncoding.UTF8)) {
             g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
             g.writeStartObject();
@@ -58,6 +76,17 @@ public final class ChromeTraceWriter {
                 writeStream(g, timeline, s);
             }
             writeCounters(g, timeline);
+            for (Marker m : markers) {
+                g.writeStartObject();
+                g.writeStringField("name", m.name());
+                g.writeStringField("ph", "i");
+                g.writeStringField("s", "g");
+                g.writeFieldName("ts");
+                g.writeNumber(micros(m.atNs()));
+                g.writeNumberField("pid", 0);
+                g.writeNumberField("tid", 0);
+                g.writeEndObject();
+            }
             g.writeEndArray();
             g.writeEndObject();
             g.writeRaw('\n');
