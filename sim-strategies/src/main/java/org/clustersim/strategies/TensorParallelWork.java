@@ -541,17 +541,65 @@ final class TensorParallelWork implements StageWork {
     }
 
     /**
-     * An overlapped pair runs its forward chain, then its backward chain: the two overlap each
-     * other's communication in DualPipe, not their compute, so the compute time is the sum.
+     * An overlapped pair (DualPipe) runs two independent chains, the forward of one microbatch
+     * and the backward of another, sharing the rank's GPUs: their compute tasks alternate on the
+     * compute stream, block by block, so each chain's communication (TP collectives, the MoE
+     * all-to-alls, CP exchanges) runs while the other chain computes. The compute time is the
+     * sum of both; what is saved is the communication the other chain hides.
      */
     @Override
-    public Emitted emitOverlapped(TaskGraph.Builder graph, int[] devices, int rank, int forwardStage,
+    public Overlap emitOverlapped(TaskGraph.Builder graph, int[] devices, int rank, int forwardStage,
                                   int backwardStage, String label) {
+        int start = graph.taskCount();
+        List<ShardUse> uses = shardUses == null ? null : shardUses.computeIfAbsent(devices[0], k -> new ArrayList<>());
+        int firstUse = uses == null ? 0 : uses.size();
         Emitted f = emit(graph, devices, rank, forwardStage,
                 new PipelineOp.Action(ActionKind.FORWARD, 0, 0), label + " F");
+        int middle = graph.taskCount();
         Emitted b = emit(graph, devices, rank, backwardStage,
                 new PipelineOp.Action(ActionKind.BACKWARD, 0, 0), label + " B");
-        graph.addDependency(b.first(), f.last());
-        return new Emitted(f.first(), b.last(), b.gradReady());
+        int[] order = alternate(graph, start, middle, graph.taskCount());
+        graph.resequence(start, order);
+        if (uses != null) {
+            // ZeRO-3 gathers and reductions run in the rank's new program order too
+            int[] position = new int[order.length];
+            for (int i = 0; i < order.length; i++) {
+                position[order[i] - start] = i;
+            }
+            List<ShardUse> mine = new ArrayList<>(uses.subList(firstUse, uses.size()));
+            mine.sort(java.util.Comparator.comparingInt(u -> position[(u.user >= 0 ? u.user : u.gradsDone) - start]));
+            for (int i = 0; i < mine.size(); i++) {
+                uses.set(firstUse + i, mine.get(i));
+            }
+        }
+        return new Overlap(f, b);
+    }
+
+    /** Tasks [start, middle) and [middle, end) merged turn by turn, each turn running through its chain's next compute. */
+    private static int[] alternate(TaskGraph.Builder graph, int start, int middle, int end) {
+        int[] order = new int[end - start];
+        int k = 0;
+        int i = start;
+        int j = middle;
+        boolean forwardTurn = true;
+        while (i < middle || j < end) {
+            if (forwardTurn) {
+                while (i < middle) {
+                    order[k++] = i;
+                    if (graph.isCompute(i++)) {
+                        break;
+                    }
+                }
+            } else {
+                while (j < end) {
+                    order[k++] = j;
+                    if (graph.isCompute(j++)) {
+                        break;
+                    }
+                }
+            }
+            forwardTurn = !forwardTurn;
+        }
+        return order;
     }
 }

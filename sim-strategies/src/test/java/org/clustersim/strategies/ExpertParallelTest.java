@@ -103,6 +103,54 @@ class ExpertParallelTest {
         assertEquals(bytesOf(g, "ep-comm"), bytesOf(all, "ep-comm"), 0.001 * bytesOf(g, "ep-comm"));
     }
 
+    static long overlappedEp(Timeline t) {
+        long sum = 0;
+        for (org.clustersim.core.metrics.CommBreakdown c : org.clustersim.core.metrics.CommBreakdown.of(t)) {
+            sum += c.overlappedNs().getOrDefault("ep-comm", 0L);
+        }
+        return sum;
+    }
+
+    @Test
+    void dualPipeHidesOneMicrobatchsAllToAllsBehindTheOthersCompute() {
+        Topology two = SwitchedClusterSpec.dgxH100(2).build();
+        java.util.List<Mesh.Dim> order = Mesh.parseOrder("tp-cp-dp-pp");
+        TrainingStep.Built[] built = new TrainingStep.Built[2];
+        Timeline[] runs = new Timeline[2];
+        ScheduleKind[] kinds = {ScheduleKind.ONE_F_ONE_B, ScheduleKind.DUALPIPE};
+        for (int i = 0; i < 2; i++) {
+            TrainingStep s = new TrainingStep(moe(EIGHT_TOP2), two, new Mesh(1, 1, 2, 8, 8, order), 1, 0, false,
+                    ContextParallel.ALL_GATHER, kinds[i].schedule(1), 8, 1, 2048, Precision.BF16,
+                    LayerCostModel.Recompute.NONE, LayerCostModel.Attention.FLASH, TrainingStep.DEFAULT_BUCKET, true,
+                    false, 1, null);
+            built[i] = s.build();
+            runs[i] = TrainingStepTest.run(s).timeline();
+        }
+        // one chain at a time: the rank's compute waits for (almost) every all-to-all; DualPipe's paired
+        // chunks alternate their blocks on the compute stream, so one's exchanges run under the other's compute
+        assertTrue(overlappedEp(runs[1]) > 20 * Math.max(1, overlappedEp(runs[0])),
+                overlappedEp(runs[0]) + " ns overlapped under 1F1B, " + overlappedEp(runs[1]) + " under DualPipe");
+        // on a GPU's compute stream the forward and backward halves of a pair take turns
+        TaskGraph g = built[1].graph();
+        int compute = -1;
+        for (var st : g.streams()) {
+            if (st.device() == 0 && st.name().equals("compute")) {
+                compute = st.id();
+            }
+        }
+        String turns = "";
+        for (int i = 0; i < g.streamLength(compute); i++) {
+            String name = g.task(g.streamTask(compute, i)).name();
+            if (name.contains(" & ")) {
+                String half = name.contains(" F L") ? "F" : name.contains(" B L") ? "B" : "";
+                if (!turns.endsWith(half)) {
+                    turns += half;
+                }
+            }
+        }
+        assertTrue(turns.contains("FBFB"), turns);
+    }
+
     @Test
     void oneReplicaStandsInForAllOfThem() {
         Topology two = SwitchedClusterSpec.dgxH100(2).build();

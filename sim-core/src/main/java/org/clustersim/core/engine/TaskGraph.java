@@ -161,6 +161,58 @@ public final class TaskGraph {
             return id;
         }
 
+        /** Whether task {@code id} is compute work. */
+        public boolean isCompute(int id) {
+            return pending.get(id).work() instanceof Work.Compute;
+        }
+
+        /**
+         * Re-sequences the most recent tasks, {@code first} onwards, on every stream they occupy:
+         * they keep their streams and dependencies, but each stream now takes them in the order
+         * {@code order} lists them. Applying one order to every stream keeps the graph free of
+         * stream deadlocks as long as {@code order} respects the dependencies among these tasks.
+         * Used to interleave two independent chains, such as the forward and backward of an
+         * overlapped pipeline pair, so that one's communication runs under the other's compute.
+         *
+         * @param order every task id from {@code first} to the last, each once
+         */
+        public void resequence(int first, int[] order) {
+            int n = pending.size() - first;
+            if (order.length != n) {
+                throw new IllegalArgumentException("expected an order of " + n + " tasks, got " + order.length);
+            }
+            int[] position = new int[n];
+            Arrays.fill(position, -1);
+            for (int i = 0; i < n; i++) {
+                int id = order[i] - first;
+                if (id < 0 || id >= n || position[id] >= 0) {
+                    throw new IllegalArgumentException("not a permutation of tasks " + first + ".." + (first + n - 1));
+                }
+                position[id] = i;
+            }
+            java.util.Set<Integer> touched = new java.util.TreeSet<>();
+            for (int id = first; id < pending.size(); id++) {
+                for (int stream : pending.get(id).streams()) {
+                    touched.add(stream);
+                }
+            }
+            for (int stream : touched) {
+                IntList list = streamTasks.get(stream);
+                int from = list.size;
+                while (from > 0 && list.data[from - 1] >= first) {
+                    from--;
+                }
+                Integer[] tail = new Integer[list.size - from];
+                for (int i = 0; i < tail.length; i++) {
+                    tail[i] = list.data[from + i];
+                }
+                Arrays.sort(tail, java.util.Comparator.comparingInt(id -> position[id - first]));
+                for (int i = 0; i < tail.length; i++) {
+                    list.data[from + i] = tail[i];
+                }
+            }
+        }
+
         /** Makes {@code task} wait for {@code dependency} as well; either may be any task of the graph. */
         public void addDependency(int task, int dependency) {
             if (task < 0 || task >= pending.size()) {

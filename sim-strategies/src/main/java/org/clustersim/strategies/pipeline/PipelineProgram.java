@@ -127,12 +127,12 @@ public final class PipelineProgram {
                 } else if (op instanceof PipelineOp.Overlapped pair) {
                     int fs = stageOf(r, pair.forward());
                     int bs = stageOf(r, pair.backward());
-                    StageWork.Emitted e = work.emitOverlapped(graph, rankDevices[r], r, fs, bs,
+                    StageWork.Overlap o = work.emitOverlapped(graph, rankDevices[r], r, fs, bs,
                             label(pair.forward()) + " & " + label(pair.backward()));
-                    firsts[index++] = e.first();
-                    record(r, pair.forward(), fs, e, fwd, bIn, bW, ledger);
-                    record(r, pair.backward(), bs, e, fwd, bIn, bW, ledger);
-                    gradReady.put(r * stages + bs, e.gradReady());
+                    firsts[index++] = Math.min(o.forward().first(), o.backward().first());
+                    record(r, pair.forward(), fs, o.forward(), fwd, bIn, bW, ledger);
+                    record(r, pair.backward(), bs, o.backward(), fwd, bIn, bW, ledger);
+                    gradReady.put(r * stages + bs, o.backward().gradReady());
                 }
             }
         }

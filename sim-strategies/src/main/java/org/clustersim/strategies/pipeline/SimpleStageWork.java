@@ -29,13 +29,14 @@ public final class SimpleStageWork implements StageWork {
     }
 
     @Override
-    public Emitted emitOverlapped(TaskGraph.Builder graph, int[] devices, int rank, int forwardStage,
+    public Overlap emitOverlapped(TaskGraph.Builder graph, int[] devices, int rank, int forwardStage,
                                   int backwardStage, String label) {
         int compute = graph.stream(devices[0], "compute", StreamKind.COMPUTE);
         ChunkCost cf = costs.of(rank, forwardStage);
         ChunkCost cb = costs.of(rank, backwardStage);
         int id = graph.compute(label, "overlapped", compute, costs.overlappedNs(rank, forwardStage, backwardStage),
                 cf.forwardFlops() + cb.backwardFlops());
-        return new Emitted(id, id, new int[] {id});
+        Emitted both = new Emitted(id, id, new int[] {id});
+        return new Overlap(both, both);
     }
 }

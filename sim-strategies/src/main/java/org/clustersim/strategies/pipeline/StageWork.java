@@ -25,7 +25,14 @@ public interface StageWork {
     /** Emits one action of pipeline rank {@code rank} (stage {@code stage}) on {@code devices}. */
     Emitted emit(TaskGraph.Builder graph, int[] devices, int rank, int stage, PipelineOp.Action action, String label);
 
+    /**
+     * An overlapped pair's two halves: the forward's tasks and the backward's (the same span for
+     * both when the pair runs as one task).
+     */
+    record Overlap(Emitted forward, Emitted backward) {
+    }
+
     /** Emits an overlapped forward+backward pair. */
-    Emitted emitOverlapped(TaskGraph.Builder graph, int[] devices, int rank, int forwardStage, int backwardStage,
+    Overlap emitOverlapped(TaskGraph.Builder graph, int[] devices, int rank, int forwardStage, int backwardStage,
                            String label);
 }
