@@ -12,8 +12,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-/** {@code clustersim presets}: lists the named clusters. */
-@Command(name = "presets", mixinStandardHelpOptions = true, description = "List the cluster presets.")
+/** {@code clustersim presets}: lists the named clusters and models. */
+@Command(name = "presets", mixinStandardHelpOptions = true, description = "List the cluster and model presets.")
 public final class PresetsCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -24,6 +24,17 @@ public final class PresetsCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "%-22s %7s  %s%n", "preset", "GPUs", "fabric");
         for (Map.Entry<String, ClusterSpec> e : ClusterPresets.all().entrySet()) {
             out.printf(Locale.ROOT, "%-22s %7d  %s%n", e.getKey(), e.getValue().gpus(), e.getValue().describe());
+        }
+        out.println();
+        out.printf(Locale.ROOT, "%-20s %6s %6s %5s %5s %6s %-28s %9s %9s%n", "model (model.preset)", "layers", "hidden",
+                "heads", "kv", "ffn", "experts", "params", "active");
+        for (var m : org.clustersim.strategies.model.TransformerModel.presets().values()) {
+            var x = m.experts();
+            String experts = x == null ? "-" : String.format(Locale.ROOT, "%d x %d, top %d%s%s", x.count(), x.ffn(),
+                    x.topK(), x.shared() > 0 ? " + " + x.shared() + " shared" : "",
+                    x.denseLayers() > 0 ? ", " + x.denseLayers() + " dense" : "");
+            out.printf(Locale.ROOT, "%-20s %6d %6d %5d %5d %6d %-28s %8.1fB %8.1fB%n", m.name(), m.layers(), m.hidden(),
+                    m.heads(), m.kvHeads(), m.ffn(), experts, m.parameters() / 1e9, m.activeParameters() / 1e9);
         }
         out.flush();
         return 0;

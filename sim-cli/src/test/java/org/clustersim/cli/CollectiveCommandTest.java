@@ -84,6 +84,8 @@ class CollectiveCommandTest {
         ClusterSimTest.Result p = ClusterSimTest.cli("presets");
         assertEquals(0, p.code());
         assertTrue(p.out().contains("superpod-h100-64su") && p.out().contains("16384"), p.out());
+        String mixtral = p.out().lines().filter(l -> l.startsWith("mixtral-8x7b ")).findFirst().orElseThrow();
+        assertTrue(mixtral.contains("8 x 14336, top 2") && mixtral.endsWith("46.7B     12.9B"), mixtral);
         ClusterSimTest.Result t = ClusterSimTest.cli("topology", "dgx-h100", "--links");
         assertEquals(0, t.code(), t.err());
         assertTrue(t.out().contains("node0.gpu3->node0.nvswitch"), t.out());
