@@ -16,7 +16,6 @@ import org.clustersim.core.reliability.FailureClass;
 import org.clustersim.core.reliability.FailureRates;
 import org.clustersim.core.reliability.LongRun;
 import org.clustersim.topology.Topology;
-import org.clustersim.topology.Vertex;
 import org.clustersim.topology.VertexKind;
 
 import picocli.CommandLine;

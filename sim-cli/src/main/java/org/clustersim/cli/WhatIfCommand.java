@@ -10,8 +10,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.Callable;
 
 import org.clustersim.cli.output.AtomicOutput;
@@ -19,12 +17,13 @@ import org.clustersim.cli.scenario.Fault;
 import org.clustersim.cli.scenario.Scenario;
 import org.clustersim.cli.scenario.ScenarioReader;
 import org.clustersim.cli.whatif.Cable;
+import org.clustersim.cli.whatif.Comparison;
 import org.clustersim.cli.whatif.Outcome;
 import org.clustersim.cli.whatif.Progress;
+import org.clustersim.cli.whatif.Ranking;
 import org.clustersim.cli.whatif.WhatIfStudy;
 import org.clustersim.core.Simulation;
 import org.clustersim.core.trace.ChromeTraceWriter;
-import org.clustersim.topology.Link;
 import org.clustersim.topology.Topology;
 import org.clustersim.topology.Vertex;
 import org.clustersim.topology.VertexKind;
@@ -200,19 +199,19 @@ public final class WhatIfCommand implements Callable<Integer> {
             throw new InputException("the faults cut the cluster apart: " + var.failure()
                     + "; nothing was written");
         }
-        List<LinkChange> changes = linkChanges(study.topology(), base, var, 10);
+        List<Comparison.LinkChange> changes = Comparison.linkChanges(study.topology(), base, var, 10);
         if (json != null) {
             Map<String, Object> doc = new LinkedHashMap<>();
             doc.put("scenario", scenario.name());
             doc.put("faults", faults.stream().map(Fault::describe).toList());
-            doc.put("baseline", summary(base));
-            doc.put("variant", summary(var));
+            doc.put("baseline", Comparison.summary(base));
+            doc.put("variant", Comparison.summary(var));
             doc.put("slowdown", var.slowdown(base));
             doc.put("linkChanges", changes);
             files.put(json, OutputFiles.json(doc));
         }
         OutputFiles.write(files);
-        printComparison(spec.commandLine().getOut(), scenario, base, var, changes, baseTrace, variantTrace);
+        Comparison.print(spec.commandLine().getOut(), scenario, base, var, changes, baseTrace, variantTrace);
         return 0;
     }
 
@@ -229,101 +228,6 @@ public final class WhatIfCommand implements Callable<Integer> {
         meta.put("variant", label);
         meta.put("generator", "clustersim " + Version.current());
         files.put(path, out -> ChromeTraceWriter.write(r.timeline(), out, meta, markers));
-    }
-
-    /**
-     * One link's traffic in the baseline and the variant.
-     *
-     * @param link           link name
-     * @param baselineBytes  bytes it carried in the baseline
-     * @param variantBytes   bytes it carried in the variant
-     * @param baselineBusyNs time it carried traffic in the baseline
-     * @param variantBusyNs  time it carried traffic in the variant
-     */
-    public record LinkChange(String link, long baselineBytes, long variantBytes, long baselineBusyNs,
-                             long variantBusyNs) {
-    }
-
-    /** The links whose busy time (re-routed traffic, or the same bytes at a lower rate) changed most. */
-    static List<LinkChange> linkChanges(Topology topology, Outcome base, Outcome var, int limit) {
-        List<LinkChange> all = new ArrayList<>();
-        for (Link l : topology.links()) {
-            int i = l.id();
-            if (base.linkBytes()[i] != var.linkBytes()[i] || base.linkBusyNs()[i] != var.linkBusyNs()[i]) {
-                all.add(new LinkChange(l.name(), base.linkBytes()[i], var.linkBytes()[i], base.linkBusyNs()[i],
-                        var.linkBusyNs()[i]));
-            }
-        }
-        all.sort(Comparator.comparingLong((LinkChange c) -> -Math.abs(c.variantBusyNs - c.baselineBusyNs))
-                .thenComparingLong(c -> -Math.abs(c.variantBytes - c.baselineBytes)).thenComparing(LinkChange::link));
-        return all.subList(0, Math.min(limit, all.size()));
-    }
-
-    private static Map<String, Object> summary(Outcome o) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("label", o.label());
-        if (!o.linkClass().isEmpty()) {
-            m.put("linkClass", o.linkClass());
-        }
-        if (o.failed()) {
-            m.put("failure", o.failure());
-            return m;
-        }
-        m.put("stepTimeSeconds", o.stepTimeNs() / 1e9);
-        m.put("mfu", o.mfu());
-        m.put("bubbleFraction", o.bubbleFraction());
-        m.put("exposedCommFraction", o.exposedCommFraction());
-        Map<String, Double> kinds = new TreeMap<>();
-        o.exposedByKindNs().forEach((k, v) -> kinds.put(k, v / 1e9));
-        m.put("exposedCommSecondsByKind", kinds);
-        return m;
-    }
-
-    private static void printComparison(PrintWriter out, Scenario s, Outcome b, Outcome v, List<LinkChange> changes,
-                                        Path baseTrace, Path variantTrace) {
-        out.printf(Locale.ROOT, "scenario   %s (%s)%n", s.name(), s.source());
-        out.printf(Locale.ROOT, "variant    %s%n%n", v.label());
-        out.printf(Locale.ROOT, "%-26s %14s %14s %12s%n", "", "baseline", "variant", "change");
-        out.printf(Locale.ROOT, "%-26s %14s %14s %11.4fx%n", "step time", seconds(b.stepTimeNs()),
-                seconds(v.stepTimeNs()), v.slowdown(b));
-        out.printf(Locale.ROOT, "%-26s %13.1f%% %13.1f%% %+11.1f%n", "MFU", 100 * b.mfu(), 100 * v.mfu(),
-                100 * (v.mfu() - b.mfu()));
-        out.printf(Locale.ROOT, "%-26s %13.2f%% %13.2f%% %+11.2f%n", "bubble (compute idle)", 100 * b.bubbleFraction(),
-                100 * v.bubbleFraction(), 100 * (v.bubbleFraction() - b.bubbleFraction()));
-        out.printf(Locale.ROOT, "%-26s %13.2f%% %13.2f%% %+11.2f%n", "exposed communication",
-                100 * b.exposedCommFraction(), 100 * v.exposedCommFraction(),
-                100 * (v.exposedCommFraction() - b.exposedCommFraction()));
-        TreeSet<String> kinds = new TreeSet<>(b.exposedByKindNs().keySet());
-        kinds.addAll(v.exposedByKindNs().keySet());
-        for (String k : kinds) {
-            long bk = b.exposedByKindNs().getOrDefault(k, 0L);
-            long vk = v.exposedByKindNs().getOrDefault(k, 0L);
-            out.printf(Locale.ROOT, "  exposed %-17s %14s %14s %+10.3f ms%n", k, seconds(bk), seconds(vk),
-                    (vk - bk) / 1e6);
-        }
-        out.println();
-        if (changes.isEmpty()) {
-            out.println("no link's traffic changed");
-        } else {
-            out.println("links whose traffic changed most (busy time and bytes, baseline -> variant)");
-            for (LinkChange c : changes) {
-                out.printf(Locale.ROOT, "  %-44s %10.3f ms -> %10.3f ms %9.2f GiB -> %9.2f GiB%n", c.link(),
-                        c.baselineBusyNs() / 1e6, c.variantBusyNs() / 1e6, c.baselineBytes() / GIB,
-                        c.variantBytes() / GIB);
-            }
-        }
-        out.println();
-        out.printf(Locale.ROOT, "slowdown   %.4fx (%+.2f%% step time)%n", v.slowdown(b), 100 * (v.slowdown(b) - 1));
-        if (baseTrace != null) {
-            out.printf(Locale.ROOT, "traces     %s, %s%n", baseTrace, variantTrace);
-        }
-        out.flush();
-    }
-
-    private static final double GIB = 1024.0 * 1024 * 1024;
-
-    static String seconds(long ns) {
-        return String.format(Locale.ROOT, "%.4f s", ns / 1e9);
     }
 
     private int sweep(WhatIfStudy study) throws IOException {
@@ -368,7 +272,7 @@ public final class WhatIfCommand implements Callable<Integer> {
         outcomes.sort(Comparator.comparingDouble((Outcome o) -> -o.slowdown(base)).thenComparing(Outcome::label));
         Map<Path, AtomicOutput.Content> files = new LinkedHashMap<>();
         if (csv != null) {
-            files.put(csv, out -> out.write(rankingCsv(base, outcomes).getBytes(StandardCharsets.UTF_8)));
+            files.put(csv, out -> out.write(Ranking.csv(base, outcomes).getBytes(StandardCharsets.UTF_8)));
         }
         if (json != null) {
             Map<String, Object> doc = new LinkedHashMap<>();
@@ -376,11 +280,11 @@ public final class WhatIfCommand implements Callable<Integer> {
             doc.put("sweep", sweep);
             doc.put("seed", seed);
             doc.put("sample", sample);
-            doc.put("baseline", summary(base));
-            doc.put("byClass", byClass(base, outcomes));
+            doc.put("baseline", Comparison.summary(base));
+            doc.put("byClass", Ranking.byClass(base, outcomes));
             List<Map<String, Object>> ranking = new ArrayList<>();
             for (Outcome o : outcomes) {
-                Map<String, Object> m = summary(o);
+                Map<String, Object> m = Comparison.summary(o);
                 m.put("slowdown", o.failed() ? null : o.slowdown(base));
                 ranking.add(m);
             }
@@ -388,88 +292,7 @@ public final class WhatIfCommand implements Callable<Integer> {
             files.put(json, OutputFiles.json(doc));
         }
         OutputFiles.write(files);
-        printRanking(spec.commandLine().getOut(), scenario, kind, base, outcomes);
+        Ranking.print(spec.commandLine().getOut(), scenario, sweep, kind, sample, seed, slowFactor, top, base, outcomes);
         return 0;
-    }
-
-    /** Per link class: variants, how many cut the cluster, the worst and the mean slowdown of the rest. */
-    private static Map<String, Map<String, Object>> byClass(Outcome base, List<Outcome> outcomes) {
-        Map<String, List<Outcome>> groups = new TreeMap<>();
-        for (Outcome o : outcomes) {
-            groups.computeIfAbsent(o.linkClass().isEmpty() ? "gpu" : o.linkClass(), k -> new ArrayList<>()).add(o);
-        }
-        Map<String, Map<String, Object>> out = new TreeMap<>();
-        groups.forEach((k, list) -> {
-            int cuts = 0;
-            double worst = 1;
-            double sum = 0;
-            int n = 0;
-            for (Outcome o : list) {
-                if (o.failed()) {
-                    cuts++;
-                } else {
-                    worst = Math.max(worst, o.slowdown(base));
-                    sum += o.slowdown(base);
-                    n++;
-                }
-            }
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("variants", list.size());
-            m.put("cutApart", cuts);
-            m.put("worstSlowdown", worst);
-            m.put("meanSlowdown", n == 0 ? null : sum / n);
-            out.put(k, m);
-        });
-        return out;
-    }
-
-    private static String rankingCsv(Outcome base, List<Outcome> outcomes) {
-        StringBuilder sb = new StringBuilder("rank,variant,class,step_time_s,slowdown,mfu,exposed_comm_fraction,"
-                + "failure\n");
-        int rank = 1;
-        for (Outcome o : outcomes) {
-            sb.append(rank++).append(',').append(o.label().replace(',', ';')).append(',').append(o.linkClass())
-                    .append(',');
-            if (o.failed()) {
-                sb.append(",,,,").append('"').append(o.failure().replace('"', '\'')).append('"');
-            } else {
-                sb.append(String.format(Locale.ROOT, "%.9f,%.6f,%.6f,%.6f,", o.stepTimeNs() / 1e9, o.slowdown(base),
-                        o.mfu(), o.exposedCommFraction()));
-            }
-            sb.append('\n');
-        }
-        return sb.toString();
-    }
-
-    private void printRanking(PrintWriter out, Scenario s, String kind, Outcome base, List<Outcome> outcomes) {
-        out.printf(Locale.ROOT, "scenario   %s (%s)%n", s.name(), s.source());
-        out.printf(Locale.ROOT, "sweep      %s: %d variants%s, baseline step %s%n%n", sweep, outcomes.size(),
-                sample > 0 && kind.equals("links") ? " (sample of " + sample + ", seed " + seed + ")" : "",
-                seconds(base.stepTimeNs()));
-        out.printf(Locale.ROOT, "%-5s %-52s %-12s %12s %10s%n", "rank", kind.equals("links") ? "cable failed"
-                : "straggler (speed " + slowFactor + ")", "class", "step time", "slowdown");
-        for (int i = 0; i < Math.min(top, outcomes.size()); i++) {
-            Outcome o = outcomes.get(i);
-            out.printf(Locale.ROOT, "%-5d %-52s %-12s %12s %10s%n", i + 1, o.label(), o.linkClass(),
-                    o.failed() ? "cut apart" : seconds(o.stepTimeNs()),
-                    o.failed() ? "-" : String.format(Locale.ROOT, "%.4fx", o.slowdown(base)));
-        }
-        if (outcomes.size() > top) {
-            out.printf(Locale.ROOT, "... %d more (--top, --csv, --json for all)%n", outcomes.size() - top);
-        }
-        if (kind.equals("links")) {
-            out.println();
-            out.printf(Locale.ROOT, "%-14s %9s %10s %14s %14s%n", "class", "cables", "cut apart", "worst slowdown",
-                    "mean slowdown");
-            byClass(base, outcomes).forEach((k, m) -> out.printf(Locale.ROOT, "%-14s %9d %10d %13.4fx %14s%n", k,
-                    (Integer) m.get("variants"), (Integer) m.get("cutApart"), (Double) m.get("worstSlowdown"),
-                    m.get("meanSlowdown") == null ? "-" : String.format(Locale.ROOT, "%.4fx",
-                            (Double) m.get("meanSlowdown"))));
-        }
-        Outcome first = outcomes.get(0);
-        if (first.failed()) {
-            out.printf(Locale.ROOT, "%nfirst cut: %s%n", first.failure());
-        }
-        out.flush();
     }
 }

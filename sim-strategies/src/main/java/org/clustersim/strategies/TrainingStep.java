@@ -8,8 +8,6 @@ import java.util.Map;
 import org.clustersim.core.engine.StreamKind;
 import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.strategies.collective.CollectiveOp;
-import org.clustersim.strategies.collective.Collectives;
-import org.clustersim.strategies.collective.CommGroup;
 import org.clustersim.strategies.cost.GemmModel;
 import org.clustersim.strategies.cost.LayerCostModel;
 import org.clustersim.strategies.cost.Precision;
