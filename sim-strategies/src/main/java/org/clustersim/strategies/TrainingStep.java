@@ -1,13 +1,9 @@
 package org.clustersim.strategies;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
-import org.clustersim.core.engine.StreamKind;
 import org.clustersim.core.engine.TaskGraph;
-import org.clustersim.strategies.collective.CollectiveOp;
 import org.clustersim.strategies.cost.GemmModel;
 import org.clustersim.strategies.cost.LayerCostModel;
 import org.clustersim.strategies.cost.Precision;
@@ -30,7 +26,7 @@ import org.clustersim.topology.Topology;
  * of fp32 gradients), each launched on its own stream as soon as the last microbatch's backward
  * has produced every gradient in it, so they overlap the rest of the backward: an all-reduce
  * without ZeRO, a reduce-scatter with ZeRO 1 or 2 (the distributed optimizer). ZeRO 3 gathers
- * and reduces layer by layer instead ({@link #addShardedWeights}). With hybrid sharding ZeRO
+ * and reduces layer by layer instead ({@link GradientSync}). With hybrid sharding ZeRO
  * shards over groups of {@code shardGroup} of those ranks and replicates across the groups: a
  * reduce-scatter inside each group, then an all-reduce of the shard across groups (HSDP). The
  * Adam step is a memory-bound compute task over each GPU's share of the parameters; with ZeRO
@@ -71,8 +67,6 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
 
     /** Megatron-LM's default bucket: 25 MB. */
     public static final long DEFAULT_BUCKET = 25_000_000L;
-    /** Bytes Adam reads and writes per parameter: fp32 weight, gradient and two moments in, three and bf16 weight out. */
-    static final double ADAM_BYTES_PER_PARAM = 30;
 
     public TrainingStep {
         int stages = schedule.placement(mesh.pp(), Math.max(1, microbatches)).stages();
@@ -301,10 +295,7 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
             pipelines.add(new PipelineProgram(schedule, pp(), microbatches, work, boundary, blockingSends)
                     .addTo(g, ranks));
         }
-        DataParallelCollectives dpc = new DataParallelCollectives(g, topology);
-        Map<Integer, List<Integer>> shardReductions = work.shardUses() == null ? Map.of()
-                : addShardedWeights(dpc, work.shardUses());
-        addOptimizer(g, dpc, pipelines, shardReductions);
+        new GradientSync(this, g, new DataParallelCollectives(g, topology)).add(pipelines, work.shardUses());
         return new Built(g.build(), pipelines);
     }
 
@@ -333,236 +324,5 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
             max = Math.max(max, layerParams(l));
         }
         return max;
-    }
-
-    /**
-     * ZeRO-3 (FSDP full sharding, Zhao et al., VLDB 2023): every layer pass that needs the
-     * layer's weights waits for an all-gather of its bf16 shards over the data-parallel group,
-     * issued one layer ahead; every pass that completes the layer's gradients is followed by a
-     * reduce-scatter of them (fp32), once per microbatch as FSDP does without no_sync. Gathers
-     * and reductions run on two streams of their own, in each rank's program order.
-     *
-     * @return per device, the reduce-scatters the optimizer step waits for
-     */
-    private Map<Integer, List<Integer>> addShardedWeights(DataParallelCollectives dpc,
-                                                          Map<Integer, List<TensorParallelWork.ShardUse>> uses) {
-        Map<Integer, List<Integer>> reductions = new HashMap<>();
-        for (int p = 0; p < pp(); p++) {
-            List<List<TensorParallelWork.ShardUse>> perReplica = new ArrayList<>();
-            for (int d = 0; d < replicas; d++) {
-                perReplica.add(uses.getOrDefault(device(0, p, d), List.of()));
-            }
-            int n = perReplica.get(0).size();
-            for (int t = 0; t < tp(); t++) {
-                int[] group = gradientGroup(t, p);
-                List<Integer> rs = reductions.computeIfAbsent(group[0], k -> new ArrayList<>());
-                for (int i = 0; i < n; i++) {
-                    TensorParallelWork.ShardUse u0 = perReplica.get(0).get(i);
-                    double params = layerParams(u0.layer);
-                    if (u0.gathers) {
-                        int[] window = new int[u0.window < 0 ? 0 : replicas];
-                        for (int d = 0; d < window.length; d++) {
-                            window[d] = perReplica.get(d).get(i).window;
-                        }
-                        int ag = dpc.gather("fsdp all-gather L" + u0.layer, group, shardSize(),
-                                Math.round(params * precision.bytesPerElement()), window, "fsdp-ag");
-                        for (int d = 0; d < replicas; d++) {
-                            dpc.graph().addDependency(perReplica.get(d).get(i).user, ag);
-                        }
-                    }
-                    if (u0.gradsDone >= 0) {
-                        int[] done = new int[replicas];
-                        for (int d = 0; d < replicas; d++) {
-                            done[d] = perReplica.get(d).get(i).gradsDone;
-                        }
-                        rs.add(dpc.reduce("fsdp reduce-scatter L" + u0.layer, CollectiveOp.REDUCE_SCATTER, group,
-                                shardSize(), Math.round(params * 4), done, "fsdp-rs"));
-                    }
-                }
-            }
-        }
-        return reductions;
-    }
-
-    /** Gradient buckets, the data-parallel reduction, the Adam step and (ZeRO 1, 2) the weight all-gather. */
-    private void addOptimizer(TaskGraph.Builder g, DataParallelCollectives dpc, List<PipelineTasks> pipelines,
-                              Map<Integer, List<Integer>> shardReductions) {
-        Map<String, Integer> embeddingTasks = new HashMap<>();
-        var placement = schedule.placement(pp(), microbatches);
-        int embedRank = placement.rank(0, 0);
-        int logitsRank = placement.rank(0, stages() - 1);
-        double gradBytesPerParam = 4;
-        CollectiveOp op = zero == 0 ? CollectiveOp.ALL_REDUCE : CollectiveOp.REDUCE_SCATTER;
-        int shard = zero == 0 ? 1 : shardSize();
-        for (int p = 0; p < pp(); p++) {
-            for (int t = 0; t < tp(); t++) {
-                int[] group = gradientGroup(t, p);
-                List<Integer> reductions = new ArrayList<>();
-                // per EP rank, the reductions of its expert gradients
-                List<List<Integer>> expertReductions = new ArrayList<>();
-                for (int e = 0; e < ep(); e++) {
-                    expertReductions.add(new ArrayList<>());
-                }
-                double localParams = 0;
-                double localExperts = 0;
-                for (int chunk = 0; chunk < placement.chunksPerRank(); chunk++) {
-                    int stage = placement.stageOfChunk(p, chunk);
-                    double params = stageParams(stage);
-                    double expertParams = ep() > 1 ? stageExpertParams(stage) : 0;
-                    localParams += params;
-                    localExperts += expertParams;
-                    // ZeRO-3 reduces layer gradients per microbatch; embedding and logits weights stay here
-                    double reduced = (zero == 3 ? params - layerParamsOf(stage) : params) - expertParams;
-                    if (dp() * cp() == 1) {
-                        continue;
-                    }
-                    int[] readyFirst = pipelines.get(0).gradientsReady(p, stage);
-                    if (reduced >= 1) {
-                        int parts = zero == 3 ? 1 : Math.max(1, readyFirst.length);
-                        double partBytes = reduced * gradBytesPerParam / parts;
-                        double pending = 0;
-                        for (int i = 0; i < parts; i++) {
-                            pending += partBytes;
-                            if (pending < bucketBytes && i < parts - 1) {
-                                continue;
-                            }
-                            int[] deps = new int[replicas];
-                            for (int d = 0; d < replicas; d++) {
-                                int[] ready = pipelines.get(d).gradientsReady(p, stage);
-                                deps[d] = ready[overlapGradReduce && zero < 3 ? Math.min(i, ready.length - 1)
-                                        : ready.length - 1];
-                            }
-                            reductions.add(dpc.reduce("dp-grad " + op.id() + " stage" + stage + " part" + i, op,
-                                    group, shard, Math.round(pending), deps, "dp"));
-                            pending = 0;
-                        }
-                    }
-                    if (expertParams >= 1 && expertShardSize() > 1) {
-                        addExpertReductions(dpc, pipelines, t, p, stage, expertParams * gradBytesPerParam,
-                                expertReductions);
-                    }
-                }
-                reductions.addAll(shardReductions.getOrDefault(group[0], List.of()));
-                // V shapes keep the embedding and the logits on one rank: nothing to synchronise
-                if (model.tiedEmbeddings() && embedRank != logitsRank && (p == embedRank || p == logitsRank)) {
-                    reductions.addAll(embeddingSync(dpc, t, embedRank, logitsRank, pipelines, embeddingTasks));
-                }
-                double denseShare = zero == 0 ? localParams - localExperts : (localParams - localExperts) / shard;
-                double expertShare = zero == 0 ? localExperts : localExperts / expertShardSize();
-                double adamNs = GemmModel.of(topology.accelerator(), precision)
-                        .memoryNs((denseShare + expertShare) * ADAM_BYTES_PER_PARAM);
-                int[] optimizer = new int[replicas * cp()];
-                for (int i = 0; i < optimizer.length; i++) {
-                    int d = i / cp();
-                    int stream = g.stream(group[i], "compute", StreamKind.COMPUTE);
-                    optimizer[i] = g.compute("adam step", "optimizer", stream, Math.round(adamNs), 0);
-                    List<Integer> own = expertReductions.get(d % ep());
-                    for (int r : reductions) {
-                        g.addDependency(optimizer[i], r);
-                    }
-                    for (int r : own) {
-                        g.addDependency(optimizer[i], r);
-                    }
-                    if (reductions.isEmpty() && own.isEmpty()) {
-                        // without data parallelism the step waits for the rank's own last backward
-                        for (int chunk = 0; chunk < placement.chunksPerRank(); chunk++) {
-                            for (int ready : pipelines.get(d).gradientsReady(p, placement.stageOfChunk(p, chunk))) {
-                                g.addDependency(optimizer[i], ready);
-                            }
-                        }
-                    }
-                }
-                if ((zero == 1 || zero == 2) && dp() * cp() > 1) {
-                    long weightBytes = Math.round((localParams - localExperts) * precision.bytesPerElement());
-                    dpc.gather("dp-param all-gather rank" + p, group, shard, weightBytes, optimizer, "dp");
-                    if (localExperts >= 1 && expertShardSize() > 1) {
-                        for (int e = 0; e < ep(); e++) {
-                            int[] members = expertGradientGroup(t, p, e);
-                            int[] deps = optimizersOf(members, group, optimizer);
-                            dpc.gather("expert-param all-gather rank" + p, members, expertShardSize(),
-                                    Math.round(localExperts * precision.bytesPerElement()), deps, "dp");
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /** Layer parameters of a stage on one GPU (what ZeRO 3 reduces layer by layer). */
-    private double layerParamsOf(int stage) {
-        double params = 0;
-        for (int l = split.firstLayer(stage); l < split.firstLayer(stage) + split.layers(stage); l++) {
-            params += layerParams(l);
-        }
-        return params;
-    }
-
-    /**
-     * The expert gradients of one stage, reduced over each EP rank's expert-holding group once
-     * the stage's backward has finished: an all-reduce, or a reduce-scatter with ZeRO. With one
-     * replica simulated, every group launches when replica 0 is ready; otherwise each group
-     * waits for its own simulated replicas.
-     */
-    private void addExpertReductions(DataParallelCollectives dpc, List<PipelineTasks> pipelines, int t, int p,
-                                     int stage, double bytes, List<List<Integer>> out) {
-        CollectiveOp op = zero == 0 ? CollectiveOp.ALL_REDUCE : CollectiveOp.REDUCE_SCATTER;
-        for (int e = 0; e < ep(); e++) {
-            List<Integer> deps = new ArrayList<>();
-            for (int d = 0; d < replicas; d++) {
-                if (replicas == 1 || d % ep() == e) {
-                    int[] ready = pipelines.get(d).gradientsReady(p, stage);
-                    deps.add(ready[ready.length - 1]);
-                }
-            }
-            out.get(e).add(dpc.reduce("expert-grad " + op.id() + " stage" + stage, op, expertGradientGroup(t, p, e),
-                    expertShardSize(), Math.round(bytes), deps.stream().mapToInt(Integer::intValue).toArray(), "dp"));
-        }
-    }
-
-    /** The optimizer tasks (indexed like {@code group}'s simulated prefix) of the members that have one. */
-    private static int[] optimizersOf(int[] members, int[] group, int[] optimizer) {
-        List<Integer> deps = new ArrayList<>();
-        for (int m : members) {
-            for (int i = 0; i < optimizer.length; i++) {
-                if (group[i] == m) {
-                    deps.add(optimizer[i]);
-                }
-            }
-        }
-        if (deps.isEmpty()) {
-            for (int o : optimizer) {
-                deps.add(o);
-            }
-        }
-        return deps.stream().mapToInt(Integer::intValue).toArray();
-    }
-
-    /**
-     * Tied word embeddings live on the first and the last pipeline stage (ranks {@code embedRank}
-     * and {@code logitsRank}); their gradients are summed by an all-reduce between the two (per
-     * TP rank, context rank and replica) before the optimizer
-     * step, in fp32. Built once per (TP rank, replica), remembered in {@code embeddingTasks}.
-     */
-    private List<Integer> embeddingSync(DataParallelCollectives dpc, int t, int embedRank, int logitsRank,
-                                        List<PipelineTasks> pipelines, Map<String, Integer> embeddingTasks) {
-        String key = "embedding/" + t;
-        List<Integer> tasks = new ArrayList<>();
-        int lastStage = stages() - 1;
-        long bytes = Math.round((double) model.vocab() * model.hidden() / tp() * 4);
-        for (int d = 0; d < replicas; d++) {
-            for (int c = 0; c < cp(); c++) {
-                Integer known = embeddingTasks.get(key + "/" + c + "/" + d);
-                if (known == null) {
-                    int[] first = pipelines.get(d).gradientsReady(embedRank, 0);
-                    int[] last = pipelines.get(d).gradientsReady(logitsRank, lastStage);
-                    int[] deps = {first[first.length - 1], last[last.length - 1]};
-                    known = dpc.reduce("embedding grad all-reduce", CollectiveOp.ALL_REDUCE,
-                            new int[] {device(t, c, embedRank, d), device(t, c, logitsRank, d)}, 1, bytes, deps, "dp");
-                    embeddingTasks.put(key + "/" + c + "/" + d, known);
-                }
-                tasks.add(known);
-            }
-        }
-        return tasks;
     }
 }
