@@ -330,6 +330,13 @@ final class TensorParallelWork implements StageWork {
     private Work.Communication planFresh(String kind, CollectiveOp op, int[] devices, long bytes) {
         CommGroup group = new CommGroup(devices);
         if (op == CollectiveOp.ALL_TO_ALL && PXN.unsupported(op, group, topology).isEmpty()) {
+            TransformerModel.Experts e = cost.model().experts();
+            if (e != null && e.nodeLimit() > 0) {
+                // node-limited routing: a token crosses the network once per chosen server
+                var limited = new org.clustersim.strategies.collective.NodeLimitedAllToAll(e.topK(), e.nodeLimit());
+                return new Work.Communication(limited.plan(op, group, bytes,
+                        org.clustersim.strategies.collective.Protocol.SIMPLE, topology));
+            }
             // token exchanges across servers go rail-aligned, as NCCL's PXN sends them
             return Collectives.plan(PXN.name(), op, group, bytes, topology).work();
         }

@@ -220,9 +220,14 @@ class ScenarioReaderTest {
                   experts: 16
                   topK: 4
                   expertFfn: 512
+                  nodeLimit: 2
                   denseLayers: 1""").replace("ep: 8", "ep: 4").replace("pp: 4", "pp: 2").replace("nodes: 8", "nodes: 4")));
         assertEquals(16, custom.model().experts().count());
         assertEquals(512, custom.model().experts().ffn());
+        assertEquals(2, custom.model().experts().nodeLimit());
+        assertEquals(4, new ScenarioReader().read(write("s.yaml", MOE.replace("preset: mixtral-8x7b",
+                "preset: deepseek-v3-like\n  layers: 32\n  denseLayers: 0").replace("ep: 8", "ep: 4")))
+                .model().experts().nodeLimit(), "the DeepSeek-V3-like preset routes to at most 4 servers");
         assertTrue(!custom.model().isMoeLayer(0) && custom.model().isMoeLayer(1));
     }
 

@@ -45,16 +45,25 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
      * @param shared         shared experts per MoE layer (0 for none)
      * @param capacityFactor tokens per expert relative to the balanced share
      * @param denseLayers    leading layers that keep a dense MLP of the model's {@code ffn}
+     * @param nodeLimit      node-limited routing (DeepSeek-V3, section 2.1.2): each token's experts
+     *                       lie on at most this many servers, and the token crosses the network once
+     *                       per server, fanning out to its experts there over NVLink; 0 for none
      */
-    public record Experts(int count, int topK, int ffn, int shared, double capacityFactor, int denseLayers) {
+    public record Experts(int count, int topK, int ffn, int shared, double capacityFactor, int denseLayers,
+                          int nodeLimit) {
         public Experts {
-            if (count < 1 || topK < 1 || topK > count || ffn < 1 || shared < 0 || denseLayers < 0) {
-                throw new IllegalArgumentException("experts need count >= topK >= 1, ffn >= 1, shared >= 0 and "
-                        + "denseLayers >= 0");
+            if (count < 1 || topK < 1 || topK > count || ffn < 1 || shared < 0 || denseLayers < 0 || nodeLimit < 0) {
+                throw new IllegalArgumentException("experts need count >= topK >= 1, ffn >= 1, shared >= 0, "
+                        + "denseLayers >= 0 and nodeLimit >= 0");
             }
             if (!(capacityFactor > 0)) {
                 throw new IllegalArgumentException("capacity factor must be positive: " + capacityFactor);
             }
+        }
+
+        /** Without node-limited routing. */
+        public Experts(int count, int topK, int ffn, int shared, double capacityFactor, int denseLayers) {
+            this(count, topK, ffn, shared, capacityFactor, denseLayers, 0);
         }
 
         /** Expert-token assignments per token as processed: topK x capacity factor. */
@@ -136,9 +145,10 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
      * routed experts of 2048 with top 8 plus one shared expert; vocabulary 129280. Multi-head
      * latent attention is approximated as dense multi-head attention of the same width (128
      * heads of 56), and multi-token prediction is left out; about 672 B parameters, 37 B active.
+     * Tokens are routed to experts on at most 4 servers, as in the report.
      */
     public static final TransformerModel DEEPSEEK_V3_LIKE = new TransformerModel("deepseek-v3-like", 61, 7168, 128,
-            128, 18432, FfnKind.SWIGLU, 129280, false, new Experts(256, 8, 2048, 1, 1.0, 3));
+            128, 18432, FfnKind.SWIGLU, 129280, false, new Experts(256, 8, 2048, 1, 1.0, 3, 4));
 
     /** GPT models as Megatron-LM trains them: the output projection reuses the word embeddings. */
     private static TransformerModel gpt(String name, int layers, int heads, int hidden) {
