@@ -24,8 +24,14 @@ public final class ValidateCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Scenario s = new ScenarioReader().read(scenarioFile);
-        spec.commandLine().getOut().printf("%s: ok (%s, %d GPUs, pp=%d, %s, %d microbatches)%n", scenarioFile,
-                s.model().name(), s.cluster().gpus(), s.parallelism().pp(), s.schedule().id(), s.microbatches());
+        // the faults name links, switches, NICs and GPUs of the built cluster: check them too
+        var step = s.trainingStep();
+        var faults = s.faultEvents(step.topology());
+        spec.commandLine().getOut().printf("%s: ok (%s, %d GPUs, pp=%d, %s, %d microbatches%s)%n", scenarioFile,
+                s.model().name(), s.cluster().gpus(), s.parallelism().pp(), s.schedule().id(), s.microbatches(),
+                s.faults().isEmpty() ? "" : ", " + s.faults().size() + " fault" + (s.faults().size() == 1 ? "" : "s")
+                        + " touching " + faults.links().stream().map(e -> e.linkId()).distinct().count() + " links and "
+                        + faults.devices().stream().map(e -> e.device()).distinct().count() + " GPUs");
         spec.commandLine().getOut().flush();
         return 0;
     }

@@ -190,6 +190,19 @@ class ClusterSimTest {
         assertEquals(2, r.code());
         assertTrue(r.err().contains("training.seqlen: unknown field"), r.err());
         assertTrue(r.err().contains("did you mean 'seqLen'?"), r.err());
+        // fault targets are checked against the built cluster
+        String base = Files.readString(SCENARIOS.resolve("gpt3-175b-pp8-1f1b.yaml"));
+        Path typo = dir.resolve("typo.yaml");
+        Files.writeString(typo, base + "faults:\n  - switch: node0.nvswich\n");
+        Result t = cli("validate", typo.toString());
+        assertEquals(2, t.code(), t.out());
+        assertTrue(t.err().contains("faults[0].switch: no switch named 'node0.nvswich'")
+                && t.err().contains("did you mean 'node0.nvswitch'?"), t.err());
+        Path fixed = dir.resolve("fixed.yaml");
+        Files.writeString(fixed, base + "faults:\n  - switch: node0.nvswitch\n    at: 1ms\n    for: 1ms\n");
+        Result f = cli("validate", fixed.toString());
+        assertEquals(0, f.code(), f.err());
+        assertTrue(f.out().contains("1 fault touching 16 links and 0 GPUs"), f.out());
     }
 
     @Test
