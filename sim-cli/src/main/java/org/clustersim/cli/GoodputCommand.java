@@ -41,8 +41,8 @@ public final class GoodputCommand implements Callable<Integer> {
     double days;
 
     @Option(names = "--checkpoint-every", paramLabel = "DURATION", required = true,
-            description = "Training time between checkpoints, e.g. 30m, 2h, 900s; or 'optimal' for Young/Daly's "
-                    + "sqrt(2 x checkpoint cost x MTBF).")
+            description = "Training time between checkpoints, e.g. 30m, 2h, 900s; 'optimal' for Young/Daly's "
+                    + "sqrt(2 x checkpoint cost x MTBF); or 'sweep' to try 1/4 to 4 times that and keep the best.")
     String checkpointEvery;
 
     @Option(names = "--checkpoint-cost", paramLabel = "DURATION", defaultValue = "30s",
@@ -101,8 +101,14 @@ public final class GoodputCommand implements Callable<Integer> {
         List<FailureClass> classes = FailureRates.of(t.deviceCount(), scenario.cluster().nodes(), cables, switches,
                 mtbfGpu, mtbfHost, mtbfLink, mtbfSwitch);
         LongRun probe = new LongRun(days * 86_400, 1, saveS, restartS, classes);
-        double intervalS = checkpointEvery.equals("optimal") ? probe.youngDalyIntervalS()
-                : seconds(checkpointEvery, "--checkpoint-every");
+        List<Map<String, Double>> sweepRows = new java.util.ArrayList<>();
+        double intervalS;
+        if (checkpointEvery.equals("sweep")) {
+            intervalS = sweepIntervals(probe, sweepRows);
+        } else {
+            intervalS = checkpointEvery.equals("optimal") ? probe.youngDalyIntervalS()
+                    : seconds(checkpointEvery, "--checkpoint-every");
+        }
         LongRun run = probe.withInterval(intervalS);
         List<LongRun.Outcome> outcomes = run.replicate(replications, seed);
         double stepS = step.stepTimeNs() / 1e9;
@@ -126,6 +132,15 @@ public final class GoodputCommand implements Callable<Integer> {
         }
         out.printf(Locale.ROOT, "              job MTBF %.2f h, Young/Daly interval sqrt(2 x save x MTBF) = %s%n%n",
                 run.mtbfSeconds() / 3600, clock(run.youngDalyIntervalS()));
+        if (!sweepRows.isEmpty()) {
+            out.println("checkpoint interval sweep, same seeds (mean effective training time):");
+            for (Map<String, Double> row : sweepRows) {
+                double iv = row.get("intervalSeconds");
+                out.printf(Locale.ROOT, "  %10s  %7.3f%%%s%n", clock(iv), 100 * row.get("effectiveTrainingFraction"),
+                        iv == intervalS ? "  <- best" : "");
+            }
+            out.println();
+        }
         out.printf(Locale.ROOT, "over %d replications (seeds %d..%d), mean and 95%% confidence interval:%n",
                 replications, seed, seed + replications - 1);
         out.printf(Locale.ROOT, "interruptions            %9.1f  (%.1f .. %.1f)%n", interruptions.mean,
@@ -149,6 +164,9 @@ public final class GoodputCommand implements Callable<Integer> {
             doc.put("jobMtbfHours", run.mtbfSeconds() / 3600);
             doc.put("youngDalyIntervalSeconds", run.youngDalyIntervalS());
             doc.put("replications", replications);
+            if (!sweepRows.isEmpty()) {
+                doc.put("intervalSweep", sweepRows);
+            }
             doc.put("seed", seed);
             doc.put("interruptions", interruptions.asMap());
             doc.put("effectiveTrainingFraction", effective.asMap());
@@ -159,6 +177,30 @@ public final class GoodputCommand implements Callable<Integer> {
             OutputFiles.writeJson(json, doc);
         }
         return 0;
+    }
+
+    /**
+     * Tries intervals from 1/4 to 4 times Young/Daly's in steps of 2^(1/4), every one with the same
+     * seeds (so they face the same failure times), and returns the best.
+     */
+    private double sweepIntervals(LongRun probe, List<Map<String, Double>> rows) {
+        double youngDaly = probe.youngDalyIntervalS();
+        double best = youngDaly;
+        double bestFraction = -1;
+        for (int i = -8; i <= 8; i++) {
+            double interval = youngDaly * Math.pow(2, i / 4.0);
+            double fraction = probe.withInterval(interval).replicate(replications, seed).stream()
+                    .mapToDouble(LongRun.Outcome::effectiveFraction).average().orElse(0);
+            Map<String, Double> row = new LinkedHashMap<>();
+            row.put("intervalSeconds", interval);
+            row.put("effectiveTrainingFraction", fraction);
+            rows.add(row);
+            if (fraction > bestFraction) {
+                bestFraction = fraction;
+                best = interval;
+            }
+        }
+        return best;
     }
 
     /** Mean and the half-width of its 95% confidence interval (normal approximation). */
@@ -211,7 +253,7 @@ public final class GoodputCommand implements Callable<Integer> {
             }
         }
         throw usage(flag + " " + text + ": expected a duration such as 90s, 30m, 2h or 1.5d"
-                + (flag.equals("--checkpoint-every") ? ", or optimal" : ""));
+                + (flag.equals("--checkpoint-every") ? ", or optimal, or sweep" : ""));
     }
 
     static String clock(double s) {

@@ -141,6 +141,22 @@ class WhatIfCommandTest {
                 1e-9);
         double f = doc.get("effectiveTrainingFraction").get("mean").asDouble();
         assertTrue(f > 0.9 && f < 1, "512 GPUs fail rarely: " + f);
+        Path swept = dir.resolve("sweep.json");
+        ClusterSimTest.Result sweep = ClusterSimTest.cli("goodput", SCENARIO, "--days", "10", "--checkpoint-every",
+                "sweep", "--mtbf-gpu", "2000", "--json", swept.toString());
+        assertEquals(0, sweep.code(), sweep.err());
+        JsonNode s = new ObjectMapper().readTree(swept.toFile());
+        double best = -1;
+        double bestInterval = 0;
+        for (JsonNode row : s.get("intervalSweep")) {
+            if (row.get("effectiveTrainingFraction").asDouble() > best) {
+                best = row.get("effectiveTrainingFraction").asDouble();
+                bestInterval = row.get("intervalSeconds").asDouble();
+            }
+        }
+        assertEquals(17, s.get("intervalSweep").size());
+        assertEquals(bestInterval, s.get("checkpointIntervalSeconds").asDouble(), 1e-9, "the best interval is kept");
+        assertTrue(sweep.out().contains("<- best"), sweep.out());
         ClusterSimTest.Result bad = ClusterSimTest.cli("goodput", SCENARIO, "--days", "10", "--checkpoint-every",
                 "soon");
         assertEquals(2, bad.code());
