@@ -10,8 +10,6 @@ import org.clustersim.core.engine.StreamKind;
 import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.core.engine.Work;
 import org.clustersim.strategies.collective.CollectiveOp;
-import org.clustersim.strategies.collective.Collectives;
-import org.clustersim.strategies.collective.CommGroup;
 import org.clustersim.strategies.cost.LayerCostModel;
 import org.clustersim.strategies.model.TransformerModel;
 import org.clustersim.strategies.pipeline.ActionKind;
@@ -59,11 +57,8 @@ final class TensorParallelWork implements StageWork {
     private final boolean fullRecompute;
     private final LayerCostModel.Block logits;
     private final LayerCostModel.Block embedding;
-    private final Map<String, Collectives.Choice> chosen = new HashMap<>();
-    private static final org.clustersim.strategies.collective.PxnAlgorithm PXN =
-            new org.clustersim.strategies.collective.PxnAlgorithm();
-    /** Plans by kind, operation, size and members, and the rank-wide merged communications built from them. */
-    private final Map<String, Work.Communication> planned = new HashMap<>();
+    private final GroupPlans plans;
+    /** The rank-wide communications merged from the groups' plans, by kind, size and first device. */
     private final Map<String, Work.Communication> merged = new HashMap<>();
     /** ZeRO-3: each rank's uses of sharded layer weights, in the rank's program order (key: first device). */
     private final Map<Integer, List<ShardUse>> shardUses;
@@ -119,6 +114,7 @@ final class TensorParallelWork implements StageWork {
         this.sequenceParallel = cost.seqParallel() && cost.tp() > 1;
         this.cpKind = cpKind;
         this.experts = experts;
+        this.plans = new GroupPlans(topology, m.experts());
         this.denseLayer = cost.layer();
         this.denseBase = new LayerCostModel.Block[] {cost.attentionBlock(), cost.mlpBlock()};
         int moe = m.experts() == null ? -1 : m.experts().denseLayers();
@@ -200,7 +196,7 @@ final class TensorParallelWork implements StageWork {
             Work.Communication work = merged.computeIfAbsent("tp/" + op + "/" + bytes + "/" + devices[0], k -> {
                 List<Work.Communication> parts = new ArrayList<>();
                 for (int c = 0; c < cp; c++) {
-                    parts.add(plan("tp", op, java.util.Arrays.copyOfRange(devices, c * tp, (c + 1) * tp), bytes));
+                    parts.add(plans.plan("tp", op, java.util.Arrays.copyOfRange(devices, c * tp, (c + 1) * tp), bytes));
                 }
                 return Work.Communication.concurrent(parts);
             });
@@ -219,8 +215,8 @@ final class TensorParallelWork implements StageWork {
                 List<Work.Communication> parts = new ArrayList<>();
                 for (int device : devices) {
                     for (int[] group : experts.groupsOf().apply(device)) {
-                        Work.Communication all = plan("ep", CollectiveOp.ALL_TO_ALL, group, dispatchBytes);
-                        parts.add(experts.standIn() ? all : sentBy(all, device));
+                        Work.Communication all = plans.plan("ep", CollectiveOp.ALL_TO_ALL, group, dispatchBytes);
+                        parts.add(experts.standIn() ? all : GroupPlans.sentBy(all, device));
                     }
                 }
                 return Work.Communication.concurrent(parts);
@@ -292,7 +288,7 @@ final class TensorParallelWork implements StageWork {
                 for (int c = 0; c < cp; c++) {
                     group[c] = devices[c * tp + t];
                 }
-                parts.add(plan("cp", op, group, bytes));
+                parts.add(plans.plan("cp", op, group, bytes));
             }
             link(graph.communicate(name, "cp-comm", streams("cp"), Work.Communication.concurrent(parts)));
         }
@@ -318,54 +314,6 @@ final class TensorParallelWork implements StageWork {
             }
             last = id;
         }
-    }
-
-    /** A collective's plan for this group, choosing the algorithm once per operation, size and group size. */
-    private Work.Communication plan(String kind, CollectiveOp op, int[] devices, long bytes) {
-        // the same collective over the same GPUs recurs every layer and microbatch: plan it once
-        return planned.computeIfAbsent(kind + "/" + op.name() + "/" + bytes + "/" + java.util.Arrays.toString(devices),
-                k -> planFresh(kind, op, devices, bytes));
-    }
-
-    private Work.Communication planFresh(String kind, CollectiveOp op, int[] devices, long bytes) {
-        CommGroup group = new CommGroup(devices);
-        if (op == CollectiveOp.ALL_TO_ALL && PXN.unsupported(op, group, topology).isEmpty()) {
-            TransformerModel.Experts e = cost.model().experts();
-            if (e != null && e.nodeLimit() > 0) {
-                // node-limited routing: a token crosses the network once per chosen server
-                var limited = new org.clustersim.strategies.collective.NodeLimitedAllToAll(e.topK(), e.nodeLimit());
-                return new Work.Communication(limited.plan(op, group, bytes,
-                        org.clustersim.strategies.collective.Protocol.SIMPLE, topology));
-            }
-            // token exchanges across servers go rail-aligned, as NCCL's PXN sends them
-            return Collectives.plan(PXN.name(), op, group, bytes, topology).work();
-        }
-        String key = kind + "/" + op.name() + "/" + bytes + "/" + devices.length;
-        Collectives.Choice c = chosen.get(key);
-        if (c == null) {
-            c = Collectives.plan("auto", op, group, bytes, topology);
-            chosen.put(key, c);
-            return c.work();
-        }
-        List<Phase> phases = c.algorithm().plan(op, group, bytes, c.protocol(), topology);
-        return new Work.Communication(phases);
-    }
-
-    /** The part of a collective that {@code device} sends, phases it sends nothing in dropped. */
-    private static Work.Communication sentBy(Work.Communication all, int device) {
-        List<Phase> phases = new ArrayList<>();
-        for (Phase ph : all.phases()) {
-            List<org.clustersim.core.engine.Flow> own = new ArrayList<>();
-            for (org.clustersim.core.engine.Flow f : ph.flows()) {
-                if (f.srcDevice() == device) {
-                    own.add(f);
-                }
-            }
-            if (!own.isEmpty()) {
-                phases.add(new Phase(own, ph.extraLatencyNs()));
-            }
-        }
-        return new Work.Communication(phases);
     }
 
     @Override
