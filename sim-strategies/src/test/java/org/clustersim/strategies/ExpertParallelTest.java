@@ -77,6 +77,11 @@ class ExpertParallelTest {
                 LayerCostModel.Attention.FLASH, 1, 8);
         assertEquals(one.experts().fFlops(), spread.experts().fFlops(), 1);
         assertTrue(spread.experts().fNs() < one.experts().fNs(), "one expert of 8x the rows runs more efficiently");
+        // a hot GPU with 1.5x the mean's tokens makes every GPU's routed experts take 1.5x as long
+        LayerCostModel hot = new LayerCostModel(moe(new TransformerModel.Experts(8, 2, 2048, 0, 1.0, 0, 0, 1.5)), gemm,
+                1, false, 1, 2048, LayerCostModel.Recompute.NONE, LayerCostModel.Attention.FLASH, 1, 8);
+        assertEquals(1.5 * spread.experts().fNs(), hot.experts().fNs(), 1e-6 * hot.experts().fNs());
+        assertEquals(spread.experts().fFlops(), hot.experts().fFlops(), 1, "the model's work is the mean's");
     }
 
     @Test

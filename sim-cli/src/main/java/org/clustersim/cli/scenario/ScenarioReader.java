@@ -202,11 +202,12 @@ public final class ScenarioReader {
     /**
      * The mixture-of-experts fields: {@code experts} (routed experts; 0 or absent for a dense
      * model), {@code topK}, {@code expertFfn}, {@code sharedExperts}, {@code capacityFactor},
-     * {@code denseLayers}, {@code nodeLimit}. A preset's values are the defaults.
+     * {@code denseLayers}, {@code nodeLimit}, {@code expertImbalance}. A preset's values are the defaults.
      */
     private static TransformerModel.Experts experts(Section s, TransformerModel.Experts preset, int layers, int ffn) {
         int count = s.integer("experts", preset == null ? 0 : preset.count(), 0, 1 << 16);
-        String[] detail = {"topK", "expertFfn", "sharedExperts", "capacityFactor", "denseLayers", "nodeLimit"};
+        String[] detail = {"topK", "expertFfn", "sharedExperts", "capacityFactor", "denseLayers", "nodeLimit",
+            "expertImbalance"};
         if (count == 0) {
             for (String key : detail) {
                 if (s.has(key)) {
@@ -223,6 +224,8 @@ public final class ScenarioReader {
                 .orElse(preset == null ? 1.0 : preset.capacityFactor());
         int dense = s.integer("denseLayers", preset == null ? 0 : preset.denseLayers(), 0, 1 << 20);
         int nodeLimit = s.integer("nodeLimit", preset == null ? 0 : preset.nodeLimit(), 0, 1 << 16);
+        double imbalance = s.optionalNumber("expertImbalance", 1, 1000).orElse(preset == null ? 1.0
+                : preset.imbalance());
         if (topK > count) {
             s.error("topK", "found " + topK + ", expected at most model.experts (" + count + ")");
             return null;
@@ -231,7 +234,7 @@ public final class ScenarioReader {
             s.error("denseLayers", "found " + dense + ", expected fewer than model.layers (" + layers + ")");
             return null;
         }
-        return new TransformerModel.Experts(count, topK, expertFfn, shared, capacity, dense, nodeLimit);
+        return new TransformerModel.Experts(count, topK, expertFfn, shared, capacity, dense, nodeLimit, imbalance);
     }
 
     private static Optional<Integer> dim(Section s, String key, boolean badPreset, Optional<Integer> fromPreset) {

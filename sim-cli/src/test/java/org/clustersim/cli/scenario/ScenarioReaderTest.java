@@ -205,12 +205,13 @@ class ScenarioReaderTest {
     @Test
     void readsAMixtureOfExpertsLayoutWithOverrides() throws IOException {
         Scenario s = new ScenarioReader().read(write("s.yaml", MOE.replace("preset: mixtral-8x7b",
-                "preset: mixtral-8x7b\n  capacityFactor: 1.25\n  sharedExperts: 1")));
+                "preset: mixtral-8x7b\n  capacityFactor: 1.25\n  sharedExperts: 1\n  expertImbalance: 1.3")));
         assertEquals(8, s.parallelism().ep());
         assertEquals(8, s.model().experts().count());
         assertEquals(2, s.model().experts().topK());
         assertEquals(1.25, s.model().experts().capacityFactor());
         assertEquals(1, s.model().experts().shared());
+        assertEquals(1.3, s.model().experts().imbalance());
         assertEquals(8, s.trainingStep().ep());
         Scenario custom = new ScenarioReader().read(write("s.yaml", MOE.replace("preset: mixtral-8x7b", """
                 layers: 8
@@ -241,6 +242,8 @@ class ScenarioReaderTest {
         assertTrue(dense.message().contains("gpt3-175b has no experts"), dense.message());
         ScenarioError fsdp = only(errors(MOE.replace("ep: 8", "ep: 8\n  zero: 3")));
         assertTrue(fsdp.message().contains("zero 0, 1 or 2 with expert parallelism"), fsdp.message());
+        ScenarioError hot = only(errors(MOE.replace("preset: mixtral-8x7b", "preset: mixtral-8x7b\n  expertImbalance: 0.5")));
+        assertEquals("model.expertImbalance", hot.path());
         ScenarioError topK = only(errors(MOE.replace("preset: mixtral-8x7b", "preset: mixtral-8x7b\n  topK: 9")));
         assertEquals("model.topK", topK.path());
         ScenarioError stray = only(errors(VALID.replace("preset: gpt3-175b", "preset: gpt3-175b\n  topK: 2")));

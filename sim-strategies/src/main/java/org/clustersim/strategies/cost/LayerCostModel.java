@@ -185,7 +185,8 @@ public record LayerCostModel(TransformerModel model, GemmModel gemm, int tp, boo
      * capacity factor / local experts rows each, after the TP group has gathered them), each
      * expert's matrices split over t like a dense MLP; the shared experts over all T tokens;
      * the activation; and the un-permutation of the outputs. Small per-expert row counts make
-     * the grouped GEMMs less efficient, which the GEMM model's shape curve captures.
+     * the grouped GEMMs less efficient, which the GEMM model's shape curve captures. With an
+     * expert imbalance the routed GEMMs take as long as on the busiest GPU.
      */
     public Block experts() {
         TransformerModel.Experts e = requireExperts();
@@ -196,16 +197,19 @@ public record LayerCostModel(TransformerModel model, GemmModel gemm, int tp, boo
         double routed = tokens() * e.routedPerToken();
         double rowsPerExpert = routed / local;
         Block one = matmul(rowsPerExpert, h, upMatrices * f).plus(matmul(rowsPerExpert, f, h));
-        Block all = new Block(one.fNs * local, one.biNs * local, one.wNs * local, one.fFlops * local,
-                one.biFlops * local, one.wFlops * local);
-        double activationBytes = routed * f * 2 * (upMatrices + 1);
+        Block routedWork = new Block(one.fNs * local, one.biNs * local, one.wNs * local, one.fFlops * local,
+                one.biFlops * local, one.wFlops * local)
+                .plus(elementwise(routed * f * 2 * (upMatrices + 1) + routed / tp * h * 2 * 2));
+        // the busiest GPU's routed work sets the time; the FLOPs counted are the mean's
+        double hot = e.imbalance();
+        Block all = new Block(routedWork.fNs * hot, routedWork.biNs * hot, routedWork.wNs * hot, routedWork.fFlops,
+                routedWork.biFlops, routedWork.wFlops);
         if (e.shared() > 0) {
             double sf = e.shared() * f;
-            all = all.plus(matmul(h, upMatrices * sf)).plus(matmul(sf, h));
-            activationBytes += tokens() * sf * 2 * (upMatrices + 1);
+            all = all.plus(matmul(h, upMatrices * sf)).plus(matmul(sf, h))
+                    .plus(elementwise(tokens() * sf * 2 * (upMatrices + 1)));
         }
-        double unpermute = routed / tp * h * 2 * 2;
-        return all.plus(elementwise(activationBytes + unpermute));
+        return all;
     }
 
     private TransformerModel.Experts requireExperts() {

@@ -48,10 +48,17 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
      * @param nodeLimit      node-limited routing (DeepSeek-V3, section 2.1.2): each token's experts
      *                       lie on at most this many servers, and the token crosses the network once
      *                       per server, fanning out to its experts there over NVLink; 0 for none
+     * @param imbalance      routed tokens on the busiest GPU of an EP group over the mean (1:
+     *                       balanced). Each layer's combine waits for that GPU, so its expert time
+     *                       sets everyone's; the hot GPU is taken to change from layer to layer
      */
     public record Experts(int count, int topK, int ffn, int shared, double capacityFactor, int denseLayers,
-                          int nodeLimit) {
+                          int nodeLimit, double imbalance) {
         public Experts {
+            if (!(imbalance >= 1)) {
+                throw new IllegalArgumentException("expert imbalance is the busiest GPU's load over the mean, at least 1: "
+                        + imbalance);
+            }
             if (count < 1 || topK < 1 || topK > count || ffn < 1 || shared < 0 || denseLayers < 0 || nodeLimit < 0) {
                 throw new IllegalArgumentException("experts need count >= topK >= 1, ffn >= 1, shared >= 0, "
                         + "denseLayers >= 0 and nodeLimit >= 0");
@@ -61,7 +68,13 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
             }
         }
 
-        /** Without node-limited routing. */
+        /** Balanced routing. */
+        public Experts(int count, int topK, int ffn, int shared, double capacityFactor, int denseLayers,
+                       int nodeLimit) {
+            this(count, topK, ffn, shared, capacityFactor, denseLayers, nodeLimit, 1.0);
+        }
+
+        /** Balanced routing without a node limit. */
         public Experts(int count, int topK, int ffn, int shared, double capacityFactor, int denseLayers) {
             this(count, topK, ffn, shared, capacityFactor, denseLayers, 0);
         }
