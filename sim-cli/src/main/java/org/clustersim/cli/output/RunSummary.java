@@ -170,8 +170,7 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
         int gpus = step.tp() * step.cp() * step.pp() * step.dp();
         long sequences = scenario.training().globalBatch();
         int s = scenario.training().seqLen();
-        var model = scenario.model();
-        double modelFlops = 3.0 * sequences * model.modelForwardFlops(1, s);
+        double modelFlops = scenario.modelFlopsPerStep();
         double peak = scenario.training().precision().peak(scenario.cluster().accelerator());
         long tokens = sequences * s;
         return new RunSummary(scenario.name(), seconds, m.stepTimeNs(), gpus, tokens, tokens / seconds, modelFlops,

@@ -110,7 +110,8 @@ public record FaultEvents(List<Simulation.LinkEvent> links, List<Simulation.Devi
         return out;
     }
 
-    static int deviceIndex(Topology topology, String name) {
+    /** The index of the GPU named {@code name}, or -1. */
+    public static int deviceIndex(Topology topology, String name) {
         for (int d = 0; d < topology.deviceCount(); d++) {
             if (topology.device(d).name().equals(name)) {
                 return d;

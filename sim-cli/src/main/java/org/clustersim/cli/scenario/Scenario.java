@@ -114,6 +114,14 @@ public record Scenario(String name, Path source, ClusterSpec cluster, Transforme
     public record Output(Optional<String> trace, Optional<String> summary, boolean linkCounters) {
     }
 
+    /**
+     * Model FLOPs of one step: three times the model's forward over every sequence (Megatron-LM's
+     * count; MoE layers count their active weights). The numerator of MFU.
+     */
+    public double modelFlopsPerStep() {
+        return 3.0 * training.globalBatch() * model.modelForwardFlops(1, training.seqLen());
+    }
+
     /** Microbatches per step per pipeline: globalBatch / (microBatch x dp). */
     public int microbatches() {
         return training.globalBatch() / (training.microBatch() * parallelism.dp());

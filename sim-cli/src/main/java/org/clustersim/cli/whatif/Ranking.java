@@ -2,7 +2,6 @@ package org.clustersim.cli.whatif;
 
 import java.io.PrintWriter;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -15,13 +14,24 @@ public final class Ranking {
     private Ranking() {
     }
 
-    /** Per link class: variants, how many cut the cluster, the worst and the mean slowdown of the rest. */
-    public static Map<String, Map<String, Object>> byClass(Outcome base, List<Outcome> outcomes) {
+    /**
+     * One link class's variants.
+     *
+     * @param variants      how many
+     * @param cutApart      how many cut the cluster apart
+     * @param worstSlowdown the worst slowdown of the others (1 if none slowed)
+     * @param meanSlowdown  their mean slowdown, null when every variant cut the cluster
+     */
+    public record ClassSummary(int variants, int cutApart, double worstSlowdown, Double meanSlowdown) {
+    }
+
+    /** Per link class ("gpu" for stragglers): variants, cuts, the worst and the mean slowdown of the rest. */
+    public static Map<String, ClassSummary> byClass(Outcome base, List<Outcome> outcomes) {
         Map<String, List<Outcome>> groups = new TreeMap<>();
         for (Outcome o : outcomes) {
             groups.computeIfAbsent(o.linkClass().isEmpty() ? "gpu" : o.linkClass(), k -> new ArrayList<>()).add(o);
         }
-        Map<String, Map<String, Object>> out = new TreeMap<>();
+        Map<String, ClassSummary> out = new TreeMap<>();
         groups.forEach((k, list) -> {
             int cuts = 0;
             double worst = 1;
@@ -36,12 +46,7 @@ public final class Ranking {
                     n++;
                 }
             }
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("variants", list.size());
-            m.put("cutApart", cuts);
-            m.put("worstSlowdown", worst);
-            m.put("meanSlowdown", n == 0 ? null : sum / n);
-            out.put(k, m);
+            out.put(k, new ClassSummary(list.size(), cuts, worst, n == 0 ? null : sum / n));
         });
         return out;
     }
@@ -100,10 +105,9 @@ public final class Ranking {
             out.println();
             out.printf(Locale.ROOT, "%-14s %9s %10s %14s %14s%n", "class", "cables", "cut apart", "worst slowdown",
                     "mean slowdown");
-            byClass(base, outcomes).forEach((k, m) -> out.printf(Locale.ROOT, "%-14s %9d %10d %13.4fx %14s%n", k,
-                    (Integer) m.get("variants"), (Integer) m.get("cutApart"), (Double) m.get("worstSlowdown"),
-                    m.get("meanSlowdown") == null ? "-" : String.format(Locale.ROOT, "%.4fx",
-                            (Double) m.get("meanSlowdown"))));
+            byClass(base, outcomes).forEach((k, c) -> out.printf(Locale.ROOT, "%-14s %9d %10d %13.4fx %14s%n", k,
+                    c.variants(), c.cutApart(), c.worstSlowdown(), c.meanSlowdown() == null ? "-"
+                            : String.format(Locale.ROOT, "%.4fx", c.meanSlowdown())));
         }
         Outcome first = outcomes.get(0);
         if (first.failed()) {

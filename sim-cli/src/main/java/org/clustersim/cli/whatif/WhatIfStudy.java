@@ -70,7 +70,7 @@ public final class WhatIfStudy {
                        java.util.function.Consumer<Simulation.Result> timeline) {
         Topology topology = topologies.get();
         for (Fault f : extra) {
-            int device = f.target() == Fault.Target.GPU ? deviceIndex(topology, f.name()) : -1;
+            int device = f.target() == Fault.Target.GPU ? FaultEvents.deviceIndex(topology, f.name()) : -1;
             if (device >= 0 && !step.simulated(device)) {
                 throw new org.clustersim.cli.InputException(f.path() + ": " + f.name() + " is in data-parallel replica "
                         + step.coordinates(device).dp() + ", and only replica 0 is simulated task by task "
@@ -95,15 +95,6 @@ public final class WhatIfStudy {
             timeline.accept(result);
         }
         return measure(label, linkClass, result);
-    }
-
-    private static int deviceIndex(Topology topology, String name) {
-        for (int d = 0; d < topology.deviceCount(); d++) {
-            if (topology.device(d).name().equals(name)) {
-                return d;
-            }
-        }
-        return -1;
     }
 
     /** The "no route" at the root of a failed run, or null when it failed for another reason. */
@@ -137,8 +128,7 @@ public final class WhatIfStudy {
         Map<String, Long> meanByKind = new TreeMap<>();
         byKind.forEach((k, v) -> meanByKind.put(k, v / count));
         double seconds = m.stepTimeNs() / 1e9;
-        double modelFlops = 3.0 * scenario.training().globalBatch()
-                * scenario.model().modelForwardFlops(1, scenario.training().seqLen());
+        double modelFlops = scenario.modelFlopsPerStep();
         double peak = scenario.training().precision().peak(scenario.cluster().accelerator());
         double mfu = modelFlops / seconds / step.mesh().gpus() / peak;
         long[] bytes = new long[result.links().topology().links().size()];

@@ -54,29 +54,9 @@ public final class NodeLimitedAllToAll implements CollectiveAlgorithm {
         double tokens = (double) bytes / topK; // one copy of the GPU's tokens
         double servedPerToken = Math.min(Math.min(nodeLimit, servers), topK);
         PhasePlan plan = new PhasePlan(topology, protocol);
-        for (int j = 0; j < k; j++) {
-            for (int s = 0; s < servers; s++) {
-                for (int t = 0; t < servers; t++) {
-                    if (s != t) {
-                        plan.flow(nodes.get(s)[j], nodes.get(t)[j], tokens * servedPerToken / servers, j);
-                    }
-                }
-            }
-        }
-        plan.endPhase(servers - 1);
-        if (k > 1) {
-            // every expert copy that arrived (or stayed) is spread over the server's k GPUs
-            for (int[] node : nodes) {
-                for (int i = 0; i < k; i++) {
-                    for (int j = 0; j < k; j++) {
-                        if (i != j) {
-                            plan.flow(node[i], node[j], (double) bytes / k);
-                        }
-                    }
-                }
-            }
-            plan.endPhase(k - 1);
-        }
+        plan.acrossRails(nodes, tokens * servedPerToken / servers);
+        // every expert copy that arrived (or stayed) is spread over the server's k GPUs
+        plan.withinServers(nodes, (double) bytes / k);
         return plan.phases();
     }
 }

@@ -78,4 +78,47 @@ final class PhasePlan {
         }
         return List.copyOf(phases);
     }
+
+    /**
+     * A phase in which every GPU sends {@code bytes} to each other GPU of its server (skipped when
+     * servers hold one GPU).
+     *
+     * @param nodes the group's GPUs by server, equal numbers each
+     */
+    void withinServers(List<int[]> nodes, double bytes) {
+        int k = nodes.get(0).length;
+        if (k < 2) {
+            return;
+        }
+        for (int[] node : nodes) {
+            for (int i = 0; i < k; i++) {
+                for (int j = 0; j < k; j++) {
+                    if (i != j) {
+                        flow(node[i], node[j], bytes);
+                    }
+                }
+            }
+        }
+        endPhase(k - 1);
+    }
+
+    /**
+     * A phase in which every GPU sends {@code bytes} to the GPU of its own local index (its rail)
+     * on each other server, on channel = local index.
+     *
+     * @param nodes the group's GPUs by server, equal numbers each
+     */
+    void acrossRails(List<int[]> nodes, double bytes) {
+        int servers = nodes.size();
+        for (int j = 0; j < nodes.get(0).length; j++) {
+            for (int s = 0; s < servers; s++) {
+                for (int t = 0; t < servers; t++) {
+                    if (s != t) {
+                        flow(nodes.get(s)[j], nodes.get(t)[j], bytes, j);
+                    }
+                }
+            }
+        }
+        endPhase(servers - 1);
+    }
 }

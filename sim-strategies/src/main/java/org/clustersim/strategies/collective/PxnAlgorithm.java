@@ -38,28 +38,8 @@ public final class PxnAlgorithm implements CollectiveAlgorithm {
         int k = nodes.get(0).length;
         double share = (double) bytes / (servers * k);
         PhasePlan plan = new PhasePlan(topology, protocol);
-        if (k > 1) {
-            for (int[] node : nodes) {
-                for (int i = 0; i < k; i++) {
-                    for (int j = 0; j < k; j++) {
-                        if (i != j) {
-                            plan.flow(node[i], node[j], share * servers);
-                        }
-                    }
-                }
-            }
-            plan.endPhase(k - 1);
-        }
-        for (int j = 0; j < k; j++) {
-            for (int s = 0; s < servers; s++) {
-                for (int t = 0; t < servers; t++) {
-                    if (s != t) {
-                        plan.flow(nodes.get(s)[j], nodes.get(t)[j], share * k, j);
-                    }
-                }
-            }
-        }
-        plan.endPhase(servers - 1);
+        plan.withinServers(nodes, share * servers);
+        plan.acrossRails(nodes, share * k);
         return plan.phases();
     }
 }

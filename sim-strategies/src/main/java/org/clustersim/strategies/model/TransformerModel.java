@@ -298,20 +298,20 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
 
     /** Parameters: layers (matrices and two norms), embedding, output projection unless tied, final norm. */
     public double parameters() {
-        double h = hidden;
-        double sum = (double) vocab * h * (tiedEmbeddings ? 1 : 2) + h;
-        for (int l = 0; l < layers; l++) {
-            sum += layerMatmulParams(l) + 2 * h;
-        }
-        return sum;
+        return withEmbeddings(this::layerMatmulParams);
     }
 
     /** Parameters one token passes through: like {@link #parameters()} with only the active experts. */
     public double activeParameters() {
+        return withEmbeddings(this::layerActiveParams);
+    }
+
+    /** Every layer's matrices (as {@code perLayer} counts them) and two norms, plus the embeddings and final norm. */
+    private double withEmbeddings(java.util.function.IntToDoubleFunction perLayer) {
         double h = hidden;
         double sum = (double) vocab * h * (tiedEmbeddings ? 1 : 2) + h;
         for (int l = 0; l < layers; l++) {
-            sum += layerActiveParams(l) + 2 * h;
+            sum += perLayer.applyAsDouble(l) + 2 * h;
         }
         return sum;
     }
