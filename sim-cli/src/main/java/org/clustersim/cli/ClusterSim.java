@@ -1,9 +1,9 @@
 package org.clustersim.cli;
 
+import org.clustersim.core.input.InputError;
+import org.clustersim.core.input.InputFileException;
 import java.io.PrintWriter;
 
-import org.clustersim.cli.scenario.ScenarioError;
-import org.clustersim.cli.scenario.ScenarioException;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -48,8 +48,8 @@ public final class ClusterSim implements Runnable {
         cl.setOut(out);
         cl.setErr(err);
         cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
-            if (ex instanceof ScenarioException se) {
-                for (ScenarioError e : se.errors()) {
+            if (ex instanceof InputFileException se) {
+                for (InputError e : se.errors()) {
                     err.println("error: " + e.format());
                 }
                 err.println(se.errors().size() == 1 ? "1 error; nothing was simulated or written."

@@ -1,5 +1,6 @@
 package org.clustersim.cli.scenario;
 
+import org.clustersim.core.input.Section;
 import java.util.Locale;
 
 /** Simulated times as written in scenario files: {@code start}, or a number with ns, us, ms or s. */

@@ -1,5 +1,6 @@
 package org.clustersim.cli.scenario;
 
+import org.clustersim.core.input.SourceLocation;
 import java.util.Locale;
 
 /**

@@ -1,5 +1,8 @@
 package org.clustersim.cli.scenario;
 
+import org.clustersim.core.input.InputError;
+import org.clustersim.core.input.InputFileException;
+import org.clustersim.core.input.Suggestions;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -28,12 +31,12 @@ public record FaultEvents(List<Simulation.LinkEvent> links, List<Simulation.Devi
      * Resolves every fault.
      *
      * @param source the scenario file the faults come from, for error messages
-     * @throws ScenarioException naming each fault whose target does not exist, with the nearest names
+     * @throws InputFileException naming each fault whose target does not exist, with the nearest names
      */
     public static FaultEvents resolve(List<Fault> faults, Topology topology, Path source) {
         List<Simulation.LinkEvent> links = new ArrayList<>();
         List<Simulation.DeviceEvent> devices = new ArrayList<>();
-        List<ScenarioError> errors = new ArrayList<>();
+        List<InputError> errors = new ArrayList<>();
         for (Fault f : faults) {
             if (f.target() == Fault.Target.GPU) {
                 int device = deviceIndex(topology, f.name());
@@ -62,7 +65,7 @@ public record FaultEvents(List<Simulation.LinkEvent> links, List<Simulation.Devi
             }
         }
         if (!errors.isEmpty()) {
-            throw new ScenarioException(errors);
+            throw new InputFileException(errors);
         }
         return new FaultEvents(List.copyOf(links), List.copyOf(devices));
     }
@@ -142,10 +145,10 @@ public record FaultEvents(List<Simulation.LinkEvent> links, List<Simulation.Devi
         return names;
     }
 
-    private static ScenarioError unknown(Fault f, Topology topology, Path source, Set<String> names) {
+    private static InputError unknown(Fault f, Topology topology, Path source, Set<String> names) {
         String hint = Suggestions.nearest(f.name().replace("<->", "->"), names)
                 .map(n -> " (did you mean '" + n + "'?)").orElse("");
-        return new ScenarioError(source, f.location(), f.path(), "no " + f.target().id() + " named '" + f.name()
+        return new InputError(source, f.location(), f.path(), "no " + f.target().id() + " named '" + f.name()
                 + "' in " + topology.name() + hint + "; clustersim topology SCENARIO --links lists the links and "
                 + "their endpoints");
     }

@@ -1,5 +1,6 @@
 package org.clustersim.cli.scenario;
 
+import org.clustersim.core.input.InputFileException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -49,7 +50,7 @@ public record Scenario(String name, Path source, ClusterSpec cluster, Transforme
     /**
      * The faults as simulation events on {@code topology}.
      *
-     * @throws ScenarioException naming each fault whose target does not exist, with the nearest names
+     * @throws InputFileException naming each fault whose target does not exist, with the nearest names
      */
     public FaultEvents faultEvents(Topology topology) {
         return FaultEvents.resolve(faults, topology, source);

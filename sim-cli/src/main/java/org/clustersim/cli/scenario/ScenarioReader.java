@@ -1,5 +1,10 @@
 package org.clustersim.cli.scenario;
 
+import org.clustersim.core.input.Diagnostics;
+import org.clustersim.core.input.InputFileException;
+import org.clustersim.core.input.Section;
+import org.clustersim.core.input.SourceNode;
+import org.clustersim.core.input.SourceTreeReader;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,7 +26,7 @@ import org.clustersim.topology.SwitchedClusterSpec;
 
 /**
  * Reads and validates a scenario file into a {@link Scenario}. All errors of a file are
- * collected and thrown together as one {@link ScenarioException}; each names the file, line,
+ * collected and thrown together as one {@link InputFileException}; each names the file, line,
  * column and field path, what was found and what was expected. The accepted format is
  * documented in docs/scenario-format.md.
  */
@@ -35,7 +40,7 @@ public final class ScenarioReader {
     /**
      * Reads a file.
      *
-     * @throws ScenarioException listing every problem found
+     * @throws InputFileException listing every problem found
      */
     public Scenario read(Path file) {
         SourceNode tree = treeReader.read(file);

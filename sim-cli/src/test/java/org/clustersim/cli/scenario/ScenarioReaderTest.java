@@ -1,5 +1,7 @@
 package org.clustersim.cli.scenario;
 
+import org.clustersim.core.input.InputError;
+import org.clustersim.core.input.InputFileException;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -40,12 +42,12 @@ class ScenarioReaderTest {
         return p;
     }
 
-    private List<ScenarioError> errors(String content) throws IOException {
+    private List<InputError> errors(String content) throws IOException {
         Path p = write("s.yaml", content);
-        return assertThrows(ScenarioException.class, () -> new ScenarioReader().read(p)).errors();
+        return assertThrows(InputFileException.class, () -> new ScenarioReader().read(p)).errors();
     }
 
-    private static ScenarioError only(List<ScenarioError> errors) {
+    private static InputError only(List<InputError> errors) {
         assertEquals(1, errors.size(), () -> "expected one error, got " + errors);
         return errors.get(0);
     }
@@ -79,7 +81,7 @@ class ScenarioReaderTest {
 
     @Test
     void unknownFieldIsReportedWithLineAndSuggestion() throws IOException {
-        ScenarioError e = only(errors(VALID.replace("  pp: 8", "  pp: 8\n  ppp: 2")));
+        InputError e = only(errors(VALID.replace("  pp: 8", "  pp: 8\n  ppp: 2")));
         assertEquals("parallelism.ppp", e.path());
         assertEquals(9, e.location().line());
         assertEquals(3, e.location().column());
@@ -88,14 +90,14 @@ class ScenarioReaderTest {
 
     @Test
     void misspeltSectionIsSuggested() throws IOException {
-        ScenarioError e = only(errors(VALID.replace("schedule:", "shedule:")));
+        InputError e = only(errors(VALID.replace("schedule:", "shedule:")));
         assertEquals("shedule", e.path());
         assertTrue(e.message().contains("did you mean 'schedule'?"), e.message());
     }
 
     @Test
     void wrongTypeNamesWhatWasFoundAndExpected() throws IOException {
-        ScenarioError e = only(errors(VALID.replace("pp: 8", "pp: eight")));
+        InputError e = only(errors(VALID.replace("pp: 8", "pp: eight")));
         assertEquals("parallelism.pp", e.path());
         assertEquals(8, e.location().line());
         assertTrue(e.message().contains("found the text \"eight\", expected an integer"), e.message());
@@ -103,7 +105,7 @@ class ScenarioReaderTest {
 
     @Test
     void missingRequiredValue() throws IOException {
-        ScenarioError e = only(errors(VALID.replace("  globalBatch: 16\n", "")));
+        InputError e = only(errors(VALID.replace("  globalBatch: 16\n", "")));
         assertEquals("training.globalBatch", e.path());
         assertTrue(e.message().startsWith("missing required value"), e.message());
         assertEquals(11, e.location().line(), "points at the training section");
@@ -111,7 +113,7 @@ class ScenarioReaderTest {
 
     @Test
     void outOfRangeValue() throws IOException {
-        ScenarioError e = only(errors(VALID.replace("microBatch: 2", "microBatch: 0")));
+        InputError e = only(errors(VALID.replace("microBatch: 2", "microBatch: 0")));
         assertEquals("training.microBatch", e.path());
         assertEquals(13, e.location().line());
         assertTrue(e.message().contains("found 0, expected an integer from 1 to"), e.message());
@@ -119,7 +121,7 @@ class ScenarioReaderTest {
 
     @Test
     void unknownChoiceListsTheAcceptedNames() throws IOException {
-        ScenarioError e = only(errors(VALID.replace("kind: gpipe", "kind: gpip")));
+        InputError e = only(errors(VALID.replace("kind: gpipe", "kind: gpip")));
         assertEquals("schedule.kind", e.path());
         assertTrue(e.message().contains("expected one of 1f1b, dualpipe"), e.message());
         assertTrue(e.message().contains("did you mean 'gpipe'?"), e.message());
@@ -127,7 +129,7 @@ class ScenarioReaderTest {
 
     @Test
     void pipelineDepthMustDivideTheLayers() throws IOException {
-        ScenarioError e = only(errors(VALID.replace("pp: 8", "pp: 7").replace("nodes: 1",
+        InputError e = only(errors(VALID.replace("pp: 8", "pp: 7").replace("nodes: 1",
                 "nodes: 1\n  gpusPerNode: 7")));
         assertEquals("parallelism.pp", e.path());
         assertTrue(e.message().contains("found 7; expected the stages to divide model.layers (96)"), e.message());
@@ -141,14 +143,14 @@ class ScenarioReaderTest {
         assertEquals(12, s.trainingStep().split().layers(0));
         assertEquals(14, s.trainingStep().split().layers(6));
 
-        ScenarioError sum = only(errors(seven.replace("pp: 7", "pp: 7\n  layersPerStage: [14, 14, 14, 14, 14, 14, 14]")));
+        InputError sum = only(errors(seven.replace("pp: 7", "pp: 7\n  layersPerStage: [14, 14, 14, 14, 14, 14, 14]")));
         assertEquals("parallelism.layersPerStage", sum.path());
         assertTrue(sum.message().contains("add up to 98; expected model.layers (96)"), sum.message());
 
-        ScenarioError count = only(errors(seven.replace("pp: 7", "pp: 7\n  layersPerStage: [48, 48]")));
+        InputError count = only(errors(seven.replace("pp: 7", "pp: 7\n  layersPerStage: [48, 48]")));
         assertTrue(count.message().contains("found 2 entries; expected one per stage (7)"), count.message());
 
-        ScenarioError item = only(errors(seven.replace("pp: 7", "pp: 7\n  layersPerStage: [12, 14, x, 14, 14, 14, 14]")));
+        InputError item = only(errors(seven.replace("pp: 7", "pp: 7\n  layersPerStage: [12, 14, x, 14, 14, 14, 14]")));
         assertEquals("parallelism.layersPerStage[2]", item.path());
         assertEquals(10, item.location().line());
     }
@@ -158,14 +160,14 @@ class ScenarioReaderTest {
         String two = VALID.replace("nodes: 1", "nodes: 2");
         Scenario ok = new ScenarioReader().read(write("cp.yaml", two.replace("pp: 8", "pp: 8\n  cp: 2")));
         assertEquals(2, ok.trainingStep().cp());
-        ScenarioError e = only(errors(two.replace("pp: 8", "pp: 8\n  cp: 2").replace("seqLen: 1024", "seqLen: 1023")));
+        InputError e = only(errors(two.replace("pp: 8", "pp: 8\n  cp: 2").replace("seqLen: 1024", "seqLen: 1023")));
         assertEquals("parallelism.cp", e.path());
         assertTrue(e.message().contains("expected a divisor of training.seqLen (1023)"), e.message());
     }
 
     @Test
     void gpuCountMustMatchTheLayout() throws IOException {
-        ScenarioError e = only(errors(VALID.replace("nodes: 1", "nodes: 2")));
+        InputError e = only(errors(VALID.replace("nodes: 1", "nodes: 2")));
         assertEquals("cluster.nodes", e.path());
         assertEquals(4, e.location().line());
         assertTrue(e.message().contains("the cluster has 16 GPUs (2 nodes x 8)"), e.message());
@@ -174,14 +176,14 @@ class ScenarioReaderTest {
 
     @Test
     void globalBatchMustSplitIntoMicrobatches() throws IOException {
-        ScenarioError e = only(errors(VALID.replace("globalBatch: 16", "globalBatch: 15")));
+        InputError e = only(errors(VALID.replace("globalBatch: 16", "globalBatch: 15")));
         assertEquals("training.globalBatch", e.path());
         assertTrue(e.message().contains("expected a multiple of training.microBatch"), e.message());
     }
 
     @Test
     void designedButUnimplementedFieldsAreRejectedNotIgnored() throws IOException {
-        ScenarioError e = only(errors(VALID.replace("  nodes: 1", "  nodes: 1\n  fabric: torus-3d")));
+        InputError e = only(errors(VALID.replace("  nodes: 1", "  nodes: 1\n  fabric: torus-3d")));
         assertEquals("cluster.fabric", e.path());
         assertTrue(e.message().startsWith("not supported yet: cluster.fabric"), e.message());
     }
@@ -234,19 +236,19 @@ class ScenarioReaderTest {
 
     @Test
     void expertParallelismMustFitTheModelAndTheDataParallelGroup() throws IOException {
-        ScenarioError notDividingDp = only(errors(MOE.replace("ep: 8", "ep: 3")));
+        InputError notDividingDp = only(errors(MOE.replace("ep: 8", "ep: 3")));
         assertEquals("parallelism.ep", notDividingDp.path());
         assertTrue(notDividingDp.message().contains("expected a divisor of parallelism.dp (8)"), notDividingDp.message());
-        ScenarioError dense = only(errors(VALID.replace("  pp: 8", "  pp: 4\n  dp: 2\n  ep: 2")));
+        InputError dense = only(errors(VALID.replace("  pp: 8", "  pp: 4\n  dp: 2\n  ep: 2")));
         assertEquals("parallelism.ep", dense.path());
         assertTrue(dense.message().contains("gpt3-175b has no experts"), dense.message());
-        ScenarioError fsdp = only(errors(MOE.replace("ep: 8", "ep: 8\n  zero: 3")));
+        InputError fsdp = only(errors(MOE.replace("ep: 8", "ep: 8\n  zero: 3")));
         assertTrue(fsdp.message().contains("zero 0, 1 or 2 with expert parallelism"), fsdp.message());
-        ScenarioError hot = only(errors(MOE.replace("preset: mixtral-8x7b", "preset: mixtral-8x7b\n  expertImbalance: 0.5")));
+        InputError hot = only(errors(MOE.replace("preset: mixtral-8x7b", "preset: mixtral-8x7b\n  expertImbalance: 0.5")));
         assertEquals("model.expertImbalance", hot.path());
-        ScenarioError topK = only(errors(MOE.replace("preset: mixtral-8x7b", "preset: mixtral-8x7b\n  topK: 9")));
+        InputError topK = only(errors(MOE.replace("preset: mixtral-8x7b", "preset: mixtral-8x7b\n  topK: 9")));
         assertEquals("model.topK", topK.path());
-        ScenarioError stray = only(errors(VALID.replace("preset: gpt3-175b", "preset: gpt3-175b\n  topK: 2")));
+        InputError stray = only(errors(VALID.replace("preset: gpt3-175b", "preset: gpt3-175b\n  topK: 2")));
         assertEquals("model.topK", stray.path());
         assertTrue(stray.message().contains("only a mixture-of-experts model takes topK"), stray.message());
     }
@@ -259,12 +261,12 @@ class ScenarioReaderTest {
                 org.clustersim.strategies.Mesh.Dim.PP, org.clustersim.strategies.Mesh.Dim.CP), s.parallelism().order());
         assertEquals(4, s.trainingStep().shardSize());
         assertEquals(org.clustersim.strategies.ContextParallel.RING, s.trainingStep().cpKind());
-        ScenarioError order = only(errors(MOE.replace("ep: 8", "ep: 8\n  order: tp-pp-dp")));
+        InputError order = only(errors(MOE.replace("ep: 8", "ep: 8\n  order: tp-pp-dp")));
         assertEquals("parallelism.order", order.path());
         assertTrue(order.message().contains("name tp, cp, pp and dp once each"), order.message());
-        ScenarioError shard = only(errors(MOE.replace("ep: 8", "ep: 8\n  zero: 1\n  shardGroup: 3")));
+        InputError shard = only(errors(MOE.replace("ep: 8", "ep: 8\n  zero: 1\n  shardGroup: 3")));
         assertEquals("parallelism.shardGroup", shard.path());
-        ScenarioError noZero = only(errors(MOE.replace("ep: 8", "ep: 8\n  shardGroup: 4")));
+        InputError noZero = only(errors(MOE.replace("ep: 8", "ep: 8\n  shardGroup: 4")));
         assertTrue(noZero.message().contains("with zero 1, 2 or 3"), noZero.message());
     }
 
@@ -284,18 +286,18 @@ class ScenarioReaderTest {
     @Test
     void scheduleConstraintsAreReportedAtTheSchedule() throws IOException {
         // DualPipe needs m >= 2p: 16 sequences in microbatches of 2 make m = 8 < 16
-        ScenarioError e = only(errors(VALID.replace("kind: gpipe", "kind: dualpipe")));
+        InputError e = only(errors(VALID.replace("kind: gpipe", "kind: dualpipe")));
         assertEquals("schedule.kind", e.path());
         assertTrue(e.message().contains("m >= 2p"), e.message());
         assertTrue(e.message().contains("m = training.globalBatch / (microBatch x dp) = 8"), e.message());
-        ScenarioError v = only(errors(VALID.replace("kind: gpipe", "kind: interleaved")));
+        InputError v = only(errors(VALID.replace("kind: gpipe", "kind: interleaved")));
         assertEquals("parallelism.vp", v.path());
         assertTrue(v.message().contains("needs v >= 2"), v.message());
-        ScenarioError wrongV = only(errors(VALID.replace("kind: gpipe", "kind: 1f1b\n  v: 2")));
+        InputError wrongV = only(errors(VALID.replace("kind: gpipe", "kind: 1f1b\n  v: 2")));
         assertEquals("schedule.v", wrongV.path());
         assertTrue(wrongV.message().contains("interleaved takes v"), wrongV.message());
         // 96 layers in 8 x 5 = 40 stages do not divide
-        ScenarioError stages = only(errors(VALID.replace("kind: gpipe", "kind: interleaved\n  v: 5")
+        InputError stages = only(errors(VALID.replace("kind: gpipe", "kind: interleaved\n  v: 5")
                 .replace("globalBatch: 16", "globalBatch: 32")));
         assertEquals("parallelism.pp", stages.path());
         assertTrue(stages.message().contains("makes 40 stages"), stages.message());
@@ -310,23 +312,23 @@ class ScenarioReaderTest {
 
     @Test
     void allErrorsOfAFileComeInOneReportInFileOrder() throws IOException {
-        List<ScenarioError> es = errors(VALID.replace("preset: dgx-h100", "preset: dgx-h900")
+        List<InputError> es = errors(VALID.replace("preset: dgx-h100", "preset: dgx-h900")
                 .replace("pp: 8", "pp: -1").replace("seqLen: 1024", "seqLen: long"));
         assertEquals(List.of("cluster.preset", "parallelism.pp", "training.seqLen"),
-                es.stream().map(ScenarioError::path).toList());
+                es.stream().map(InputError::path).toList());
         assertTrue(es.get(0).message().contains("did you mean 'dgx-h100'?"), es.get(0).message());
     }
 
     @Test
     void syntaxErrorNamesTheLine() throws IOException {
-        ScenarioError e = only(errors("cluster:\n  nodes: [1, 2\nmodel: {}\n"));
+        InputError e = only(errors("cluster:\n  nodes: [1, 2\nmodel: {}\n"));
         assertTrue(e.message().startsWith("syntax error"), e.message());
         assertTrue(e.location().line() >= 2, "line " + e.location().line());
     }
 
     @Test
     void duplicateKeysAreErrors() throws IOException {
-        ScenarioError e = only(errors(VALID.replace("  pp: 8", "  pp: 8\n  pp: 4")));
+        InputError e = only(errors(VALID.replace("  pp: 8", "  pp: 8\n  pp: 4")));
         assertTrue(e.message().contains("Duplicate field 'pp'"), e.message());
         assertEquals(9, e.location().line());
     }
@@ -356,7 +358,7 @@ class ScenarioReaderTest {
 
     @Test
     void badFaultsAreReportedWithTheirPaths() throws IOException {
-        List<ScenarioError> es = errors(VALID + """
+        List<InputError> es = errors(VALID + """
                 faults:
                   - link: node0.gpu0->node0.nvswitch
                     at: soon
@@ -364,7 +366,7 @@ class ScenarioReaderTest {
                     fraction: 0
                 """);
         assertEquals(List.of("faults[0].at", "faults[1].fraction", "faults[1].link"),
-                es.stream().map(ScenarioError::path).sorted().toList(), es.toString());
+                es.stream().map(InputError::path).sorted().toList(), es.toString());
     }
 
     @Test
@@ -399,20 +401,20 @@ class ScenarioReaderTest {
 
     @Test
     void faultTargetsMustBeOneAndKnown() throws IOException {
-        List<ScenarioError> es = errors(VALID + """
+        List<InputError> es = errors(VALID + """
                 faults:
                   - link: node0.gpu0->node0.nvswitch
                     gpu: node0.gpu1
                   - gpu: node0.gpu1
                     speed: 1.5
                 """);
-        assertEquals(List.of("faults[0].gpu", "faults[1].speed"), es.stream().map(ScenarioError::path).sorted()
+        assertEquals(List.of("faults[0].gpu", "faults[1].speed"), es.stream().map(InputError::path).sorted()
                 .toList(), es.toString());
         Scenario s = new ScenarioReader().read(write("s.yaml", VALID + """
                 faults:
                   - gpu: node0.gpu9
                 """));
-        ScenarioError err = only(assertThrows(ScenarioException.class, () -> s.faultEvents(s.cluster().build()))
+        InputError err = only(assertThrows(InputFileException.class, () -> s.faultEvents(s.cluster().build()))
                 .errors());
         assertTrue(err.message().startsWith("no gpu named 'node0.gpu9'"), err.message());
     }
@@ -423,8 +425,8 @@ class ScenarioReaderTest {
                 faults:
                   - link: node0.gpu0->node0.nvswich
                 """));
-        ScenarioException e = assertThrows(ScenarioException.class, () -> s.faultEvents(s.cluster().build()));
-        ScenarioError err = only(e.errors());
+        InputFileException e = assertThrows(InputFileException.class, () -> s.faultEvents(s.cluster().build()));
+        InputError err = only(e.errors());
         assertEquals("faults[0].link", err.path());
         assertEquals(16, err.location().line());
         assertTrue(err.message().contains("did you mean 'node0.gpu0->node0.nvswitch'?"), err.message());
@@ -433,18 +435,18 @@ class ScenarioReaderTest {
     @Test
     void fileNameAndFormatProblems() {
         Path missing = dir.resolve("nope.yaml");
-        ScenarioError e = only(assertThrows(ScenarioException.class, () -> new ScenarioReader().read(missing))
+        InputError e = only(assertThrows(InputFileException.class, () -> new ScenarioReader().read(missing))
                 .errors());
         assertEquals("no such file", e.message());
         Path txt = dir.resolve("s.txt");
-        ScenarioError e2 = only(assertThrows(ScenarioException.class, () -> new ScenarioReader().read(txt))
+        InputError e2 = only(assertThrows(InputFileException.class, () -> new ScenarioReader().read(txt))
                 .errors());
         assertTrue(e2.message().contains(".yaml, .yml or .json"), e2.message());
     }
 
     @Test
     void formattedErrorCarriesFileLineColumnAndPath() throws IOException {
-        ScenarioError e = only(errors(VALID.replace("pp: 8", "pp: 8.5")));
+        InputError e = only(errors(VALID.replace("pp: 8", "pp: 8.5")));
         assertEquals(dir.resolve("s.yaml") + ":8:7: parallelism.pp: found the number 8.5, expected an integer",
                 e.format());
     }

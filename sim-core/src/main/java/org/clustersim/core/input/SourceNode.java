@@ -1,18 +1,18 @@
-package org.clustersim.cli.scenario;
+package org.clustersim.core.input;
 
 import java.util.List;
 import java.util.Map;
 
 /**
- * A value read from a scenario file together with where it was written, so that every error
+ * A value read from an input file together with where it was written, so that every error
  * can name its line and column. Produced by {@link SourceTreeReader}.
  */
 public sealed interface SourceNode permits SourceNode.MapNode, SourceNode.ListNode, SourceNode.ScalarNode {
 
-    SourceLocation location();
+    public SourceLocation location();
 
     /** What kind of value this is, for messages: "a mapping", "a list", "a number", ... */
-    String describe();
+    public String describe();
 
     /**
      * A mapping, keys in file order.

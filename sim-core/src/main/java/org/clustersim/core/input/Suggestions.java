@@ -1,16 +1,16 @@
-package org.clustersim.cli.scenario;
+package org.clustersim.core.input;
 
 import java.util.Collection;
 import java.util.Locale;
 import java.util.Optional;
 
 /** Finds the known name closest to a misspelt one, by edit distance. */
-final class Suggestions {
+public final class Suggestions {
     private Suggestions() {
     }
 
     /** The candidate within edit distance max(2, length/3) of {@code word}, closest first; empty if none. */
-    static Optional<String> nearest(String word, Collection<String> candidates) {
+    public static Optional<String> nearest(String word, Collection<String> candidates) {
         String w = word.toLowerCase(Locale.ROOT);
         String best = null;
         int bestDistance = Integer.MAX_VALUE;

@@ -1,7 +1,7 @@
-package org.clustersim.cli.scenario;
+package org.clustersim.core.input;
 
 /**
- * A position in a scenario file, 1-based.
+ * A position in an input file, 1-based.
  *
  * @param line   line number
  * @param column column number

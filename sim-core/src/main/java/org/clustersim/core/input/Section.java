@@ -1,4 +1,4 @@
-package org.clustersim.cli.scenario;
+package org.clustersim.core.input;
 
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -9,12 +9,12 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * One mapping of a scenario file being read into typed values. Every accessor records its key
+ * One mapping of an input file (a scenario, a device profile) being read into typed values. Every accessor records its key
  * as known; {@link #finish()} then reports the keys nobody asked for, with the nearest known
  * key as a suggestion. Type and range errors are recorded and the default is returned, so one
  * pass finds all the errors of a file.
  */
-final class Section {
+public final class Section {
     private final Diagnostics diagnostics;
     private final String path;
     private final SourceNode.MapNode node;
@@ -24,7 +24,7 @@ final class Section {
     /**
      * @param node the mapping, or null when the section is absent (every field takes its default)
      */
-    Section(Diagnostics diagnostics, String path, SourceNode.MapNode node, SourceLocation location) {
+    public Section(Diagnostics diagnostics, String path, SourceNode.MapNode node, SourceLocation location) {
         this.diagnostics = diagnostics;
         this.path = path;
         this.node = node;
@@ -32,7 +32,7 @@ final class Section {
     }
 
     /** Reads a whole file's root, which must be a mapping. */
-    static Section root(Diagnostics diagnostics, SourceNode root) {
+    public static Section root(Diagnostics diagnostics, SourceNode root) {
         if (root instanceof SourceNode.MapNode m) {
             return new Section(diagnostics, "", m, m.location());
         }
@@ -40,32 +40,32 @@ final class Section {
         return new Section(diagnostics, "", null, root.location());
     }
 
-    String path() {
+    public String path() {
         return path;
     }
 
     /** The dotted path of a key in this section. */
-    String pathOf(String key) {
+    public String pathOf(String key) {
         return path.isEmpty() ? key : path + "." + key;
     }
 
-    boolean has(String key) {
+    public boolean has(String key) {
         known.add(key);
         return entry(key) != null;
     }
 
     /** Where a key's value is written, or where this section starts if the key is absent. */
-    SourceLocation locationOf(String key) {
+    public SourceLocation locationOf(String key) {
         SourceNode.Entry e = entry(key);
         return e == null ? location : e.value().location();
     }
 
-    void error(String key, String message) {
+    public void error(String key, String message) {
         diagnostics.error(locationOf(key), pathOf(key), message);
     }
 
     /** A nested mapping; absent means every field of it takes its default. */
-    Section section(String key) {
+    public Section section(String key) {
         known.add(key);
         SourceNode.Entry e = entry(key);
         if (e == null || isNull(e.value())) {
@@ -80,7 +80,7 @@ final class Section {
     }
 
     /** A list value; absent or null gives an empty list. */
-    List<SourceNode> list(String key) {
+    public List<SourceNode> list(String key) {
         known.add(key);
         SourceNode.Entry e = entry(key);
         if (e == null || isNull(e.value())) {
@@ -94,7 +94,7 @@ final class Section {
     }
 
     /** A list of integers in [min, max]; absent gives empty (so does a bad item, after recording an error). */
-    Optional<int[]> integerList(String key, int min, int max) {
+    public Optional<int[]> integerList(String key, int min, int max) {
         known.add(key);
         SourceNode.Entry e = entry(key);
         if (e == null || isNull(e.value())) {
@@ -126,13 +126,13 @@ final class Section {
     }
 
     /** An integer in [min, max]; absent gives {@code dflt}. */
-    int integer(String key, int dflt, int min, int max) {
+    public int integer(String key, int dflt, int min, int max) {
         Optional<Integer> v = optionalInteger(key, min, max);
         return v.orElse(dflt);
     }
 
     /** An integer in [min, max] that must be present; returns empty (after recording an error) if not usable. */
-    Optional<Integer> requiredInteger(String key, int min, int max) {
+    public Optional<Integer> requiredInteger(String key, int min, int max) {
         if (!has(key)) {
             diagnostics.error(location, pathOf(key), "missing required value: expected an integer from " + min
                     + " to " + max);
@@ -141,7 +141,7 @@ final class Section {
         return optionalInteger(key, min, max);
     }
 
-    Optional<Integer> optionalInteger(String key, int min, int max) {
+    public Optional<Integer> optionalInteger(String key, int min, int max) {
         known.add(key);
         SourceNode.Entry e = entry(key);
         if (e == null || isNull(e.value())) {
@@ -166,7 +166,7 @@ final class Section {
     }
 
     /** A number (integer or decimal) in [min, max]; absent gives empty. */
-    Optional<Double> optionalNumber(String key, double min, double max) {
+    public Optional<Double> optionalNumber(String key, double min, double max) {
         known.add(key);
         SourceNode.Entry e = entry(key);
         if (e == null || isNull(e.value())) {
@@ -187,7 +187,7 @@ final class Section {
     }
 
     /** A boolean; absent gives {@code dflt}. */
-    boolean bool(String key, boolean dflt) {
+    public boolean bool(String key, boolean dflt) {
         known.add(key);
         SourceNode.Entry e = entry(key);
         if (e == null || isNull(e.value())) {
@@ -201,7 +201,7 @@ final class Section {
     }
 
     /** A non-empty string; absent gives empty. */
-    Optional<String> text(String key) {
+    public Optional<String> text(String key) {
         known.add(key);
         SourceNode.Entry e = entry(key);
         if (e == null || isNull(e.value())) {
@@ -219,7 +219,7 @@ final class Section {
      * One of a fixed set of names (case-insensitive); absent gives {@code dflt}. An unknown name is
      * reported with the list of accepted names and the nearest one.
      */
-    <E> E choice(String key, E dflt, Map<String, E> choices) {
+    public <E> E choice(String key, E dflt, Map<String, E> choices) {
         Optional<String> t = text(key);
         if (t.isEmpty()) {
             return dflt;
@@ -236,12 +236,12 @@ final class Section {
     }
 
     /** Records that {@code key} is part of the format but its present value is not simulated yet. */
-    void notSupported(String key, String detail) {
+    public void notSupported(String key, String detail) {
         error(key, "not supported yet: " + pathOf(key) + " (" + detail + ")");
     }
 
     /** Reports every key of this section that no accessor asked for. */
-    void finish() {
+    public void finish() {
         if (node == null) {
             return;
         }

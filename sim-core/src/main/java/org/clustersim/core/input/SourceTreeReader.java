@@ -1,4 +1,4 @@
-package org.clustersim.cli.scenario;
+package org.clustersim.core.input;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -32,7 +32,7 @@ public final class SourceTreeReader {
     /**
      * Parses a file.
      *
-     * @throws ScenarioException for a missing or unreadable file, an unknown extension, or a syntax error
+     * @throws InputFileException for a missing or unreadable file, an unknown extension, or a syntax error
      */
     public SourceNode read(Path file) {
         String lower = file.getFileName().toString().toLowerCase(Locale.ROOT);
@@ -42,20 +42,47 @@ public final class SourceTreeReader {
         } else if (lower.endsWith(".json")) {
             factory = json;
         } else {
-            throw ScenarioException.single(file, SourceLocation.NONE, "",
+            throw InputFileException.single(file, SourceLocation.NONE, "",
                     "the file name must end in .yaml, .yml or .json");
         }
         if (!Files.isRegularFile(file)) {
-            throw ScenarioException.single(file, SourceLocation.NONE, "", "no such file");
+            throw InputFileException.single(file, SourceLocation.NONE, "", "no such file");
         }
-        try (InputStream in = Files.newInputStream(file); JsonParser parser = factory.createParser(in)) {
+        try (InputStream in = Files.newInputStream(file)) {
+            return parse(file, factory, in);
+        } catch (IOException e) {
+            throw InputFileException.single(file, SourceLocation.NONE, "", "cannot read: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Parses a YAML resource on the class path (a bundled device profile, say); errors name
+     * {@code resource} as the file.
+     *
+     * @throws InputFileException for a missing resource or a syntax error
+     */
+    public SourceNode readResource(String resource) {
+        Path name = Path.of(resource.startsWith("/") ? resource.substring(1) : resource);
+        InputStream in = SourceTreeReader.class.getResourceAsStream(resource);
+        if (in == null) {
+            throw InputFileException.single(name, SourceLocation.NONE, "", "no such resource");
+        }
+        try (in) {
+            return parse(name, yaml, in);
+        } catch (IOException e) {
+            throw InputFileException.single(name, SourceLocation.NONE, "", "cannot read: " + e.getMessage());
+        }
+    }
+
+    private SourceNode parse(Path file, JsonFactory factory, InputStream in) throws IOException {
+        try (JsonParser parser = factory.createParser(in)) {
             JsonToken first = parser.nextToken();
             if (first == null) {
-                throw ScenarioException.single(file, new SourceLocation(1, 1), "", "the file is empty");
+                throw InputFileException.single(file, new SourceLocation(1, 1), "", "the file is empty");
             }
             SourceNode root = readValue(parser);
             if (parser.nextToken() != null) {
-                throw ScenarioException.single(file, location(parser.currentTokenLocation()), "",
+                throw InputFileException.single(file, location(parser.currentTokenLocation()), "",
                         "unexpected content after the end of the document");
             }
             return root;
@@ -63,10 +90,8 @@ public final class SourceTreeReader {
             JsonLocation loc = e.getLocation();
             String msg = e.getOriginalMessage();
             int cut = msg.indexOf('\n');
-            throw ScenarioException.single(file, loc == null ? SourceLocation.NONE : location(loc), "",
+            throw InputFileException.single(file, loc == null ? SourceLocation.NONE : location(loc), "",
                     "syntax error: " + (cut > 0 ? msg.substring(0, cut) : msg));
-        } catch (IOException e) {
-            throw ScenarioException.single(file, SourceLocation.NONE, "", "cannot read: " + e.getMessage());
         }
     }
 
