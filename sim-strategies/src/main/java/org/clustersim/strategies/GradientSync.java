@@ -8,7 +8,8 @@ import java.util.Map;
 import org.clustersim.core.engine.StreamKind;
 import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.strategies.collective.CollectiveOp;
-import org.clustersim.strategies.cost.GemmModel;
+import org.clustersim.strategies.device.DeviceProfile;
+import org.clustersim.strategies.device.Op;
 import org.clustersim.strategies.pipeline.PipelineTasks;
 
 /**
@@ -150,8 +151,7 @@ final class GradientSync {
                 }
                 double denseShare = step.zero() == 0 ? localParams - localExperts : (localParams - localExperts) / shard;
                 double expertShare = step.zero() == 0 ? localExperts : localExperts / step.expertShardSize();
-                double adamNs = GemmModel.of(step.topology().accelerator(), step.precision())
-                        .memoryNs((denseShare + expertShare) * ADAM_BYTES_PER_PARAM);
+                double adamNs = adamNs(denseShare + expertShare);
                 int[] optimizer = new int[step.replicas() * step.cp()];
                 for (int i = 0; i < optimizer.length; i++) {
                     int d = i / step.cp();
@@ -265,5 +265,15 @@ final class GradientSync {
             }
         }
         return tasks;
+    }
+
+    /**
+     * The fused Adam step over {@code params} parameters: {@link #ADAM_BYTES_PER_PARAM} bytes each
+     * at the fraction of HBM bandwidth the profile's fused-Adam measurement reached.
+     */
+    private double adamNs(double params) {
+        DeviceProfile device = step.device();
+        double ns = params * ADAM_BYTES_PER_PARAM / (device.hbmBytesPerS() * device.adamBandwidthFraction()) * 1e9;
+        return device.launch().ns(ns, device.kernels().forward(Op.OPTIMIZER));
     }
 }

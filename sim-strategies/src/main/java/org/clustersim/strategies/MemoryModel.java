@@ -1,6 +1,7 @@
 package org.clustersim.strategies;
 
 import org.clustersim.strategies.cost.LayerCostModel;
+import org.clustersim.strategies.device.AttentionImpl;
 import org.clustersim.strategies.model.TransformerModel;
 
 /**
@@ -107,7 +108,7 @@ public final class MemoryModel {
         if (step.recompute() == LayerCostModel.Recompute.FULL) {
             return 2 * s * b * h / (sp ? t : 1);
         }
-        double scores = step.attention() == LayerCostModel.Attention.STANDARD
+        double scores = step.attention() == AttentionImpl.STANDARD
                 && step.recompute() == LayerCostModel.Recompute.NONE ? 5 * a * s * step.seqLen() * b : 0;
         double dense = sp ? (34 * s * b * h + scores) / t : 10 * s * b * h + (24 * s * b * h + scores) / t;
         if (!model.isMoeLayer(l)) {

@@ -4,9 +4,13 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.clustersim.core.engine.TaskGraph;
-import org.clustersim.strategies.cost.GemmModel;
+import org.clustersim.strategies.cost.Fp8Recipe;
+import org.clustersim.strategies.cost.KernelCosts;
 import org.clustersim.strategies.cost.LayerCostModel;
 import org.clustersim.strategies.cost.Precision;
+import org.clustersim.strategies.device.AttentionImpl;
+import org.clustersim.strategies.device.DeviceProfile;
+import org.clustersim.strategies.device.DeviceProfiles;
 import org.clustersim.strategies.model.TransformerModel;
 import org.clustersim.strategies.pipeline.PipelineProgram;
 import org.clustersim.strategies.pipeline.PipelineSchedule;
@@ -44,9 +48,9 @@ import org.clustersim.topology.Topology;
  * @param microbatches microbatches per replica m
  * @param microBatch   sequences per microbatch b
  * @param seqLen       tokens per sequence s
- * @param precision    matrix-multiply precision
+ * @param kernels      what each kernel costs: the GPU's device profile, the GEMM precision, the
+ *                     FP8 recipe, the attention implementation
  * @param recompute    activation recomputation
- * @param attention    fused (flash) or materialised (standard) attention
  * @param bucketBytes  gradient bucket size
  * @param overlapGradReduce launch each bucket as soon as its gradients exist (else all after
  *                     the rank's whole backward, as Megatron-LM's early data-parallel code did)
@@ -61,8 +65,8 @@ import org.clustersim.topology.Topology;
  */
 public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh, int zero, int shardGroup,
                            boolean sequenceParallel, ContextParallel cpKind, PipelineSchedule schedule,
-                           int microbatches, int microBatch, int seqLen, Precision precision,
-                           LayerCostModel.Recompute recompute, LayerCostModel.Attention attention, long bucketBytes,
+                           int microbatches, int microBatch, int seqLen, KernelCosts kernels,
+                           LayerCostModel.Recompute recompute, long bucketBytes,
                            boolean overlapGradReduce, boolean blockingSends, int replicas, LayerSplit split) {
 
     /** Megatron-LM's default bucket: 25 MB. */
@@ -108,15 +112,19 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
         }
     }
 
-    /** A dense step with the default mesh order, all-gather CP and full sharding. */
+    /**
+     * A dense step with the default mesh order, all-gather CP and full sharding, on the bundled
+     * profile of the topology's GPU (delayed scaling under FP8, fused gradient accumulation).
+     */
     public TrainingStep(TransformerModel model, Topology topology, int tp, int pp, int dp, int zero,
                         boolean sequenceParallel, PipelineSchedule schedule, int microbatches, int microBatch,
                         int seqLen, Precision precision, LayerCostModel.Recompute recompute,
-                        LayerCostModel.Attention attention, long bucketBytes, boolean overlapGradReduce,
+                        AttentionImpl attention, long bucketBytes, boolean overlapGradReduce,
                         boolean blockingSends, int replicas, LayerSplit split, int cp) {
         this(model, topology, new Mesh(tp, cp, pp, dp), zero, 0, sequenceParallel, ContextParallel.ALL_GATHER,
-                schedule, microbatches, microBatch, seqLen, precision, recompute, attention, bucketBytes,
-                overlapGradReduce, blockingSends, replicas, split);
+                schedule, microbatches, microBatch, seqLen, new KernelCosts(DeviceProfiles.bundled(
+                        topology.accelerator().name()), precision, Fp8Recipe.DELAYED, attention, true), recompute,
+                bucketBytes, overlapGradReduce, blockingSends, replicas, split);
     }
 
     public int tp() {
@@ -225,10 +233,24 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
         return group;
     }
 
+    /** Matrix-multiply precision. */
+    public Precision precision() {
+        return kernels.precision();
+    }
+
+    /** The attention core's implementation. */
+    public AttentionImpl attention() {
+        return kernels.attention();
+    }
+
+    /** The GPUs' device profile. */
+    public DeviceProfile device() {
+        return kernels.device();
+    }
+
     /** Per-stage cost model. */
     public LayerCostModel layerCost() {
-        return new LayerCostModel(model, GemmModel.of(topology.accelerator(), precision), tp(), sequenceParallel,
-                microBatch, seqLen, recompute, attention, cp(), ep());
+        return new LayerCostModel(model, kernels, tp(), sequenceParallel, microBatch, seqLen, recompute, cp(), ep());
     }
 
     /** Stages on a microbatch's path. */
@@ -276,11 +298,11 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
         }
         LayerCostModel cost = layerCost();
         // a stage boundary carries b s h over the whole TP x CP group, split evenly over its GPUs
-        long boundary = model.boundaryActivationBytes(microBatch, seqLen, precision.bytesPerElement());
+        long boundary = model.boundaryActivationBytes(microBatch, seqLen, precision().bytesPerElement());
         TensorParallelWork.ExpertExchange experts = ep() > 1
                 ? new TensorParallelWork.ExpertExchange(this::expertGroups, replicas == 1) : null;
         TensorParallelWork work = new TensorParallelWork(cost, topology, split,
-                model.boundaryActivationBytes(microBatch, seqLen / cp(), precision.bytesPerElement()),
+                model.boundaryActivationBytes(microBatch, seqLen / cp(), precision().bytesPerElement()),
                 zero == 3 && dp() * cp() > 1, cpKind, experts);
         List<PipelineTasks> pipelines = new ArrayList<>();
         for (int d = 0; d < replicas; d++) {

@@ -6,13 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.core.engine.Timeline;
 import org.clustersim.core.engine.Work;
-import org.clustersim.strategies.cost.GemmModel;
+import org.clustersim.strategies.cost.KernelCosts;
 import org.clustersim.strategies.cost.LayerCostModel;
 import org.clustersim.strategies.cost.Precision;
 import org.clustersim.strategies.model.TransformerModel;
 import org.clustersim.strategies.pipeline.ScheduleKind;
 import org.clustersim.topology.SwitchedClusterSpec;
 import org.clustersim.topology.Topology;
+import org.clustersim.strategies.device.AttentionImpl;
+import org.clustersim.strategies.device.DeviceProfiles;
 import org.junit.jupiter.api.Test;
 
 /** Mixture-of-experts layers and expert parallelism, measured from built and simulated steps. */
@@ -25,8 +27,8 @@ class ExpertParallelTest {
 
     static TrainingStep step(Topology t, TransformerModel m, int tp, int dp, int ep, int zero, int replicas) {
         return new TrainingStep(m, t, new Mesh(tp, 1, 1, dp, ep, Mesh.DEFAULT_ORDER), zero, 0, tp > 1,
-                ContextParallel.ALL_GATHER, ScheduleKind.ONE_F_ONE_B.schedule(1), 2, 1, 2048, Precision.BF16,
-                LayerCostModel.Recompute.NONE, LayerCostModel.Attention.FLASH, TrainingStep.DEFAULT_BUCKET, true,
+                ContextParallel.ALL_GATHER, ScheduleKind.ONE_F_ONE_B.schedule(1), 2, 1, 2048, KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16),
+                LayerCostModel.Recompute.NONE, TrainingStep.DEFAULT_BUCKET, true,
                 false, replicas, null);
     }
 
@@ -62,24 +64,22 @@ class ExpertParallelTest {
 
     @Test
     void expertComputeScalesWithTopKAndCapacityButNotWithExpertParallelism() {
-        GemmModel gemm = GemmModel.of(SwitchedClusterSpec.dgxH100(1).accelerator(), Precision.BF16);
+        KernelCosts gemm = KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16);
         TransformerModel m = moe(EIGHT_TOP2);
-        LayerCostModel one = new LayerCostModel(m, gemm, 1, false, 1, 2048, LayerCostModel.Recompute.NONE,
-                LayerCostModel.Attention.FLASH, 1, 1);
+        LayerCostModel one = new LayerCostModel(m, gemm, 1, false, 1, 2048, LayerCostModel.Recompute.NONE, 1, 1);
         // two of eight experts per token: 2 x 3 matrices of 1024 x 2048 per token
         double tokens = 2048;
         assertEquals(2 * tokens * 2 * 3 * 1024 * 2048, one.experts().fFlops(), 1);
         LayerCostModel padded = new LayerCostModel(moe(new TransformerModel.Experts(8, 2, 2048, 0, 1.25, 0)), gemm, 1,
-                false, 1, 2048, LayerCostModel.Recompute.NONE, LayerCostModel.Attention.FLASH, 1, 1);
+                false, 1, 2048, LayerCostModel.Recompute.NONE, 1, 1);
         assertEquals(1.25 * one.experts().fFlops(), padded.experts().fFlops(), 1);
         // spreading the experts over 8 GPUs gives each the same expert-token pairs in fewer, fuller GEMMs
-        LayerCostModel spread = new LayerCostModel(m, gemm, 1, false, 1, 2048, LayerCostModel.Recompute.NONE,
-                LayerCostModel.Attention.FLASH, 1, 8);
+        LayerCostModel spread = new LayerCostModel(m, gemm, 1, false, 1, 2048, LayerCostModel.Recompute.NONE, 1, 8);
         assertEquals(one.experts().fFlops(), spread.experts().fFlops(), 1);
         assertTrue(spread.experts().fNs() < one.experts().fNs(), "one expert of 8x the rows runs more efficiently");
         // a hot GPU with 1.5x the mean's tokens makes every GPU's routed experts take 1.5x as long
         LayerCostModel hot = new LayerCostModel(moe(new TransformerModel.Experts(8, 2, 2048, 0, 1.0, 0, 0, 1.5)), gemm,
-                1, false, 1, 2048, LayerCostModel.Recompute.NONE, LayerCostModel.Attention.FLASH, 1, 8);
+                1, false, 1, 2048, LayerCostModel.Recompute.NONE, 1, 8);
         assertEquals(1.5 * spread.experts().fNs(), hot.experts().fNs(), 1e-6 * hot.experts().fNs());
         assertEquals(spread.experts().fFlops(), hot.experts().fFlops(), 1, "the model's work is the mean's");
     }
@@ -125,8 +125,8 @@ class ExpertParallelTest {
         ScheduleKind[] kinds = {ScheduleKind.ONE_F_ONE_B, ScheduleKind.DUALPIPE};
         for (int i = 0; i < 2; i++) {
             TrainingStep s = new TrainingStep(moe(EIGHT_TOP2), two, new Mesh(1, 1, 2, 8, 8, order), 1, 0, false,
-                    ContextParallel.ALL_GATHER, kinds[i].schedule(1), 8, 1, 2048, Precision.BF16,
-                    LayerCostModel.Recompute.NONE, LayerCostModel.Attention.FLASH, TrainingStep.DEFAULT_BUCKET, true,
+                    ContextParallel.ALL_GATHER, kinds[i].schedule(1), 8, 1, 2048, KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16),
+                    LayerCostModel.Recompute.NONE, TrainingStep.DEFAULT_BUCKET, true,
                     false, 1, null);
             built[i] = s.build();
             runs[i] = TrainingStepTest.run(s).timeline();

@@ -13,6 +13,7 @@ import org.clustersim.strategies.model.TransformerModel;
 import org.clustersim.strategies.pipeline.ScheduleKind;
 import org.clustersim.topology.SwitchedClusterSpec;
 import org.clustersim.topology.Topology;
+import org.clustersim.strategies.device.AttentionImpl;
 import org.junit.jupiter.api.Test;
 
 class MemoryModelTest {
@@ -22,7 +23,7 @@ class MemoryModelTest {
     static TrainingStep step(ScheduleKind kind, int tp, int pp, int dp, int zero, boolean sp,
                              LayerCostModel.Recompute r) {
         return new TrainingStep(M, NODE, tp, pp, dp, zero, sp, kind.schedule(1), 8, 2, 2048, Precision.BF16, r,
-                LayerCostModel.Attention.STANDARD, TrainingStep.DEFAULT_BUCKET, true, false, dp, null, 1);
+                AttentionImpl.STANDARD, TrainingStep.DEFAULT_BUCKET, true, false, dp, null, 1);
     }
 
     @Test

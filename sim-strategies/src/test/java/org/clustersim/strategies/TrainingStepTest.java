@@ -17,6 +17,9 @@ import org.clustersim.strategies.pipeline.ScheduleKind;
 import org.clustersim.topology.SuperPodSpec;
 import org.clustersim.topology.SwitchedClusterSpec;
 import org.clustersim.topology.Topology;
+import org.clustersim.strategies.device.AttentionImpl;
+import org.clustersim.strategies.cost.KernelCosts;
+import org.clustersim.strategies.device.DeviceProfiles;
 import org.junit.jupiter.api.Test;
 
 /** Behaviour a training-infrastructure engineer relies on, measured from simulated steps. */
@@ -29,7 +32,7 @@ class TrainingStepTest {
                              PipelineSchedule schedule, int m, int microBatch, int seqLen, boolean overlap,
                              LayerSplit split) {
         return new TrainingStep(model, t, tp, pp, dp, zero, false, schedule, m, microBatch, seqLen, Precision.BF16,
-                LayerCostModel.Recompute.NONE, LayerCostModel.Attention.FLASH, TrainingStep.DEFAULT_BUCKET, overlap,
+                LayerCostModel.Recompute.NONE, AttentionImpl.CUDNN, TrainingStep.DEFAULT_BUCKET, overlap,
                 false, dp, split, cp);
     }
 
@@ -169,8 +172,8 @@ class TrainingStepTest {
     static TrainingStep crossServerContext(ContextParallel kind) {
         Topology two = SwitchedClusterSpec.dgxH100(2).build();
         return new TrainingStep(SMALL, two, new Mesh(8, 2, 1, 1), 0, 0, true, kind,
-                ScheduleKind.ONE_F_ONE_B.schedule(1), 2, 1, 65536, Precision.BF16, LayerCostModel.Recompute.NONE,
-                LayerCostModel.Attention.FLASH, TrainingStep.DEFAULT_BUCKET, true, false, 1, null);
+                ScheduleKind.ONE_F_ONE_B.schedule(1), 2, 1, 65536, KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16),
+                LayerCostModel.Recompute.NONE, TrainingStep.DEFAULT_BUCKET, true, false, 1, null);
     }
 
     @Test
@@ -194,12 +197,12 @@ class TrainingStepTest {
     void hybridShardingReducesInsideShardGroupsThenAcrossThem() {
         Topology two = SwitchedClusterSpec.dgxH100(2).build();
         TrainingStep full = new TrainingStep(SMALL, two, new Mesh(1, 1, 1, 16), 2, 0, false,
-                ContextParallel.ALL_GATHER, ScheduleKind.ONE_F_ONE_B.schedule(1), 1, 1, 2048, Precision.BF16,
-                LayerCostModel.Recompute.NONE, LayerCostModel.Attention.FLASH, TrainingStep.DEFAULT_BUCKET, true,
+                ContextParallel.ALL_GATHER, ScheduleKind.ONE_F_ONE_B.schedule(1), 1, 1, 2048, KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16),
+                LayerCostModel.Recompute.NONE, TrainingStep.DEFAULT_BUCKET, true,
                 false, 16, null);
         TrainingStep hybrid = new TrainingStep(SMALL, two, new Mesh(1, 1, 1, 16), 2, 8, false,
-                ContextParallel.ALL_GATHER, ScheduleKind.ONE_F_ONE_B.schedule(1), 1, 1, 2048, Precision.BF16,
-                LayerCostModel.Recompute.NONE, LayerCostModel.Attention.FLASH, TrainingStep.DEFAULT_BUCKET, true,
+                ContextParallel.ALL_GATHER, ScheduleKind.ONE_F_ONE_B.schedule(1), 1, 1, 2048, KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16),
+                LayerCostModel.Recompute.NONE, TrainingStep.DEFAULT_BUCKET, true,
                 false, 16, null);
         // ZeRO 2 state over the 8 ranks of a shard group instead of all 16
         MemoryModel.States f = new MemoryModel(full).states(0);

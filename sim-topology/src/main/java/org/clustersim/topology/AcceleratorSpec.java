@@ -3,49 +3,39 @@ package org.clustersim.topology;
 /**
  * Published figures of one accelerator model, used by cost models.
  *
- * <p>Peaks are dense (no sparsity). {@code gemmEfficiency} is the best large-GEMM throughput
- * measured on a single device divided by the bf16 peak (for example H100 SXM: 795 of 989
- * TFLOP/s); it is calibrated from single-device measurements only, never from end-to-end
- * training results.
+ * <p>Peaks are dense (no sparsity). How fast kernels actually run on the chip (GEMM shapes,
+ * attention, memory-bound kernels, launches) is not here but in its device profile, which the
+ * cost model reads; a profile's peaks and memory figures build this record for the cluster.
  *
  * @param name             preset name, e.g. {@code h100-sxm}
  * @param bf16Flops        dense bf16/fp16 peak in FLOP/s
  * @param fp8Flops         dense fp8 peak in FLOP/s, or 0 where the chip has no fp8 units
  * @param hbmBytes         memory capacity in bytes
  * @param hbmBytesPerS     memory bandwidth in bytes per second
- * @param gemmEfficiency   best achieved fraction of peak on large GEMMs, in (0, 1]
  */
-public record AcceleratorSpec(String name, double bf16Flops, double fp8Flops, long hbmBytes, double hbmBytesPerS,
-                              double gemmEfficiency) {
+public record AcceleratorSpec(String name, double bf16Flops, double fp8Flops, long hbmBytes, double hbmBytesPerS) {
     public AcceleratorSpec {
         if (!(bf16Flops > 0) || fp8Flops < 0 || hbmBytes <= 0 || !(hbmBytesPerS > 0)) {
             throw new IllegalArgumentException("accelerator figures must be positive: " + name);
         }
-        if (!(gemmEfficiency > 0 && gemmEfficiency <= 1)) {
-            throw new IllegalArgumentException("gemmEfficiency must be in (0, 1]: " + gemmEfficiency);
-        }
     }
 
-    /** A100 SXM 80GB: 312 TFLOP/s bf16, 2.04 TB/s; best large GEMM 271 TFLOP/s. */
+    /** A100 SXM 80GB: 312 TFLOP/s bf16, 2.04 TB/s. */
     public static final AcceleratorSpec A100_SXM_80GB =
-            new AcceleratorSpec("a100-sxm-80gb", 312e12, 0, 80_000_000_000L, 2.04e12, 271.0 / 312.0);
-    /** TPU v4: 275 TFLOP/s bf16, 32 GB at 1.2 TB/s. No single-device GEMM figure is published here; 0.8 assumed. */
-    public static final AcceleratorSpec TPU_V4 = new AcceleratorSpec("tpu-v4", 275e12, 0, 32_000_000_000L, 1.2e12, 0.8);
-    /** TPU v5e: 197 TFLOP/s bf16, 16 GB at 0.81 TB/s (GEMM efficiency assumed 0.8). */
-    public static final AcceleratorSpec TPU_V5E = new AcceleratorSpec("tpu-v5e", 197e12, 0, 16_000_000_000L, 0.81e12,
-            0.8);
-    /** TPU v5p: 459 TFLOP/s bf16, 96 GB at 2.8 TB/s (GEMM efficiency assumed 0.8). */
-    public static final AcceleratorSpec TPU_V5P = new AcceleratorSpec("tpu-v5p", 459e12, 0, 96_000_000_000L, 2.8e12,
-            0.8);
-    /** TPU v6e: 920 TFLOP/s bf16, 32 GB at 1.6 TB/s (GEMM efficiency assumed 0.8). */
-    public static final AcceleratorSpec TPU_V6E = new AcceleratorSpec("tpu-v6e", 920e12, 0, 32_000_000_000L, 1.6e12,
-            0.8);
+            new AcceleratorSpec("a100-sxm-80gb", 312e12, 0, 80_000_000_000L, 2.04e12);
+    /** TPU v4: 275 TFLOP/s bf16, 32 GB at 1.2 TB/s. */
+    public static final AcceleratorSpec TPU_V4 = new AcceleratorSpec("tpu-v4", 275e12, 0, 32_000_000_000L, 1.2e12);
+    /** TPU v5e: 197 TFLOP/s bf16, 16 GB at 0.81 TB/s. */
+    public static final AcceleratorSpec TPU_V5E = new AcceleratorSpec("tpu-v5e", 197e12, 0, 16_000_000_000L, 0.81e12);
+    /** TPU v5p: 459 TFLOP/s bf16, 96 GB at 2.8 TB/s. */
+    public static final AcceleratorSpec TPU_V5P = new AcceleratorSpec("tpu-v5p", 459e12, 0, 96_000_000_000L, 2.8e12);
+    /** TPU v6e: 920 TFLOP/s bf16, 32 GB at 1.6 TB/s. */
+    public static final AcceleratorSpec TPU_V6E = new AcceleratorSpec("tpu-v6e", 920e12, 0, 32_000_000_000L, 1.6e12);
 
-    /** B200: 2250 TFLOP/s bf16, 4500 fp8, 192 GB at 8 TB/s. No single-device GEMM figure here; 0.8 assumed. */
-    public static final AcceleratorSpec B200 = new AcceleratorSpec("b200", 2250e12, 4500e12, 192_000_000_000L, 8e12,
-            0.8);
+    /** B200: 2250 TFLOP/s bf16, 4500 fp8, 192 GB at 8 TB/s. */
+    public static final AcceleratorSpec B200 = new AcceleratorSpec("b200", 2250e12, 4500e12, 192_000_000_000L, 8e12);
 
-    /** H100 SXM: 989 TFLOP/s bf16, 1979 fp8, 3.35 TB/s; best large GEMM 795 TFLOP/s. */
+    /** H100 SXM: 989 TFLOP/s bf16, 1979 fp8, 3.35 TB/s. */
     public static final AcceleratorSpec H100_SXM =
-            new AcceleratorSpec("h100-sxm", 989e12, 1979e12, 80_000_000_000L, 3.35e12, 795.0 / 989.0);
+            new AcceleratorSpec("h100-sxm", 989e12, 1979e12, 80_000_000_000L, 3.35e12);
 }

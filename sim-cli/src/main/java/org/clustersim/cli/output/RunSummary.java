@@ -14,6 +14,7 @@ import org.clustersim.core.metrics.DeviceUsage;
 import org.clustersim.core.metrics.StepMetrics;
 import org.clustersim.core.network.LinkUsage;
 import org.clustersim.strategies.TrainingStep;
+import org.clustersim.strategies.cost.Precision;
 import org.clustersim.topology.Link;
 
 /**
@@ -23,8 +24,9 @@ import org.clustersim.topology.Link;
  * Megatron-LM's count (Narayanan et al., SC'21, section 5.1) without recomputation,
  * 3 x (forward FLOPs of every layer with the attention core counted in full, plus the
  * logits) per sequence; MFU divides them by the measured step time, the GPU count and the
- * chip's dense peak of the training precision. HFU uses the FLOPs actually executed
- * (recomputation included, causal attention halved) instead.
+ * chip's dense bf16 peak, also when the GEMMs run in FP8, as Megatron-core and NeMo report it
+ * ({@code mfuFp8Peak} gives the same against the FP8 peak). HFU uses the FLOPs actually
+ * executed (recomputation included, causal attention halved) instead.
  *
  * @param scenario           scenario name
  * @param stepTimeSeconds    makespan of the step
@@ -35,7 +37,8 @@ import org.clustersim.topology.Link;
  * @param modelFlopsPerStep  model FLOPs of one step (definition above)
  * @param flopsExecuted      FLOPs of all compute tasks that ran
  * @param tflopsPerGpu       model FLOPs / step time / GPUs, TFLOP/s
- * @param mfu                model FLOPs utilisation
+ * @param mfu                model FLOPs utilisation against the bf16 peak
+ * @param mfuFp8Peak         the same against the FP8 peak when training in FP8, else 0
  * @param hfu                hardware FLOPs utilisation
  * @param bubbleFraction     mean over GPUs of compute idle time / step time
  * @param exposedCommFraction mean over GPUs of time with compute idle and communication under way / step time
@@ -49,7 +52,7 @@ import org.clustersim.topology.Link;
  */
 public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeNs, int gpus, long tokensPerStep,
                          double tokensPerSecond, double modelFlopsPerStep, double flopsExecuted, double tflopsPerGpu,
-                         double mfu, double hfu, double bubbleFraction, double exposedCommFraction,
+                         double mfu, double mfuFp8Peak, double hfu, double bubbleFraction, double exposedCommFraction,
                          long peakMemoryBytes, long events,
                          int tasks, double weightCopiesPerRank, List<ParallelGroups.Group> groups,
                          List<Device> devices, List<LinkTraffic> links) {
@@ -171,10 +174,13 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
         long sequences = scenario.training().globalBatch();
         int s = scenario.training().seqLen();
         double modelFlops = scenario.modelFlopsPerStep();
-        double peak = scenario.training().precision().peak(scenario.cluster().accelerator());
+        double peak = Precision.BF16.peak(scenario.cluster().accelerator());
+        double fp8Peak = scenario.training().precision() == Precision.FP8
+                ? Precision.FP8.peak(scenario.cluster().accelerator()) : 0;
         long tokens = sequences * s;
+        double perGpu = modelFlops / seconds / gpus;
         return new RunSummary(scenario.name(), seconds, m.stepTimeNs(), gpus, tokens, tokens / seconds, modelFlops,
-                executed, modelFlops / seconds / gpus / 1e12, modelFlops / seconds / gpus / peak,
+                executed, perGpu / 1e12, perGpu / peak, fp8Peak > 0 ? perGpu / fp8Peak : 0,
                 executed * step.dp() / step.replicas() / seconds / gpus / peak, bubble(devices), exposedSum / devices.size(),
                 devices.stream().mapToLong(x -> x.memory().peakBytes()).max().orElse(0), m.events(), m.tasks(),
                 step.schedule().weightCopies(step.pp(), step.microbatches()), ParallelGroups.of(step), devices, links);

@@ -48,7 +48,9 @@ public final class SummaryText {
         out.printf(Locale.ROOT, "step time        %s%n", duration(r.stepTimeNs()));
         out.printf(Locale.ROOT, "throughput       %,.0f tokens/s, %.1f model TFLOP/s per GPU%n", r.tokensPerSecond(),
                 r.tflopsPerGpu());
-        out.printf(Locale.ROOT, "MFU / HFU        %.1f%% / %.1f%%%n", 100 * r.mfu(), 100 * r.hfu());
+        out.printf(Locale.ROOT, "MFU / HFU        %.1f%% / %.1f%% of the bf16 peak%s%n", 100 * r.mfu(), 100 * r.hfu(),
+                r.mfuFp8Peak() > 0 ? String.format(Locale.ROOT, " (MFU %.1f%% of the fp8 peak)", 100 * r.mfuFp8Peak())
+                        : "");
         out.printf(Locale.ROOT, "bubble (mean)    %.2f%% of the step, exposed communication %.2f%%%n",
                 100 * r.bubbleFraction(), 100 * r.exposedCommFraction());
         out.printf(Locale.ROOT, "weights / rank   %.2g model-copy share%s%n", r.weightCopiesPerRank(),

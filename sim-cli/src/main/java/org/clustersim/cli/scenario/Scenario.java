@@ -9,8 +9,12 @@ import org.clustersim.strategies.ContextParallel;
 import org.clustersim.strategies.LayerSplit;
 import org.clustersim.strategies.Mesh;
 import org.clustersim.strategies.TrainingStep;
+import org.clustersim.strategies.cost.Fp8Recipe;
+import org.clustersim.strategies.cost.KernelCosts;
 import org.clustersim.strategies.cost.LayerCostModel;
 import org.clustersim.strategies.cost.Precision;
+import org.clustersim.strategies.device.AttentionImpl;
+import org.clustersim.strategies.device.DeviceProfile;
 import org.clustersim.strategies.model.TransformerModel;
 import org.clustersim.strategies.pipeline.ScheduleKind;
 import org.clustersim.core.Simulation;
@@ -25,6 +29,7 @@ import org.clustersim.topology.Topology;
  * @param source      the file it was read from
  * @param cluster     the cluster
  * @param model       the model
+ * @param device      the GPU's device profile (bundled, the scenario's own file, with overrides)
  * @param attention   attention implementation
  * @param blockingSends pipeline sends block the sending rank until they complete
  * @param parallelism the parallel layout
@@ -37,8 +42,8 @@ import org.clustersim.topology.Topology;
  * @param allowOom    simulate even when a GPU's peak memory exceeds its HBM
  * @param output      output paths named in the file
  */
-public record Scenario(String name, Path source, ClusterSpec cluster, TransformerModel model,
-                       LayerCostModel.Attention attention, boolean blockingSends,
+public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProfile device, TransformerModel model,
+                       AttentionImpl attention, boolean blockingSends,
                        Parallelism parallelism, ScheduleKind schedule, Training training, Simulation.Fidelity fidelity,
                        Simulation.Routing routing, List<Fault> faults, boolean allReplicas, boolean allowOom,
                        Output output) {
@@ -90,9 +95,12 @@ public record Scenario(String name, Path source, ClusterSpec cluster, Transforme
      * @param microBatch  sequences per microbatch
      * @param seqLen      tokens per sequence
      * @param precision   matrix-multiply precision
+     * @param fp8Recipe   how FP8 scales its tensors (meaningful with precision fp8)
      * @param recompute   activation recomputation
+     * @param gradAccumulationFusion weight-gradient GEMMs accumulate into the fp32 main gradient
      */
-    public record Training(int globalBatch, int microBatch, int seqLen, Precision precision, Recompute recompute) {
+    public record Training(int globalBatch, int microBatch, int seqLen, Precision precision, Fp8Recipe fp8Recipe,
+                           Recompute recompute, boolean gradAccumulationFusion) {
     }
 
     /** Activation recomputation policy. */
@@ -128,13 +136,19 @@ public record Scenario(String name, Path source, ClusterSpec cluster, Transforme
         return training.globalBatch() / (training.microBatch() * parallelism.dp());
     }
 
+    /** What each kernel costs on this cluster's GPUs with this scenario's numerics. */
+    public KernelCosts kernelCosts() {
+        return new KernelCosts(device, training.precision(), training.fp8Recipe(), attention,
+                training.gradAccumulationFusion());
+    }
+
     /** The training step this scenario describes. */
     public TrainingStep trainingStep() {
         Parallelism par = parallelism;
         Mesh mesh = new Mesh(par.tp(), par.cp(), par.pp(), par.dp(), par.ep(), par.order());
         return new TrainingStep(model, cluster.build(), mesh, par.zero(), par.shardGroup(), par.sequenceParallel(),
                 par.cpVariant(), schedule.schedule(par.vp()), microbatches(), training.microBatch(), training.seqLen(),
-                training.precision(), training.recompute().cost(), attention, par.gradBucketBytes(),
+                kernelCosts(), training.recompute().cost(), par.gradBucketBytes(),
                 par.overlapGradReduce(), blockingSends, allReplicas ? par.dp() : 1, par.layersPerStage() == null ? null
                         : LayerSplit.of(model.layers(), par.layersPerStage()));
     }

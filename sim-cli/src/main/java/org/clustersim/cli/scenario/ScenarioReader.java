@@ -14,11 +14,16 @@ import java.util.Optional;
 import org.clustersim.strategies.ContextParallel;
 import org.clustersim.strategies.Mesh;
 import org.clustersim.strategies.TrainingStep;
-import org.clustersim.strategies.cost.LayerCostModel;
+import org.clustersim.strategies.cost.Fp8Recipe;
 import org.clustersim.strategies.cost.Precision;
+import org.clustersim.strategies.device.AttentionImpl;
+import org.clustersim.strategies.device.DeviceProfile;
+import org.clustersim.strategies.device.DeviceProfileReader;
+import org.clustersim.strategies.device.DeviceProfiles;
 import org.clustersim.strategies.model.TransformerModel;
 import org.clustersim.strategies.pipeline.ScheduleKind;
 import org.clustersim.core.Simulation;
+import org.clustersim.topology.AcceleratorSpec;
 import org.clustersim.topology.ClusterSpec;
 import org.clustersim.topology.FatTreeSpec;
 import org.clustersim.topology.SuperPodSpec;
@@ -70,14 +75,13 @@ public final class ScenarioReader {
                 declared.gradBucketBytes(), declared.layersPerStage(), declared.shardGroup(), declared.cpVariant(),
                 declared.order());
         Optional<TransformerModel> model = model(modelSec);
-        LayerCostModel.Attention attention = modelSec.choice("attention", LayerCostModel.Attention.FLASH,
-                Map.of("flash", LayerCostModel.Attention.FLASH, "standard", LayerCostModel.Attention.STANDARD));
+        Optional<ClusterChoice> cluster = cluster(clusterSec, par, file);
+        AttentionImpl attention = attention(modelSec, cluster.map(ClusterChoice::device));
         Scenario.Training training = training(trainSec);
         Simulation.Fidelity fidelity = netSec.choice("fidelity", Simulation.Fidelity.FLOW,
                 Map.of("analytical", Simulation.Fidelity.ANALYTICAL, "flow", Simulation.Fidelity.FLOW));
         Simulation.Routing routing = netSec.choice("routing", Simulation.Routing.ECMP,
                 Map.of("ecmp", Simulation.Routing.ECMP, "adaptive", Simulation.Routing.ADAPTIVE));
-        Optional<ClusterSpec> cluster = cluster(clusterSec, par);
         Scenario.Output output = new Scenario.Output(outSec.text("trace"), outSec.text("summary"),
                 outSec.bool("linkCounters", false));
 
@@ -85,12 +89,13 @@ public final class ScenarioReader {
             s.finish();
         }
         if (!d.hasErrors()) {
-            crossCheck(clusterSec, parSec, schedSec, trainSec, cluster.orElseThrow(), model.orElseThrow(), par,
+            crossCheck(clusterSec, parSec, schedSec, trainSec, cluster.orElseThrow().spec(), model.orElseThrow(), par,
                     schedule, training);
         }
         d.throwIfAny();
-        return new Scenario(name, file, cluster.orElseThrow(), model.orElseThrow(), attention, blockingSends, par, schedule, training,
-                fidelity, routing, faults, allReplicas, allowOom, output);
+        ClusterChoice chosen = cluster.orElseThrow();
+        return new Scenario(name, file, chosen.spec(), chosen.device(), model.orElseThrow(), attention, blockingSends,
+                par, schedule, training, fidelity, routing, faults, allReplicas, allowOom, output);
     }
 
     private static Scenario.Parallelism parallelism(Section s, Section schedule) {
@@ -262,10 +267,90 @@ public final class ScenarioReader {
         Scenario.Recompute recompute = s.choice("recompute", Scenario.Recompute.NONE,
                 Map.of("none", Scenario.Recompute.NONE, "selective", Scenario.Recompute.SELECTIVE,
                         "full", Scenario.Recompute.FULL));
-        return new Scenario.Training(global, micro, seq, precision, recompute);
+        Fp8Recipe recipe = s.choice("fp8Recipe", Fp8Recipe.DELAYED, Map.of("delayed", Fp8Recipe.DELAYED, "current",
+                Fp8Recipe.CURRENT, "blockwise", Fp8Recipe.BLOCKWISE));
+        if (s.has("fp8Recipe") && precision != Precision.FP8) {
+            s.error("fp8Recipe", "a scaling recipe only applies to training.precision: fp8");
+        }
+        boolean fusion = s.bool("gradAccumulationFusion", true);
+        return new Scenario.Training(global, micro, seq, precision, recipe, recompute, fusion);
     }
 
-    private static Optional<ClusterSpec> cluster(Section s, Scenario.Parallelism par) {
+    /** The cluster and the device profile of its GPUs. */
+    private record ClusterChoice(ClusterSpec spec, DeviceProfile device) {
+    }
+
+    /**
+     * {@code model.attention}: an implementation the device profile has tables for, or
+     * {@code flash} for the profile's default fused implementation; absent, the default.
+     */
+    private static AttentionImpl attention(Section s, Optional<DeviceProfile> device) {
+        Map<String, AttentionImpl> names = new LinkedHashMap<>();
+        for (AttentionImpl impl : AttentionImpl.values()) {
+            names.put(impl.key(), impl);
+        }
+        AttentionImpl dflt = device.map(DeviceProfile::defaultAttention).orElse(AttentionImpl.STANDARD);
+        names.put("flash", dflt);
+        AttentionImpl impl = s.choice("attention", dflt, names);
+        if (device.isPresent() && impl != AttentionImpl.STANDARD && !device.get().attention().covers(impl)) {
+            s.error("attention", "found '" + impl.key() + "', but the " + device.get().name()
+                    + " device profile has no table for it; expected standard or one of the profile's: "
+                    + coveredImpls(device.get()));
+        }
+        return impl;
+    }
+
+    private static String coveredImpls(DeviceProfile device) {
+        StringBuilder sb = new StringBuilder();
+        for (AttentionImpl impl : AttentionImpl.values()) {
+            if (device.attention().covers(impl)) {
+                sb.append(sb.length() == 0 ? "" : ", ").append(impl.key());
+            }
+        }
+        return sb.toString();
+    }
+
+    /**
+     * {@code cluster.deviceProfile} (a bundled profile's name, or a profile file relative to the
+     * scenario) with {@code cluster.deviceOverrides} laid over it; by default the bundled profile
+     * of the preset's GPU.
+     */
+    private Optional<DeviceProfile> deviceProfile(Section s, String chip, Path scenario) {
+        Optional<String> named = s.text("deviceProfile");
+        SourceNode tree;
+        if (named.isPresent() && DeviceProfiles.has(named.get())) {
+            tree = DeviceProfiles.tree(named.get());
+        } else if (named.isPresent()) {
+            Path dir = scenario.toAbsolutePath().getParent();
+            Path profile = dir == null ? Path.of(named.get()) : dir.resolve(named.get());
+            if (!java.nio.file.Files.isRegularFile(profile)) {
+                s.error("deviceProfile", "found '" + named.get() + "', expected a bundled profile ("
+                        + String.join(", ", DeviceProfiles.NAMES) + ") or a profile file relative to the scenario");
+                return Optional.empty();
+            }
+            tree = treeReader.read(profile);
+            Diagnostics own = new Diagnostics(profile);
+            new DeviceProfileReader(own).read(tree, "");
+            own.throwIfAny();
+        } else if (DeviceProfiles.has(chip)) {
+            tree = DeviceProfiles.tree(chip);
+        } else {
+            s.error("preset", "the preset's GPU (" + chip + ") has no bundled device profile; give "
+                    + "cluster.deviceProfile");
+            return Optional.empty();
+        }
+        SourceNode overrides = s.node("deviceOverrides").orElse(null);
+        if (overrides != null) {
+            if (!(overrides instanceof SourceNode.MapNode m)) {
+                s.error("deviceOverrides", "found " + overrides.describe() + ", expected a mapping of profile fields");
+                return Optional.empty();
+            }
+            tree = SourceNode.overlay(tree, m);
+        }
+        return new DeviceProfileReader(s.diagnostics()).read(tree, overrides == null ? "" : s.pathOf("deviceOverrides"));
+    }
+
+    private Optional<ClusterChoice> cluster(Section s, Scenario.Parallelism par, Path file) {
         Map<String, String> presets = new LinkedHashMap<>();
         for (String p : SwitchedClusterSpec.presetNames()) {
             presets.put(p, p);
@@ -283,6 +368,11 @@ public final class ScenarioReader {
             s.error(s.has("levels") ? "levels" : "radix", "only a fat-tree fabric takes levels and radix");
         }
         SwitchedClusterSpec base = SwitchedClusterSpec.preset(presetName, 1).orElseThrow();
+        Optional<DeviceProfile> device = deviceProfile(s, base.accelerator().name(), file);
+        if (device.isEmpty()) {
+            return Optional.empty();
+        }
+        AcceleratorSpec chip = device.get().accelerator();
         int gpusPerNode = s.integer("gpusPerNode", base.gpusPerNode(), 1, 1024);
         int defaultNodes = Math.max(1, (par.gpus() + gpusPerNode - 1) / gpusPerNode);
         int nodes = s.integer("nodes", defaultNodes, 1, MAX_COUNT);
@@ -300,14 +390,14 @@ public final class ScenarioReader {
                 s.error("oversubscription", "found " + ratio + ", but a single-switch fabric has no level to "
                         + "oversubscribe; use fabric: rail-optimized or fat-tree");
             }
-            return Optional.of(new SwitchedClusterSpec(base.name(), base.accelerator(), nodes, gpusPerNode, nvlink,
-                    nvlinkLat, nic, gpuNicLat, nicSwitchLat));
+            return Optional.of(new ClusterChoice(new SwitchedClusterSpec(base.name(), chip, nodes, gpusPerNode, nvlink,
+                    nvlinkLat, nic, gpuNicLat, nicSwitchLat), device.get()));
         }
         if (fatTree) {
             double[] ratios = levels == 2 ? new double[] {ratio} : new double[] {ratio, 1};
             try {
-                return Optional.of(new FatTreeSpec(base.name() + "-fattree", base.accelerator(), nodes, gpusPerNode,
-                        nvlink, nic, radix, ratios));
+                return Optional.of(new ClusterChoice(new FatTreeSpec(base.name() + "-fattree", chip, nodes,
+                        gpusPerNode, nvlink, nic, radix, ratios), device.get()));
             } catch (IllegalArgumentException e) {
                 s.error("nodes", "found " + nodes + ": " + e.getMessage());
                 return Optional.empty();
@@ -320,8 +410,8 @@ public final class ScenarioReader {
                     + "servers: expected up to 32 servers, or 32 x (1..8 or a multiple of 4)");
             return Optional.empty();
         }
-        return Optional.of(new SuperPodSpec(base.name() + "-rails", base.accelerator(), units, gpusPerNode, perUnit,
-                nvlink, nvlinkLat, nic, gpuNicLat, nicSwitchLat, ratio));
+        return Optional.of(new ClusterChoice(new SuperPodSpec(base.name() + "-rails", chip, units, gpusPerNode,
+                perUnit, nvlink, nvlinkLat, nic, gpuNicLat, nicSwitchLat, ratio), device.get()));
     }
 
     private static final List<String> TARGETS = List.of("link", "switch", "nic", "gpu");

@@ -19,6 +19,7 @@ import org.clustersim.core.metrics.DeviceUsage;
 import org.clustersim.core.metrics.StepMetrics;
 import org.clustersim.core.network.UnreachableException;
 import org.clustersim.strategies.TrainingStep;
+import org.clustersim.strategies.cost.Precision;
 import org.clustersim.topology.Topology;
 
 /**
@@ -129,7 +130,7 @@ public final class WhatIfStudy {
         byKind.forEach((k, v) -> meanByKind.put(k, v / count));
         double seconds = m.stepTimeNs() / 1e9;
         double modelFlops = scenario.modelFlopsPerStep();
-        double peak = scenario.training().precision().peak(scenario.cluster().accelerator());
+        double peak = Precision.BF16.peak(scenario.cluster().accelerator());
         double mfu = modelFlops / seconds / step.mesh().gpus() / peak;
         long[] bytes = new long[result.links().topology().links().size()];
         long[] busy = new long[bytes.length];

@@ -18,6 +18,11 @@ public final class Diagnostics {
         errors.add(new InputError(file, location, path, message));
     }
 
+    /** Errors recorded so far (to tell whether a part of the file added any). */
+    public int errorCount() {
+        return errors.size();
+    }
+
     public boolean hasErrors() {
         return !errors.isEmpty();
     }

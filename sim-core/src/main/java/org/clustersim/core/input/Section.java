@@ -40,6 +40,18 @@ public final class Section {
         return new Section(diagnostics, "", null, root.location());
     }
 
+    /** Where this section's errors are recorded. */
+    public Diagnostics diagnostics() {
+        return diagnostics;
+    }
+
+    /** A value of any shape, as written; absent or null gives empty. */
+    public Optional<SourceNode> node(String key) {
+        known.add(key);
+        SourceNode.Entry e = entry(key);
+        return e == null || isNull(e.value()) ? Optional.empty() : Optional.of(e.value());
+    }
+
     public String path() {
         return path;
     }

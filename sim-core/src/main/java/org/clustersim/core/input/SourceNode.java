@@ -73,4 +73,21 @@ public sealed interface SourceNode permits SourceNode.MapNode, SourceNode.ListNo
     enum ScalarKind {
         STRING, INTEGER, DECIMAL, BOOLEAN, NULL
     }
+
+    /**
+     * {@code over} laid over {@code base}: mappings merge key by key (recursively), any other
+     * value of {@code over} replaces the base's. Keys keep the base's order, new ones follow.
+     */
+    static SourceNode overlay(SourceNode base, MapNode over) {
+        if (!(base instanceof MapNode b)) {
+            return over;
+        }
+        Map<String, Entry> merged = new java.util.LinkedHashMap<>(b.entries());
+        for (Entry e : over.entries().values()) {
+            Entry old = merged.get(e.key());
+            SourceNode value = old != null && e.value() instanceof MapNode m ? overlay(old.value(), m) : e.value();
+            merged.put(e.key(), new Entry(e.key(), e.keyLocation(), value));
+        }
+        return new MapNode(merged, b.location());
+    }
 }

@@ -1,35 +1,45 @@
 package org.clustersim.strategies.cost;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.clustersim.strategies.device.AttentionImpl;
+import org.clustersim.strategies.device.AttentionPass;
+import org.clustersim.strategies.device.Op;
 import org.clustersim.strategies.model.TransformerModel;
 
 /**
- * What one transformer layer costs one tensor-parallel rank for one microbatch, split the
- * way frameworks run it: an attention block (norm, QKV projection, attention core, output
- * projection) and an MLP block (norm, up/gate, activation, down), each with its forward (F),
- * input-gradient (Bi) and weight-gradient (W) pass. Matrix multiplies take the GEMM model's
- * time for their shape after the Megatron column/row split over t ranks; the attention core is
- * FlashAttention-style (causal: half the score and value products are skipped, t ranks split
- * the heads); norms, residuals and activations stream their tensors through memory (divided
- * by t under sequence parallelism). Backward of a matrix multiply: Bi and W each as many FLOPs
- * as the forward; of the attention core: twice the forward, all in Bi. Recomputation adds a
- * forward of the whole layer (full) or of the attention core (selective) to Bi.
+ * What one transformer layer costs one tensor-parallel rank for one microbatch, op by op, the
+ * way Megatron-core with Transformer Engine runs it: an attention block (norm, QKV GEMM, rotary
+ * embedding, attention core, output-projection GEMM, residual add) and an MLP block (norm, first
+ * GEMM, activation, second GEMM, residual add), each with its forward (F), input-gradient (Bi)
+ * and weight-gradient (W) pass. Every op's time comes from the device profile through {@link
+ * KernelCosts}: GEMMs from the precision's surface at their shape after the Megatron
+ * column/row split over t ranks (backward: a dgrad GEMM in Bi, a wgrad GEMM in W); the attention
+ * core from the implementation's throughput tables (causal: half the work, FlashAttention's
+ * FLOP convention; t ranks split the heads); norms, rotary, residuals and activations as bytes
+ * over the achieved bandwidth (split over t under sequence parallelism); under FP8 the casts of
+ * the GEMM operands the recipe cannot fuse. Recomputation adds a forward of the whole layer
+ * (full) or of the attention core (selective) to Bi. Each block keeps its per-op times so the
+ * trace can show where a layer's time goes.
  *
  * @param model     the transformer
- * @param gemm      the chip's GEMM model
+ * @param costs     the device's kernel costs at the training precision
  * @param tp        tensor-parallel size t
  * @param seqParallel whether sequence parallelism splits norms and residuals over t
  * @param microBatch b
  * @param seqLen    s
  * @param recompute activation recomputation
- * @param attention how the attention core is computed
  * @param cp        context-parallel ranks the sequence is split over: each GPU holds s / cp
  *                  tokens and attends with them to all s keys (gathered from its CP group)
  * @param ep        expert-parallel ranks the experts of an MoE layer are spread over: each GPU
  *                  holds experts / ep of them and, with balanced routing, computes as many
  *                  expert-token pairs as its own tokens routed (top-k x capacity factor)
  */
-public record LayerCostModel(TransformerModel model, GemmModel gemm, int tp, boolean seqParallel, int microBatch,
-                             int seqLen, Recompute recompute, Attention attention, int cp, int ep) {
+public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, boolean seqParallel, int microBatch,
+                             int seqLen, Recompute recompute, int cp, int ep) {
 
     public LayerCostModel {
         if (cp < 1 || seqLen % cp != 0) {
@@ -40,37 +50,25 @@ public record LayerCostModel(TransformerModel model, GemmModel gemm, int tp, boo
         }
     }
 
-    /** Without expert parallelism. */
-    public LayerCostModel(TransformerModel model, GemmModel gemm, int tp, boolean seqParallel, int microBatch,
-                          int seqLen, Recompute recompute, Attention attention, int cp) {
-        this(model, gemm, tp, seqParallel, microBatch, seqLen, recompute, attention, cp, 1);
-    }
-
-    /** Without context parallelism. */
-    public LayerCostModel(TransformerModel model, GemmModel gemm, int tp, boolean seqParallel, int microBatch,
-                          int seqLen, Recompute recompute, Attention attention) {
-        this(model, gemm, tp, seqParallel, microBatch, seqLen, recompute, attention, 1);
-    }
-
-    /**
-     * The attention core's implementation. FLASH: fused, tiles kept on chip, causal blocks
-     * skipped (FlashAttention, Dao et al. 2022). STANDARD: the score matrix is materialised in
-     * memory, scaled, masked, soft-maxed and dropped out in separate passes, as frameworks did
-     * before fused attention (Megatron-LM in 2021).
-     */
-    public enum Attention { FLASH, STANDARD }
-
-    /** With fused (flash) attention. */
-    public LayerCostModel(TransformerModel model, GemmModel gemm, int tp, boolean seqParallel, int microBatch,
-                          int seqLen, Recompute recompute) {
-        this(model, gemm, tp, seqParallel, microBatch, seqLen, recompute, Attention.FLASH);
-    }
-
     /** Activation recomputation policy. */
     public enum Recompute { NONE, SELECTIVE, FULL }
 
+    /** Bytes of a bf16 activation element. */
+    private static final double E = 2;
+
     /**
-     * One block's passes: time (ns) and FLOPs executed, per TP rank.
+     * One op's time in each pass, ns.
+     *
+     * @param op   what the trace calls it
+     * @param fNs  forward
+     * @param biNs input gradient
+     * @param wNs  weight gradient
+     */
+    public record OpTime(String op, double fNs, double biNs, double wNs) {
+    }
+
+    /**
+     * One block's passes: time (ns) and FLOPs executed, per TP rank, and the ops making up the time.
      *
      * @param fNs  forward time
      * @param biNs input-gradient time (including recomputation)
@@ -78,11 +76,49 @@ public record LayerCostModel(TransformerModel model, GemmModel gemm, int tp, boo
      * @param fFlops  forward FLOPs
      * @param biFlops input-gradient FLOPs (including recomputation)
      * @param wFlops  weight-gradient FLOPs
+     * @param ops  the block's ops in order; their times add up to the block's
      */
-    public record Block(double fNs, double biNs, double wNs, double fFlops, double biFlops, double wFlops) {
-        Block plus(Block o) {
+    public record Block(double fNs, double biNs, double wNs, double fFlops, double biFlops, double wFlops,
+                        List<OpTime> ops) {
+        public Block {
+            ops = List.copyOf(ops);
+        }
+
+        /** An op without FLOPs counted. */
+        static Block op(String name, double fNs, double biNs, double wNs) {
+            return new Block(fNs, biNs, wNs, 0, 0, 0, List.of(new OpTime(name, fNs, biNs, wNs)));
+        }
+
+        /** The two blocks' ops in order, times of ops of the same name added. */
+        public Block plus(Block o) {
+            Map<String, double[]> merged = new LinkedHashMap<>();
+            for (List<OpTime> list : List.of(ops, o.ops)) {
+                for (OpTime t : list) {
+                    double[] v = merged.computeIfAbsent(t.op(), k -> new double[3]);
+                    v[0] += t.fNs();
+                    v[1] += t.biNs();
+                    v[2] += t.wNs();
+                }
+            }
+            List<OpTime> out = new ArrayList<>(merged.size());
+            merged.forEach((k, v) -> out.add(new OpTime(k, v[0], v[1], v[2])));
             return new Block(fNs + o.fNs, biNs + o.biNs, wNs + o.wNs, fFlops + o.fFlops, biFlops + o.biFlops,
-                    wFlops + o.wFlops);
+                    wFlops + o.wFlops, out);
+        }
+
+        /** This block with every time multiplied by {@code factor} (FLOPs unchanged). */
+        Block slower(double factor) {
+            List<OpTime> out = new ArrayList<>(ops.size());
+            for (OpTime t : ops) {
+                out.add(new OpTime(t.op(), t.fNs() * factor, t.biNs() * factor, t.wNs() * factor));
+            }
+            return new Block(fNs * factor, biNs * factor, wNs * factor, fFlops, biFlops, wFlops, out);
+        }
+
+        /** This block with its forward replayed in the input-gradient pass (recomputation). */
+        Block withReplay(Block forward, String name) {
+            return plus(new Block(0, forward.fNs, 0, 0, forward.fFlops, 0,
+                    List.of(new OpTime(name, 0, forward.fNs, 0))));
         }
     }
 
@@ -91,27 +127,68 @@ public record LayerCostModel(TransformerModel model, GemmModel gemm, int tp, boo
         return (double) microBatch * seqLen / cp;
     }
 
-    /** A matrix multiply of the forward: (T x k) by (k x n), with its backward passes. */
-    private Block matmul(double k, double n) {
-        return matmul(tokens(), k, n);
+    /** Rows the norms and residuals work on: the sequence-parallel shard or all tokens. */
+    private double normRows() {
+        return tokens() / (seqParallel ? tp : 1);
     }
 
-    /** A matrix multiply of the forward over t rows: (t x k) by (k x n), with its backward passes. */
-    private Block matmul(double t, double k, double n) {
-        double f = gemm.ns(t, n, k);
-        double bi = gemm.ns(t, k, n);
-        double w = gemm.ns(k, n, t);
-        double flops = 2 * t * n * k;
-        return new Block(f, bi, w, flops, flops, flops);
+    /** A GEMM of the forward, (rows x k) by (k x n), with its dgrad (Bi) and wgrad (W) at the training precision. */
+    private Block linear(String name, double rows, double k, double n) {
+        double flops = 2 * rows * n * k;
+        double f = costs.gemm(rows, n, k);
+        double bi = costs.gemm(rows, k, n);
+        double w = costs.gemm(k, n, rows);
+        return new Block(f, bi, w, flops, flops, flops, List.of(new OpTime(name, f, bi, w))).plus(accumulate(k * n));
     }
 
-    private Block elementwise(double bytesForward) {
-        double f = gemm.memoryNs(bytesForward);
-        return new Block(f, 2 * f, 0, 0, 0, 0);
+    /** The main-gradient accumulation of a weight-gradient GEMM that does not fuse it. */
+    private Block accumulate(double weights) {
+        return Block.op("grad accumulate", 0, 0, costs.accumulate(weights));
     }
 
-    /** Passes over the materialised score matrix in standard attention: scale and mask, softmax, dropout. */
-    static final double STANDARD_SCORE_PASSES = 5;
+    /** The same GEMMs kept in bf16. */
+    private Block linearBf16(String name, double rows, double k, double n) {
+        double flops = 2 * rows * n * k;
+        double f = costs.gemmBf16(rows, n, k);
+        double bi = costs.gemmBf16(rows, k, n);
+        double w = costs.gemmBf16(k, n, rows);
+        return new Block(f, bi, w, flops, flops, flops, List.of(new OpTime(name, f, bi, w))).plus(accumulate(k * n));
+    }
+
+    /** A memory-bound op moving {@code forward} bytes in F and {@code backward} in Bi. */
+    private Block memoryOp(String name, Op op, double forward, double backward) {
+        return Block.op(name, costs.forward(op, forward), costs.backward(op, backward), 0);
+    }
+
+    /**
+     * FP8 casts of one GEMM: its input (rows x k) in F and its output gradient (rows x n) in
+     * Bi, each fusable or not into the kernel producing it (see {@link Fp8Recipe}).
+     */
+    private Block casts(double rows, double k, double n, boolean inputFusable, boolean gradFusable) {
+        if (!costs.fp8()) {
+            return Block.op("fp8 cast", 0, 0, 0);
+        }
+        return Block.op("fp8 cast", costs.cast(rows * k, inputFusable), costs.cast(rows * n, gradFusable), 0);
+    }
+
+    /**
+     * A layer or RMS norm over the rows: reads and writes b s h in the forward; reads the input
+     * and the gradient and writes the gradient in the backward.
+     */
+    private Block norm() {
+        double x = normRows() * model.hidden() * E;
+        return memoryOp("norm", Op.NORM, 2 * x, 3 * x);
+    }
+
+    /**
+     * The residual add after a block (with bias and dropout where the model has them): reads
+     * the block's output and the residual, writes the sum and a one-byte dropout mask; the
+     * backward reads the gradient and the mask and writes the gradient.
+     */
+    private Block residual() {
+        double rows = normRows() * model.hidden();
+        return memoryOp("residual", Op.RESIDUAL, rows * (3 * E + 1), rows * (2 * E + 1));
+    }
 
     /** The attention core alone (scores, softmax, weighted sum). */
     public Block attentionCore() {
@@ -120,94 +197,136 @@ public record LayerCostModel(TransformerModel model, GemmModel gemm, int tp, boo
         double q = s / cp; // local queries; keys and values span the whole sequence
         double headsLocal = (double) model.heads() / tp;
         double dh = model.headDim();
-        double m = q * b * headsLocal;
-        if (attention == Attention.STANDARD) {
-            // full q x s products, and the score matrix (b a/t q s elements) read and written per pass
-            double matmuls = gemm.ns(m, s, dh) + gemm.ns(m, dh, s);
-            double scores = gemm.memoryNs(b * headsLocal * q * s * 2 * 2 * STANDARD_SCORE_PASSES);
+        if (costs.attention() == AttentionImpl.STANDARD) {
+            // full q x s products as batched GEMMs, and the score matrix (b a/t q s elements)
+            // streamed by its element-wise kernels: see SCORE_BYTES_FORWARD and _BACKWARD
+            double m = q * b * headsLocal;
+            double matmuls = costs.gemmBf16(m, s, dh) + costs.gemmBf16(m, dh, s);
+            double elements = b * headsLocal * q * s;
+            double scores = costs.forward(Op.SCORES, elements * SCORE_BYTES_FORWARD);
+            double scoresBack = costs.backward(Op.SCORES, elements * SCORE_BYTES_BACKWARD);
             double flops = 4 * b * q * s * model.hidden() / tp;
-            return new Block(matmuls + scores, 2 * (matmuls + scores), 0, flops, 2 * flops, 0);
+            double f = matmuls + scores;
+            double bi = 2 * matmuls + scoresBack;
+            return new Block(f, bi, 0, flops, 2 * flops, 0, List.of(new OpTime("attn core", f, bi, 0)));
         }
-        // causal FlashAttention executes half of each product (with CP, load-balanced chunks give
-        // every rank half of its rows' keys); heads batched into one kernel
-        double f = 0.5 * (gemm.ns(m, s, dh) + gemm.ns(m, dh, s));
-        double flops = 0.5 * 4 * b * q * s * model.hidden() / tp;
-        return new Block(f, 2 * f, 0, flops, 2 * flops, 0);
+        // causal: half of each product is skipped (with CP, load-balanced chunks give every rank
+        // half of its rows' keys); FLOPs in FlashAttention's convention; the rate is read at
+        // the geometric mean of the query and key lengths the kernel sees
+        double flops = 0.5 * 4 * b * q * s * headsLocal * dh;
+        double seq = Math.sqrt(q * s);
+        int d = model.headDim();
+        double f = costs.attention(AttentionPass.FORWARD, flops, d, true, seq);
+        double bi = costs.attention(AttentionPass.BACKWARD, 2.5 * flops, d, true, seq);
+        // model FLOPs of the backward: twice the forward (Megatron's count)
+        return new Block(f, bi, 0, flops, 2 * flops, 0, List.of(new OpTime("attn core", f, bi, 0)));
     }
 
     /**
-     * Element-wise traffic around one block, bytes: the layer norm reads and writes b s h,
-     * the bias, dropout and residual add read three tensors and write one plus a one-byte
-     * dropout mask: about seven passes over b s h half-precision elements (split over t under
-     * sequence parallelism, replicated on every TP rank otherwise).
+     * Bytes per score element the forward's element-wise kernels move in standard attention: the
+     * fused scale-mask-softmax reads and writes the scores (2 + 2), dropout reads them and
+     * writes them and a one-byte mask (2 + 2 + 1).
      */
-    private double normBytes() {
-        return 7.0 * tokens() * model.hidden() * 2 / (seqParallel ? tp : 1);
+    static final double SCORE_BYTES_FORWARD = 9;
+    /**
+     * The backward's: dropout's backward reads the gradient and the mask and writes the gradient
+     * (2 + 1 + 2), softmax's reads its output and the gradient and writes the gradient (2 + 2 + 2).
+     */
+    static final double SCORE_BYTES_BACKWARD = 11;
+
+    /** Rotary embedding of the local queries and keys: read and write each once per pass. */
+    private Block rotary() {
+        double elements = tokens() * (model.heads() + model.kvHeads()) / (double) tp * model.headDim();
+        return memoryOp("rope", Op.ROTARY, 2 * E * elements, 2 * E * elements);
     }
 
     /** The attention block, without recomputation. */
     public Block attentionBlock() {
         double h = model.hidden();
-        Block qkv = matmul(h, model.qkvWidth() / (double) tp);
-        Block proj = matmul(h / tp, h);
-        return elementwise(normBytes()).plus(qkv).plus(attentionCore()).plus(proj);
+        double qkv = model.qkvWidth() / (double) tp;
+        double t = tokens();
+        double attnOut = (double) model.heads() * model.headDim() / tp;
+        return norm()
+                .plus(casts(t, h, qkv, true, false))
+                .plus(linear("qkv", t, h, qkv))
+                .plus(rotary())
+                .plus(attentionCore())
+                .plus(casts(t, attnOut, h, false, false))
+                .plus(linear("proj", t, attnOut, h))
+                .plus(residual());
     }
 
     /** The MLP block, without recomputation. */
     public Block mlpBlock() {
         double h = model.hidden();
         double f = model.ffn() / (double) tp;
-        int upMatrices = model.ffnKind().matrices() - 1;
-        Block up = matmul(h, upMatrices * f);
-        Block down = matmul(f, h);
-        double activationBytes = tokens() * f * 2 * (upMatrices + 1);
-        return elementwise(normBytes()).plus(up).plus(elementwise(activationBytes)).plus(down);
+        return norm().plus(mlp(tokens(), h, f, "fc1", "fc2", 1, true)).plus(residual());
+    }
+
+    /**
+     * One MLP of width f (split already) over {@code rows} rows: the first GEMM (up, or gate and
+     * up), the activation, the second GEMM, with the FP8 casts, as {@code groups} experts'
+     * grouped GEMMs when more than one. {@code afterNorm}: the input comes straight from a layer
+     * norm (which can cast it to FP8 itself) rather than from the token permutation.
+     */
+    private Block mlp(double rows, double h, double f, String first, String second, int groups, boolean afterNorm) {
+        int up = model.ffnKind().matrices() - 1;
+        Block fc1 = groups == 1 ? linear(first, rows, h, up * f) : grouped(first, groups, rows, h, up * f);
+        Block fc2 = groups == 1 ? linear(second, rows, f, h) : grouped(second, groups, rows, f, h);
+        double all = rows * groups;
+        // activation: reads the up outputs, writes f; backward reads them and the gradient, writes their gradients
+        Block act = memoryOp("act", Op.ACTIVATION, all * f * E * (up + 1), all * f * E * (2 * up + 1));
+        return casts(all, h, up * f, afterNorm, true).plus(fc1).plus(act).plus(casts(all, f, h, true, false)).plus(fc2);
+    }
+
+    /** {@code groups} GEMMs of (rows x k) by (k x n), each with its own weights, as one grouped kernel per pass. */
+    private Block grouped(String name, int groups, double rows, double k, double n) {
+        double flops = 2 * rows * n * k * groups;
+        double f = costs.grouped(groups, rows, n, k);
+        double bi = costs.grouped(groups, rows, k, n);
+        double w = costs.grouped(groups, k, n, rows);
+        return new Block(f, bi, w, flops, flops, flops, List.of(new OpTime(name, f, bi, w)))
+                .plus(accumulate(groups * k * n));
     }
 
     /**
      * The first half of an MoE layer's MLP block, before tokens leave the GPU: the layer norm,
-     * the router (a T x h x experts GEMM, replicated on every TP rank as in Megatron-LM; over
-     * the sequence-parallel shard with SP), its softmax and top-k, and the permutation that
+     * the router (a T x h x experts GEMM in bf16, replicated on every TP rank as in Megatron-LM;
+     * over the sequence-parallel shard with SP), its softmax and top-k, and the permutation that
      * groups the routed tokens by expert.
      */
     public Block router() {
         TransformerModel.Experts e = requireExperts();
-        double rows = tokens() / (seqParallel ? tp : 1);
-        Block gate = matmul(rows, model.hidden(), e.count());
+        double rows = normRows();
+        Block gate = linearBf16("router", rows, model.hidden(), e.count());
         double scores = rows * e.count() * 4 * 3;
-        double permute = rows * e.routedPerToken() * model.hidden() * 2 * 2;
-        return elementwise(normBytes()).plus(gate).plus(elementwise(scores + permute));
+        double permute = rows * e.routedPerToken() * model.hidden() * E * 2;
+        return norm().plus(gate).plus(memoryOp("router", Op.ROUTER, scores, scores))
+                .plus(memoryOp("permute", Op.PERMUTE, permute, permute));
     }
 
     /**
-     * The expert computation of an MoE layer on one GPU: its experts / ep local experts, each
-     * fed the tokens routed to it from the whole EP group (with balanced routing, T x topK x
-     * capacity factor / local experts rows each, after the TP group has gathered them), each
-     * expert's matrices split over t like a dense MLP; the shared experts over all T tokens;
-     * the activation; and the un-permutation of the outputs. Small per-expert row counts make
-     * the grouped GEMMs less efficient, which the GEMM model's shape curve captures. With an
-     * expert imbalance the routed GEMMs take as long as on the busiest GPU.
+     * The expert computation of an MoE layer on one GPU: its experts / ep local experts as
+     * grouped GEMMs, each fed the tokens routed to it from the whole EP group (with balanced
+     * routing, T x topK x capacity factor / local experts rows each, after the TP group has
+     * gathered them), each expert's matrices split over t like a dense MLP; the shared experts
+     * over all T tokens; the un-permutation of the outputs. Small per-expert row counts make the
+     * grouped GEMMs less efficient, which the GEMM surface captures. With an expert imbalance
+     * the routed work takes as long as on the busiest GPU.
      */
     public Block experts() {
         TransformerModel.Experts e = requireExperts();
         double h = model.hidden();
         double f = e.ffn() / (double) tp;
-        int upMatrices = model.ffnKind().matrices() - 1;
         int local = e.count() / ep;
         double routed = tokens() * e.routedPerToken();
-        double rowsPerExpert = routed / local;
-        Block one = matmul(rowsPerExpert, h, upMatrices * f).plus(matmul(rowsPerExpert, f, h));
-        Block routedWork = new Block(one.fNs * local, one.biNs * local, one.wNs * local, one.fFlops * local,
-                one.biFlops * local, one.wFlops * local)
-                .plus(elementwise(routed * f * 2 * (upMatrices + 1) + routed / tp * h * 2 * 2));
+        double unpermute = routed / tp * h * E * 2;
+        Block routedWork = mlp(routed / local, h, f, "experts fc1", "experts fc2", local, false)
+                .plus(memoryOp("permute", Op.PERMUTE, unpermute, unpermute));
         // the busiest GPU's routed work sets the time; the FLOPs counted are the mean's
-        double hot = e.imbalance();
-        Block all = new Block(routedWork.fNs * hot, routedWork.biNs * hot, routedWork.wNs * hot, routedWork.fFlops,
-                routedWork.biFlops, routedWork.wFlops);
+        Block all = routedWork.slower(e.imbalance());
         if (e.shared() > 0) {
-            double sf = e.shared() * f;
-            all = all.plus(matmul(h, upMatrices * sf)).plus(matmul(sf, h))
-                    .plus(elementwise(tokens() * sf * 2 * (upMatrices + 1)));
+            all = all.plus(mlp(tokens(), h, e.shared() * f, "shared fc1", "shared fc2", 1, true));
         }
         return all;
     }
@@ -231,8 +350,8 @@ public record LayerCostModel(TransformerModel model, GemmModel gemm, int tp, boo
         Block router = router();
         Block experts = experts();
         if (recompute == Recompute.FULL) {
-            router = withRecompute(router);
-            experts = withRecompute(experts);
+            router = router.withReplay(router, "recompute");
+            experts = experts.withReplay(experts, "recompute");
         }
         return new Block[] {dense[0], router, experts};
     }
@@ -243,33 +362,38 @@ public record LayerCostModel(TransformerModel model, GemmModel gemm, int tp, boo
                 : new Block[] {attentionBlock(), mlpBlock()};
     }
 
-    private static Block withRecompute(Block b) {
-        return new Block(b.fNs, b.biNs + b.fNs, b.wNs, b.fFlops, b.biFlops + b.fFlops, b.wFlops);
-    }
-
     /** Both blocks of a dense layer with the recomputation policy applied to Bi. */
     public Block[] layer() {
         Block attn = attentionBlock();
         Block mlp = mlpBlock();
         if (recompute == Recompute.FULL) {
-            attn = withRecompute(attn);
-            mlp = withRecompute(mlp);
+            attn = attn.withReplay(attn, "recompute");
+            mlp = mlp.withReplay(mlp, "recompute");
         } else if (recompute == Recompute.SELECTIVE) {
-            Block core = attentionCore();
-            attn = new Block(attn.fNs, attn.biNs + core.fNs, attn.wNs, attn.fFlops, attn.biFlops + core.fFlops,
-                    attn.wFlops);
+            attn = attn.withReplay(attentionCore(), "recompute");
         }
         return new Block[] {attn, mlp};
     }
 
-    /** The output projection to the vocabulary (split over t), with softmax and loss streaming the logits. */
+    /**
+     * The output projection to the vocabulary (split over t, kept in bf16 under FP8 as
+     * Megatron-core and DeepSeek-V3 do) and the softmax cross-entropy over the logits: the
+     * forward reads the bf16 logits and writes and re-reads fp32 probabilities; the backward
+     * reads them and writes the bf16 gradient.
+     */
     public Block logits() {
-        Block proj = matmul(model.hidden(), model.vocab() / (double) tp);
-        return proj.plus(elementwise(tokens() * model.vocab() / tp * 2 * 3));
+        double elements = tokens() * model.vocab() / tp;
+        return linearBf16("logits", tokens(), model.hidden(), model.vocab() / (double) tp)
+                .plus(memoryOp("cross-entropy", Op.CROSS_ENTROPY, elements * (E + 4 + 4), elements * (4 + E)));
     }
 
-    /** Embedding lookup: reads b s rows of h. */
+    /**
+     * Embedding lookup: reads b s rows of h and writes them; the backward zeroes the local
+     * vocabulary shard's gradient and scatter-adds the b s gradient rows into it.
+     */
     public Block embedding() {
-        return elementwise(tokens() * model.hidden() * 2 * 2);
+        double rows = tokens() * model.hidden() * E;
+        double table = (double) model.vocab() * model.hidden() / tp * E;
+        return memoryOp("embedding", Op.EMBEDDING, 2 * rows, table + 4 * rows);
     }
 }

@@ -1,0 +1,114 @@
+package org.clustersim.strategies.cost;
+
+import org.clustersim.strategies.device.AttentionImpl;
+import org.clustersim.strategies.device.AttentionPass;
+import org.clustersim.strategies.device.DeviceProfile;
+import org.clustersim.strategies.device.GemmSurface;
+import org.clustersim.strategies.device.Op;
+
+/**
+ * Stream time of each kind of kernel a training step runs on one device, from its profile:
+ * GEMMs at the training precision's surface (FP8 runs only the GEMMs in FP8), attention cores
+ * from the implementation's tables, memory-bound operations as bytes over the achieved HBM
+ * bandwidth. Every time includes the launch cost of its kernels ({@link
+ * org.clustersim.strategies.device.Launch}).
+ *
+ * @param device    the device profile
+ * @param precision GEMM precision
+ * @param recipe    FP8 scaling recipe (ignored unless precision is FP8)
+ * @param attention attention-core implementation
+ * @param gradAccumulationFusion weight-gradient GEMMs accumulate into the fp32 main gradient in
+ *                  their epilogue (Megatron-core's default); otherwise each writes its gradient
+ *                  and a separate kernel adds it to the main gradient, reading 2 + 4 and
+ *                  writing 4 bytes per weight per microbatch (Megatron-LM before late 2021)
+ */
+public record KernelCosts(DeviceProfile device, Precision precision, Fp8Recipe recipe, AttentionImpl attention,
+                          boolean gradAccumulationFusion) {
+
+    /** Bytes a separate main-gradient accumulation moves per weight: read the half-precision gradient and the fp32 sum, write the sum. */
+    static final double UNFUSED_ACCUMULATION_BYTES = 2 + 4 + 4;
+
+    /** On a device's default attention, delayed FP8 scaling, fused gradient accumulation. */
+    public static KernelCosts of(DeviceProfile device, Precision precision) {
+        return new KernelCosts(device, precision, Fp8Recipe.DELAYED, device.defaultAttention(), true);
+    }
+
+    public KernelCosts {
+        device.gemm(precision);
+        if (attention != AttentionImpl.STANDARD && !device.attention().covers(attention)) {
+            throw new IllegalArgumentException(device.name() + "'s profile has no " + attention.key()
+                    + " attention table");
+        }
+    }
+
+    /** Whether GEMMs run in FP8. */
+    public boolean fp8() {
+        return precision == Precision.FP8;
+    }
+
+    /** A GEMM (m x k) by (k x n) at the training precision, one kernel. */
+    public double gemm(double m, double n, double k) {
+        return launch(device.gemm(precision).ns(m, n, k), 1);
+    }
+
+    /** A GEMM kept in bf16 whatever the training precision (logits, router). */
+    public double gemmBf16(double m, double n, double k) {
+        return launch(device.bf16Gemm().ns(m, n, k), 1);
+    }
+
+    /** A grouped GEMM of {@code groups} products (m x k) by (k x n) at the training precision. */
+    public double grouped(int groups, double m, double n, double k) {
+        GemmSurface s = device.gemm(precision);
+        return launch(s.groupedNs(groups, m, n, k), 1);
+    }
+
+    /** Adding one microbatch's weight gradient of {@code weights} weights to the main gradient, when not fused. */
+    public double accumulate(double weights) {
+        return gradAccumulationFusion ? 0 : memory(weights * UNFUSED_ACCUMULATION_BYTES, 1);
+    }
+
+    /** A memory-bound operation moving {@code bytes} through HBM in {@code kernels} kernels. */
+    public double memory(double bytes, int kernels) {
+        return launch(bytes / device.streamBytesPerS() * 1e9, kernels);
+    }
+
+    /** The forward kernels of an operation, moving {@code bytes}. */
+    public double forward(Op op, double bytes) {
+        return memory(bytes, device.kernels().forward(op));
+    }
+
+    /** The backward kernels of an operation, moving {@code bytes}. */
+    public double backward(Op op, double bytes) {
+        return memory(bytes, device.kernels().backward(op));
+    }
+
+    /**
+     * FP8 quantisation of one GEMM operand of {@code elements} elements by a kernel of its own
+     * (0 when training in bf16, or when the recipe fuses the cast into the producing kernel and
+     * {@code fusable} says there is one).
+     */
+    public double cast(double elements, boolean fusable) {
+        if (!fp8() || (fusable && recipe.fusesIntoProducer())) {
+            return 0;
+        }
+        return memory(elements * recipe.bytesPerElement(),
+                recipe.kernelsPerCast() * device.kernels().forward(Op.FP8_CAST));
+    }
+
+    /**
+     * One pass of the fused attention core.
+     *
+     * @param flops   the pass's FLOPs in the FlashAttention convention (causal halved)
+     * @param seqLen  the sequence length to read the rate at
+     */
+    public double attention(AttentionPass pass, double flops, int headDim, boolean causal, double seqLen) {
+        double rate = device.attention().rate(attention, pass, headDim, causal, seqLen);
+        int kernels = pass == AttentionPass.FORWARD ? device.kernels().forward(Op.ATTENTION)
+                : device.kernels().backward(Op.ATTENTION);
+        return launch(flops / rate * 1e9, kernels);
+    }
+
+    private double launch(double ns, int kernels) {
+        return device.launch().ns(ns, kernels);
+    }
+}

@@ -1,0 +1,61 @@
+package org.clustersim.strategies.device;
+
+import java.util.List;
+
+import org.clustersim.strategies.cost.Precision;
+import org.clustersim.topology.AcceleratorSpec;
+
+/**
+ * Everything the cost model knows about one accelerator, read from a profile file
+ * (bundled under {@code org/clustersim/profiles/}, or a user's own, see docs/device-profiles.md):
+ * dense peaks, HBM capacity and bandwidth with the fraction of it memory-bound kernels reach,
+ * GEMM throughput surfaces per precision, attention-core throughput tables per implementation,
+ * kernel launch costs, how many kernels each memory-bound operation launches, the fused Adam
+ * step's achieved bandwidth, and (where measured) collective constants. Every figure comes from
+ * single-device or single-node measurements; none from end-to-end training runs.
+ *
+ * @param name              chip name, e.g. {@code h100-sxm}
+ * @param description       where the figures come from, in a sentence
+ * @param bf16Flops         dense bf16/fp16 peak, FLOP/s
+ * @param fp8Flops          dense fp8 peak, FLOP/s, 0 without fp8 units
+ * @param hbmBytes          memory capacity, bytes
+ * @param hbmBytesPerS      nominal memory bandwidth, bytes/s
+ * @param streamEfficiency  fraction of the bandwidth a well-written memory-bound kernel reaches
+ * @param bf16Gemm          bf16/fp16 GEMM surface
+ * @param fp8Gemm           fp8 GEMM surface, or null without fp8 units
+ * @param attention         attention-core throughput tables
+ * @param defaultAttention  the implementation current Megatron-core/Transformer Engine runs here
+ * @param launch            kernel launch costs
+ * @param kernels           kernels per memory-bound operation
+ * @param adamBandwidthFraction fraction of the bandwidth the fused Adam step reaches
+ * @param collectives       fitted collective constants, possibly none
+ */
+public record DeviceProfile(String name, String description, double bf16Flops, double fp8Flops, long hbmBytes,
+                            double hbmBytesPerS, double streamEfficiency, GemmSurface bf16Gemm, GemmSurface fp8Gemm,
+                            AttentionRates attention, AttentionImpl defaultAttention, Launch launch,
+                            KernelCounts kernels, double adamBandwidthFraction,
+                            List<CollectiveMeasurement> collectives) {
+
+    public DeviceProfile {
+        collectives = List.copyOf(collectives);
+    }
+
+    /** The GEMM surface a precision runs at (fp16 and bf16 share one). */
+    public GemmSurface gemm(Precision precision) {
+        GemmSurface s = precision == Precision.FP8 ? fp8Gemm : bf16Gemm;
+        if (s == null) {
+            throw new IllegalArgumentException(name + " has no " + precision + " GEMM surface");
+        }
+        return s;
+    }
+
+    /** The chip as the topology and the memory model see it. */
+    public AcceleratorSpec accelerator() {
+        return new AcceleratorSpec(name, bf16Flops, fp8Flops, hbmBytes, hbmBytesPerS);
+    }
+
+    /** Achieved bandwidth of memory-bound kernels, bytes/s. */
+    public double streamBytesPerS() {
+        return hbmBytesPerS * streamEfficiency;
+    }
+}

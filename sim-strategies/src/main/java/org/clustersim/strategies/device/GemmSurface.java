@@ -1,0 +1,111 @@
+package org.clustersim.strategies.device;
+
+import java.util.List;
+
+/**
+ * Time of one matrix multiply (m x k) by (k x n) on one device at one precision, from measured
+ * shapes. A roofline-like base model carries the shape dependence between and beyond the
+ * measurements: {@code t = max(W / best, a W / P + c bytes / B + t0)} with W = 2mnk, bytes =
+ * e(mk + kn + mn), P the dense peak and B the HBM bandwidth (a, c, t0 fitted to the measured
+ * points by least squares on relative error, best the best measured rate). Each measured point
+ * then corrects the base by its own ratio, interpolated in log2(m, n, k) space with inverse
+ * fourth-power distance weights against a prior weight for the base model (Shepard
+ * interpolation): the surface reproduces every measured shape exactly, follows the nearest
+ * measurements between them, and returns to the base model a few octaves away from all of them.
+ *
+ * @param peakFlops      dense peak of the precision, FLOP/s
+ * @param hbmBytesPerS   nominal memory bandwidth, bytes/s
+ * @param bytesPerElement operand size, bytes
+ * @param bestFlops      best achieved rate on large shapes, FLOP/s (a ceiling)
+ * @param computeFactor  a
+ * @param memoryFactor   c
+ * @param fixedNs        t0, ns
+ * @param points         measured shapes
+ */
+public record GemmSurface(double peakFlops, double hbmBytesPerS, int bytesPerElement, double bestFlops,
+                          double computeFactor, double memoryFactor, double fixedNs, List<Point> points) {
+
+    /** Distance (octaves) at which a measured point weighs as much as the base model. */
+    static final double PRIOR_RADIUS = 2.0;
+
+    /**
+     * One measured shape.
+     *
+     * @param m rows of the left operand
+     * @param n columns of the right operand
+     * @param k inner dimension
+     * @param flopsPerS measured rate, FLOP/s
+     */
+    public record Point(double m, double n, double k, double flopsPerS) {
+    }
+
+    public GemmSurface {
+        points = List.copyOf(points);
+    }
+
+    /** The base model alone, ns. */
+    public double baseNs(double m, double n, double k) {
+        double w = 2 * m * n * k;
+        double bytes = bytesPerElement * (m * k + k * n + m * n);
+        double model = computeFactor * w / peakFlops * 1e9 + memoryFactor * bytes / hbmBytesPerS * 1e9 + fixedNs;
+        return Math.max(w / bestFlops * 1e9, model);
+    }
+
+    /** Nanoseconds for an (m x k) by (k x n) product. */
+    public double ns(double m, double n, double k) {
+        if (m <= 0 || n <= 0 || k <= 0) {
+            return 0;
+        }
+        double base = baseNs(m, n, k);
+        if (points.isEmpty()) {
+            return base;
+        }
+        double lm = log2(m);
+        double ln = log2(n);
+        double lk = log2(k);
+        double weights = 1 / (PRIOR_RADIUS * PRIOR_RADIUS * PRIOR_RADIUS * PRIOR_RADIUS);
+        double sum = 0;
+        for (Point p : points) {
+            double dm = lm - log2(p.m);
+            double dn = ln - log2(p.n);
+            double dk = lk - log2(p.k);
+            double d2 = dm * dm + dn * dn + dk * dk;
+            double measuredNs = 2 * p.m * p.n * p.k / p.flopsPerS * 1e9;
+            double ratio = Math.log(measuredNs / baseNs(p.m, p.n, p.k));
+            if (d2 < 1e-12) {
+                return Math.max(2 * m * n * k / bestFlops * 1e9, base * Math.exp(ratio));
+            }
+            weights += 1 / (d2 * d2);
+            sum += ratio / (d2 * d2);
+        }
+        return Math.max(2 * m * n * k / bestFlops * 1e9, base * Math.exp(sum / weights));
+    }
+
+    /**
+     * A grouped GEMM (MoE experts): {@code groups} products of (m x k) by (k x n), each with its
+     * own weights, in one kernel. Two bounds enclose it: one product of groups x m rows (the
+     * grouped kernel fills the GPU as one large GEMM would) and groups separate products of m
+     * rows (each group's tiles as poorly filled as alone). It is taken at their geometric mean,
+     * which reproduces DeepGEMM's masked grouped FP8 GEMMs on H800 (1 x 1024, 2 x 512, 4 x 256
+     * rows at n x k = 4096 x 7168: 1233, 1040, 932 TFLOP/s) within about 5%; and it cannot beat
+     * streaming every group's operands through memory at the nominal bandwidth.
+     */
+    public double groupedNs(int groups, double m, double n, double k) {
+        if (groups == 1) {
+            return ns(m, n, k);
+        }
+        double bytes = groups * bytesPerElement * (m * k + k * n + m * n);
+        double fused = ns(groups * m, n, k);
+        double separate = groups * ns(m, n, k);
+        return Math.max(Math.sqrt(fused * separate), bytes / hbmBytesPerS * 1e9);
+    }
+
+    /** Achieved FLOP/s on that shape. */
+    public double flopsPerSecond(double m, double n, double k) {
+        return 2 * m * n * k / (ns(m, n, k) / 1e9);
+    }
+
+    private static double log2(double x) {
+        return Math.log(x) / Math.log(2);
+    }
+}
