@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The Megatron-LM weak-scaling table (Narayanan et al., SC'21, table 1, in the shared
  * reference) against the simulator: every row is a bundled scenario in
- * scenarios/megatron-sc21/. Like is compared with like: the paper's own FLOP count (its
+ * scenarios/validation/megatron-sc21/. Like is compared with like: the paper's own FLOP count (its
  * equation 3, recomputation included) divided by the simulated step time and the GPU count.
  * The published throughputs are never used to set any parameter.
  */
@@ -44,7 +44,7 @@ class MegatronSc21ValidationTest {
                 "| model | GPUs | published TFLOP/s | simulated TFLOP/s | error |\n|---|---|---|---|---|\n");
         List<Double> errors = new ArrayList<>();
         for (Object[] row : TABLE) {
-            Path file = Path.of("..", "scenarios", "megatron-sc21", "gpt-" + row[0] + ".yaml");
+            Path file = Path.of("..", "scenarios", "validation", "megatron-sc21", "gpt-" + row[0] + ".yaml");
             Scenario scenario = new ScenarioReader().read(file);
             TrainingStep step = scenario.trainingStep();
             int gpus = (int) row[3];
