@@ -23,6 +23,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 class CalibrateCommandTest {
     static final Path FIXTURES = Path.of("src", "test", "resources", "calibration");
+    static final Path DOCS = Path.of("..", "docs", "calibration");
     static final String GEMM = FIXTURES.resolve("h100-bf16-gemm.csv").toString();
     static final String FP8 = FIXTURES.resolve("h800-fp8-deepgemm.csv").toString();
     static final String ATTENTION = FIXTURES.resolve("h100-attention.csv").toString();
@@ -299,5 +300,15 @@ class CalibrateCommandTest {
         assertTrue(r.err().startsWith("error: " + base + ":2: peakTflops.fp8: found nothing, expected the chip's dense "
                 + "fp8 peak in TFLOP/s (a number > 0)"), r.err());
         assertFalse(Files.exists(out));
+    }
+
+    @Test
+    void theDocsCopiesOfTheFixturesAreTheSameFiles() throws IOException {
+        try (Stream<Path> files = Files.list(FIXTURES)) {
+            for (Path f : files.toList()) {
+                assertArrayEquals(Files.readAllBytes(f), Files.readAllBytes(DOCS.resolve(f.getFileName())),
+                        "docs/calibration/" + f.getFileName() + " differs from the test fixture");
+            }
+        }
     }
 }
