@@ -4,6 +4,8 @@ import org.clustersim.core.input.InputError;
 import org.clustersim.core.input.InputFileException;
 import java.io.PrintWriter;
 
+import org.clustersim.cli.calibration.CalibrationError;
+import org.clustersim.cli.calibration.CalibrationException;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -18,6 +20,7 @@ import picocli.CommandLine.ScopeType;
         description = "Discrete-event simulator of distributed LLM training clusters.",
         subcommands = {RunCommand.class, ValidateCommand.class, ScheduleCommand.class, BubblesCommand.class,
             CollectiveCommand.class, PresetsCommand.class, TopologyCommand.class, WhatIfCommand.class, GoodputCommand.class,
+            CalibrateCommand.class,
             CommandLine.HelpCommand.class})
 public final class ClusterSim implements Runnable {
     /** Exit code for bad input. */
@@ -54,6 +57,15 @@ public final class ClusterSim implements Runnable {
                 }
                 err.println(se.errors().size() == 1 ? "1 error; nothing was simulated or written."
                         : se.errors().size() + " errors; nothing was simulated or written.");
+                err.flush();
+                return BAD_INPUT;
+            }
+            if (ex instanceof CalibrationException ce) {
+                for (CalibrationError e : ce.errors()) {
+                    err.println("error: " + e.format());
+                }
+                err.println(ce.errors().size() == 1 ? "1 error; nothing was written."
+                        : ce.errors().size() + " errors; nothing was written.");
                 err.flush();
                 return BAD_INPUT;
             }

@@ -1,19 +1,23 @@
 package org.clustersim.cli.output;
 
 import java.io.BufferedOutputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * A set of output files written all-or-nothing: each file is first written under a temporary
  * name next to its target, and only when every one is complete are they moved into place. A
- * failure leaves no half-written file behind.
+ * failure leaves no half-written file behind. A target that exists and is not a regular file
+ * (a device such as /dev/null or /dev/stdout, a named pipe) is never replaced: its content is
+ * held in memory and written to it on commit, after the regular files are in place.
  */
 public final class AtomicOutput {
     /** Writes the content of one file. */
@@ -25,10 +29,25 @@ public final class AtomicOutput {
     private record Pending(Path target, Path temp) {
     }
 
-    private final List<Pending> pending = new ArrayList<>();
+    private record Special(Path target, byte[] content) {
+    }
 
-    /** Writes {@code content} to a temporary file beside {@code target}. */
+    private final List<Pending> pending = new ArrayList<>();
+    private final List<Special> special = new ArrayList<>();
+
+    /** Writes {@code content} to a temporary file beside {@code target} (to memory for a special file). */
     public void stage(Path target, Content content) throws IOException {
+        if (Files.exists(target) && !Files.isRegularFile(target) && !Files.isDirectory(target)) {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            try {
+                content.writeTo(bytes);
+            } catch (IOException | RuntimeException e) {
+                discard();
+                throw e;
+            }
+            special.add(new Special(target, bytes.toByteArray()));
+            return;
+        }
         Path abs = target.toAbsolutePath();
         Path dir = abs.getParent();
         Files.createDirectories(dir);
@@ -55,6 +74,11 @@ public final class AtomicOutput {
                     Files.move(p.temp(), p.target(), StandardCopyOption.REPLACE_EXISTING);
                 }
             }
+            for (Special s : special) {
+                try (OutputStream out = Files.newOutputStream(s.target(), StandardOpenOption.WRITE)) {
+                    out.write(s.content());
+                }
+            }
         } finally {
             discard();
         }
@@ -77,5 +101,6 @@ public final class AtomicOutput {
             }
         }
         pending.clear();
+        special.clear();
     }
 }
