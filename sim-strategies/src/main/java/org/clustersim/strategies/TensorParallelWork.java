@@ -2,9 +2,11 @@ package org.clustersim.strategies;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.clustersim.core.engine.OpBreakdown;
 import org.clustersim.core.engine.Phase;
 import org.clustersim.core.engine.StreamKind;
 import org.clustersim.core.engine.TaskGraph;
@@ -57,6 +59,8 @@ final class TensorParallelWork implements StageWork {
     private final boolean fullRecompute;
     private final LayerCostModel.Block logits;
     private final LayerCostModel.Block embedding;
+    private final Map<LayerCostModel.Block, OpBreakdown[]> breakdowns = new IdentityHashMap<>();
+    private final Map<LayerCostModel.Block[], LayerCostModel.Block> wholeLayers = new IdentityHashMap<>();
     private final GroupPlans plans;
     /** The rank-wide communications merged from the groups' plans, by kind, size and first device. */
     private final Map<String, Work.Communication> merged = new HashMap<>();
@@ -160,6 +164,38 @@ final class TensorParallelWork implements StageWork {
         };
     }
 
+    /** How a block's time in a pass splits over its ops, built once per block and pass. */
+    private OpBreakdown ops(LayerCostModel.Block b, Pass p) {
+        OpBreakdown[] byPass = breakdowns.computeIfAbsent(b, k -> new OpBreakdown[Pass.values().length]);
+        if (byPass[p.ordinal()] == null) {
+            List<String> names = new ArrayList<>(b.ops().size());
+            double[] ns = new double[b.ops().size()];
+            for (int i = 0; i < ns.length; i++) {
+                LayerCostModel.OpTime t = b.ops().get(i);
+                names.add(t.op());
+                ns[i] = switch (p) {
+                    case F -> t.fNs();
+                    case BI -> t.biNs();
+                    case W -> t.wNs();
+                    case B -> t.biNs() + t.wNs();
+                };
+            }
+            byPass[p.ordinal()] = new OpBreakdown(names, ns);
+        }
+        return byPass[p.ordinal()];
+    }
+
+    /** A layer's blocks as one (for the passes that run them as one task). */
+    private LayerCostModel.Block whole(LayerCostModel.Block[] blocks) {
+        return wholeLayers.computeIfAbsent(blocks, k -> {
+            LayerCostModel.Block sum = blocks[0];
+            for (int i = 1; i < blocks.length; i++) {
+                sum = sum.plus(blocks[i]);
+            }
+            return sum;
+        });
+    }
+
     /** Builds tasks in order on the rank's devices, chaining each to the previous one. */
     private final class Chain {
         final TaskGraph.Builder graph;
@@ -180,6 +216,14 @@ final class TensorParallelWork implements StageWork {
 
         int compute(String name, String category, double ns, double flops) {
             int id = graph.computeOn(name, category, compute, Math.round(ns), flops * devices.length);
+            link(id);
+            return id;
+        }
+
+        /** A block's pass, with its split over ops for the trace. */
+        int compute(String name, String category, LayerCostModel.Block b, Pass p) {
+            int id = graph.computeOn(name, category, compute, Math.round(ns(b, p)), flops(b, p) * devices.length,
+                    ops(b, p));
             link(id);
             return id;
         }
@@ -327,10 +371,10 @@ final class TensorParallelWork implements StageWork {
         int layersPerStage = split.layers(stage);
         boolean backward = p != Pass.F;
         if (p == Pass.F && stage == 0) {
-            chain.compute(label + " embed", cat, ns(embedding, p), 0);
+            chain.compute(label + " embed", cat, embedding, p);
         }
         if (backward && stage == stages - 1) {
-            int id = chain.compute(label + " logits", cat, ns(logits, p), flops(logits, p));
+            int id = chain.compute(label + " logits", cat, logits, p);
             if (p == Pass.W || p == Pass.B) {
                 grads.add(id);
             }
@@ -354,7 +398,7 @@ final class TensorParallelWork implements StageWork {
             }
         }
         if (p == Pass.F && stage == stages - 1) {
-            chain.compute(label + " logits", cat, ns(logits, p), flops(logits, p));
+            chain.compute(label + " logits", cat, logits, p);
         }
         int[] ready = grads.stream().mapToInt(Integer::intValue).toArray();
         return new Emitted(chain.first, chain.last, ready);
@@ -372,13 +416,7 @@ final class TensorParallelWork implements StageWork {
         boolean exchanges = moe && experts != null;
         if (p == Pass.W || (chain.devices.length == 1 && !exchanges)) {
             // no collective between the blocks: one task per layer
-            double ns = 0;
-            double flops = 0;
-            for (LayerCostModel.Block b : blocks) {
-                ns += ns(b, p);
-                flops += flops(b, p);
-            }
-            int id = chain.compute(label + " L" + l, cat, ns, flops);
+            int id = chain.compute(label + " L" + l, cat, whole(blocks), p);
             if (p == Pass.W || p == Pass.B) {
                 grads.add(id);
             }
@@ -441,7 +479,7 @@ final class TensorParallelWork implements StageWork {
                 // all-gather), gathered again for the backward rather than kept
                 chain.context("cp-ag kv " + name, CollectiveOp.ALL_GATHER, kvBytes);
             }
-            id = chain.compute(name, cat, ns(block, p), flops(block, p));
+            id = chain.compute(name, cat, block, p);
             if (backward) {
                 // their gradients go back to the ranks that own them
                 chain.context("cp-rs dkv " + name, CollectiveOp.REDUCE_SCATTER, kvBytes);
@@ -468,7 +506,7 @@ final class TensorParallelWork implements StageWork {
             if (sequenceParallel) {
                 chain.collective("tp-ag " + name, CollectiveOp.ALL_GATHER);
             }
-            int id = chain.compute(name, cat, ns(blocks[1], p), flops(blocks[1], p));
+            int id = chain.compute(name, cat, blocks[1], p);
             chain.collective((sequenceParallel ? "tp-rs " : "tp-ar ") + name,
                     sequenceParallel ? CollectiveOp.REDUCE_SCATTER : CollectiveOp.ALL_REDUCE);
             return id;
@@ -478,15 +516,15 @@ final class TensorParallelWork implements StageWork {
         String experts = at + " experts" + suffix;
         int routerTask = -1;
         if (!backward) {
-            routerTask = chain.compute(router, cat, ns(blocks[1], p), flops(blocks[1], p));
+            routerTask = chain.compute(router, cat, blocks[1], p);
         }
         chain.exchange("ep-a2a " + (backward ? "combine-grad " : "dispatch ") + experts);
         chain.collective("tp-ag routed " + experts, CollectiveOp.ALL_GATHER, routedBytes);
-        int expertTask = chain.compute(experts, cat, ns(blocks[2], p), flops(blocks[2], p));
+        int expertTask = chain.compute(experts, cat, blocks[2], p);
         chain.collective("tp-rs routed " + experts, CollectiveOp.REDUCE_SCATTER, routedBytes);
         chain.exchange("ep-a2a " + (backward ? "dispatch-grad " : "combine ") + experts);
         if (backward) {
-            routerTask = chain.compute(router, cat, ns(blocks[1], p), flops(blocks[1], p));
+            routerTask = chain.compute(router, cat, blocks[1], p);
         }
         if (!sequenceParallel) {
             chain.collective((backward ? "tp-ar " : "tp-ag ") + experts,

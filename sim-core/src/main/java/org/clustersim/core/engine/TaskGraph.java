@@ -125,7 +125,13 @@ public final class TaskGraph {
          */
         public int computeOn(String name, String category, int[] computeStreams, long durationNs,
                                         double flops) {
-            return add(name, category, new Work.Compute(durationNs, flops), computeStreams.clone(), new int[0]);
+            return computeOn(name, category, computeStreams, durationNs, flops, null);
+        }
+
+        /** As {@link #computeOn(String, String, int[], long, double)}, with the task's split over ops. */
+        public int computeOn(String name, String category, int[] computeStreams, long durationNs, double flops,
+                             OpBreakdown ops) {
+            return add(name, category, new Work.Compute(durationNs, flops, ops), computeStreams.clone(), new int[0]);
         }
 
         /** Appends a communication task to each of the given streams (one per participating device). */

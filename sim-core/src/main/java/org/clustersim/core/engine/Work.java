@@ -11,12 +11,18 @@ public sealed interface Work permits Work.Compute, Work.Communication {
      * @param durationNs time on the compute stream
      * @param flops      floating-point operations performed, summed over the devices the task
      *                   occupies (for metrics), 0 if not counted
+     * @param ops        how the duration splits over ops, or {@code null} when the task is one op
      */
-    record Compute(long durationNs, double flops) implements Work {
+    record Compute(long durationNs, double flops, OpBreakdown ops) implements Work {
         public Compute {
             if (durationNs < 0) {
                 throw new IllegalArgumentException("duration must not be negative: " + durationNs);
             }
+        }
+
+        /** A task that is one op. */
+        public Compute(long durationNs, double flops) {
+            this(durationNs, flops, null);
         }
     }
 

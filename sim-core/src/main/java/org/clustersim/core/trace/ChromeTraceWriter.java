@@ -10,6 +10,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 
 import org.clustersim.core.engine.Counters;
 import org.clustersim.core.engine.DeviceInfo;
+import org.clustersim.core.engine.OpBreakdown;
 import org.clustersim.core.engine.Stream;
 import org.clustersim.core.engine.Task;
 import org.clustersim.core.engine.TaskGraph;
@@ -114,6 +115,16 @@ public final class ChromeTraceWriter {
         }
     }
 
+    /** The ops of a compute slice, each with its microseconds of the slice (two decimals). */
+    private static void writeOps(JsonGenerator g, OpBreakdown ops, long durationNs) throws IOException {
+        g.writeObjectFieldStart("ops (us)");
+        for (int i = 0; i < ops.size(); i++) {
+            g.writeFieldName(ops.op(i));
+            g.writeNumber(Math.round(ops.share(i) * durationNs / 10.0) / 100.0);
+        }
+        g.writeEndObject();
+    }
+
     private static void writeStream(JsonGenerator g, Timeline timeline, Stream s) throws IOException {
         TaskGraph graph = timeline.graph();
         int pid = pid(graph.devices().get(s.device()));
@@ -136,6 +147,9 @@ public final class ChromeTraceWriter {
             g.writeNumberField("task", id);
             if (task.work() instanceof Work.Compute c) {
                 g.writeNumberField("flops", c.flops());
+                if (c.ops() != null) {
+                    writeOps(g, c.ops(), timeline.end(id) - start);
+                }
             } else if (task.work() instanceof Work.Communication comm) {
                 g.writeNumberField("bytes", comm.bytes());
             }

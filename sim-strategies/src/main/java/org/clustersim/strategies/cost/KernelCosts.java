@@ -18,9 +18,11 @@ import org.clustersim.strategies.device.Op;
  * @param recipe    FP8 scaling recipe (ignored unless precision is FP8)
  * @param attention attention-core implementation
  * @param gradAccumulationFusion weight-gradient GEMMs accumulate into the fp32 main gradient in
- *                  their epilogue (Megatron-core's default); otherwise each writes its gradient
- *                  and a separate kernel adds it to the main gradient, reading 2 + 4 and
- *                  writing 4 bytes per weight per microbatch (Megatron-LM before late 2021)
+ *                  their epilogue (Megatron-core's default), reading and writing 8 bytes per
+ *                  weight where the measured GEMMs wrote one result element, costed with the
+ *                  GEMM surface's own memory term; otherwise each writes its gradient and a
+ *                  separate kernel adds it to the main gradient, reading 2 + 4 and writing 4
+ *                  bytes per weight per microbatch (Megatron-LM before late 2021)
  */
 public record KernelCosts(DeviceProfile device, Precision precision, Fp8Recipe recipe, AttentionImpl attention,
                           boolean gradAccumulationFusion) {
@@ -62,9 +64,17 @@ public record KernelCosts(DeviceProfile device, Precision precision, Fp8Recipe r
         return launch(s.groupedNs(groups, m, n, k), 1);
     }
 
-    /** Adding one microbatch's weight gradient of {@code weights} weights to the main gradient, when not fused. */
+    /** Bytes a fused accumulation reads and writes per weight: the fp32 main gradient, in and out. */
+    static final double FUSED_ACCUMULATION_BYTES = 4 + 4;
+
+    /** Adding one microbatch's weight gradient of {@code weights} weights to the fp32 main gradient. */
     public double accumulate(double weights) {
-        return gradAccumulationFusion ? 0 : memory(weights * UNFUSED_ACCUMULATION_BYTES, 1);
+        if (gradAccumulationFusion) {
+            GemmSurface s = device.gemm(precision);
+            double extra = FUSED_ACCUMULATION_BYTES - s.bytesPerElement();
+            return s.memoryFactor() * extra * weights / s.hbmBytesPerS() * 1e9;
+        }
+        return memory(weights * UNFUSED_ACCUMULATION_BYTES, 1);
     }
 
     /** A memory-bound operation moving {@code bytes} through HBM in {@code kernels} kernels. */
