@@ -34,6 +34,26 @@ class ClusterSimTest {
         return new Result(code, out.toString(), err.toString());
     }
 
+    /** FP8 training reports MFU against the bf16 peak, as Megatron-core does, and against the FP8 peak beside it. */
+    @Test
+    void fp8RunsReportMfuAgainstTheBf16PeakWithTheFp8FigureAlongside() throws IOException {
+        Path scenario = dir.resolve("fp8.yaml");
+        Files.writeString(scenario, """
+                cluster: {preset: dgx-h100, nodes: 1}
+                model: {preset: llama3-8b, layers: 4}
+                parallelism: {tp: 8}
+                training: {globalBatch: 2, seqLen: 2048, precision: fp8, fp8Recipe: current}
+                """);
+        Path summary = dir.resolve("fp8.json");
+        Result r = cli("run", scenario.toString(), "--no-trace", "--summary", summary.toString());
+        assertEquals(0, r.code(), r.err());
+        JsonNode json = new ObjectMapper().readTree(summary.toFile());
+        double mfu = json.get("mfu").asDouble();
+        assertEquals(mfu * 989 / 1979, json.get("mfuFp8Peak").asDouble(), 1e-9 * mfu);
+        assertEquals(json.get("tflopsPerGpu").asDouble() / 989, mfu, 1e-9);
+        assertTrue(r.out().contains("of the bf16 peak (MFU"), r.out());
+    }
+
     @Test
     void runsTheBundledOneFOneBScenarioAndWritesAValidTrace() throws IOException {
         Path trace = dir.resolve("t.json");

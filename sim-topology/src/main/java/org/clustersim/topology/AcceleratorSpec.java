@@ -35,6 +35,10 @@ public record AcceleratorSpec(String name, double bf16Flops, double fp8Flops, lo
     /** B200: 2250 TFLOP/s bf16, 4500 fp8, 192 GB at 8 TB/s. */
     public static final AcceleratorSpec B200 = new AcceleratorSpec("b200", 2250e12, 4500e12, 192_000_000_000L, 8e12);
 
+    /** H200 SXM: the H100's compute (989 / 1979 TFLOP/s) with 141 GB of HBM3e at 4.8 TB/s. */
+    public static final AcceleratorSpec H200_SXM =
+            new AcceleratorSpec("h200-sxm", 989e12, 1979e12, 141_000_000_000L, 4.8e12);
+
     /** H100 SXM: 989 TFLOP/s bf16, 1979 fp8, 3.35 TB/s. */
     public static final AcceleratorSpec H100_SXM =
             new AcceleratorSpec("h100-sxm", 989e12, 1979e12, 80_000_000_000L, 3.35e12);

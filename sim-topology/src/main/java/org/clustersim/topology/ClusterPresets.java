@@ -10,6 +10,7 @@ public final class ClusterPresets {
 
     static {
         add(SwitchedClusterSpec.dgxH100(1));
+        add(SwitchedClusterSpec.dgxH200(1));
         add(SwitchedClusterSpec.dgxA100(1));
         add(SwitchedClusterSpec.dgxB200(1));
         add(SwitchedClusterSpec.nvl72(1));

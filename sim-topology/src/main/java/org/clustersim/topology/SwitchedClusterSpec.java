@@ -42,6 +42,11 @@ public record SwitchedClusterSpec(String name, AcceleratorSpec accelerator, int 
         return new SwitchedClusterSpec("dgx-h100", AcceleratorSpec.H100_SXM, nodes, 8, 450e9, 250, 50e9, 200, 1200);
     }
 
+    /** HGX H200: the HGX H100's NVLink4 switch tray and NDR NICs around H200 GPUs. */
+    public static SwitchedClusterSpec dgxH200(int nodes) {
+        return new SwitchedClusterSpec("dgx-h200", AcceleratorSpec.H200_SXM, nodes, 8, 450e9, 250, 50e9, 200, 1200);
+    }
+
     /** DGX A100: 8 GPUs, NVLink3 at 300 GB/s per direction per GPU, one 200 Gb/s HDR NIC (25 GB/s) per GPU. */
     public static SwitchedClusterSpec dgxA100(int nodes) {
         return new SwitchedClusterSpec("dgx-a100", AcceleratorSpec.A100_SXM_80GB, nodes, 8, 300e9, 250, 25e9, 200,
@@ -63,7 +68,7 @@ public record SwitchedClusterSpec(String name, AcceleratorSpec accelerator, int 
 
     /** Preset names accepted by {@link #preset(String, int)}. */
     public static java.util.List<String> presetNames() {
-        return java.util.List.of("dgx-a100", "dgx-b200", "dgx-h100", "nvl72");
+        return java.util.List.of("dgx-a100", "dgx-b200", "dgx-h100", "dgx-h200", "nvl72");
     }
 
     /** A preset by name with the given number of servers. */
@@ -72,6 +77,7 @@ public record SwitchedClusterSpec(String name, AcceleratorSpec accelerator, int 
             case "dgx-h100" -> java.util.Optional.of(dgxH100(nodes));
             case "dgx-a100" -> java.util.Optional.of(dgxA100(nodes));
             case "dgx-b200" -> java.util.Optional.of(dgxB200(nodes));
+            case "dgx-h200" -> java.util.Optional.of(dgxH200(nodes));
             case "nvl72" -> java.util.Optional.of(nvl72(nodes));
             default -> java.util.Optional.empty();
         };

@@ -369,10 +369,8 @@ public final class ScenarioReader {
         }
         SwitchedClusterSpec base = SwitchedClusterSpec.preset(presetName, 1).orElseThrow();
         Optional<DeviceProfile> device = deviceProfile(s, base.accelerator().name(), file);
-        if (device.isEmpty()) {
-            return Optional.empty();
-        }
-        AcceleratorSpec chip = device.get().accelerator();
+        // without a usable profile the rest of the section is still read, for its own errors
+        AcceleratorSpec chip = device.map(DeviceProfile::accelerator).orElse(base.accelerator());
         int gpusPerNode = s.integer("gpusPerNode", base.gpusPerNode(), 1, 1024);
         int defaultNodes = Math.max(1, (par.gpus() + gpusPerNode - 1) / gpusPerNode);
         int nodes = s.integer("nodes", defaultNodes, 1, MAX_COUNT);
@@ -390,14 +388,15 @@ public final class ScenarioReader {
                 s.error("oversubscription", "found " + ratio + ", but a single-switch fabric has no level to "
                         + "oversubscribe; use fabric: rail-optimized or fat-tree");
             }
-            return Optional.of(new ClusterChoice(new SwitchedClusterSpec(base.name(), chip, nodes, gpusPerNode, nvlink,
-                    nvlinkLat, nic, gpuNicLat, nicSwitchLat), device.get()));
+            return device.map(dev -> new ClusterChoice(new SwitchedClusterSpec(base.name(), chip, nodes, gpusPerNode,
+                    nvlink, nvlinkLat, nic, gpuNicLat, nicSwitchLat), dev));
         }
         if (fatTree) {
             double[] ratios = levels == 2 ? new double[] {ratio} : new double[] {ratio, 1};
             try {
-                return Optional.of(new ClusterChoice(new FatTreeSpec(base.name() + "-fattree", chip, nodes,
-                        gpusPerNode, nvlink, nic, radix, ratios), device.get()));
+                FatTreeSpec tree = new FatTreeSpec(base.name() + "-fattree", chip, nodes, gpusPerNode, nvlink, nic,
+                        radix, ratios);
+                return device.map(dev -> new ClusterChoice(tree, dev));
             } catch (IllegalArgumentException e) {
                 s.error("nodes", "found " + nodes + ": " + e.getMessage());
                 return Optional.empty();
@@ -410,8 +409,9 @@ public final class ScenarioReader {
                     + "servers: expected up to 32 servers, or 32 x (1..8 or a multiple of 4)");
             return Optional.empty();
         }
-        return Optional.of(new ClusterChoice(new SuperPodSpec(base.name() + "-rails", chip, units, gpusPerNode,
-                perUnit, nvlink, nvlinkLat, nic, gpuNicLat, nicSwitchLat, ratio), device.get()));
+        SuperPodSpec pod = new SuperPodSpec(base.name() + "-rails", chip, units, gpusPerNode, perUnit, nvlink, nvlinkLat,
+                nic, gpuNicLat, nicSwitchLat, ratio);
+        return device.map(dev -> new ClusterChoice(pod, dev));
     }
 
     private static final List<String> TARGETS = List.of("link", "switch", "nic", "gpu");
