@@ -67,7 +67,7 @@ final class GradientSync {
                             window[d] = perReplica.get(d).get(i).window;
                         }
                         int ag = dpc.gather("fsdp all-gather L" + u0.layer, group, step.shardSize(),
-                                Math.round(params * step.precision().bytesPerElement()), window, "fsdp-ag");
+                                Math.round(params * step.weightGatherBytes()), window, "fsdp-ag");
                         for (int d = 0; d < step.replicas(); d++) {
                             dpc.graph().addDependency(perReplica.get(d).get(i).user, ag);
                         }
@@ -174,14 +174,14 @@ final class GradientSync {
                     }
                 }
                 if ((step.zero() == 1 || step.zero() == 2) && step.dp() * step.cp() > 1) {
-                    long weightBytes = Math.round((localParams - localExperts) * step.precision().bytesPerElement());
+                    long weightBytes = Math.round((localParams - localExperts) * step.weightGatherBytes());
                     dpc.gather("dp-param all-gather rank" + p, group, shard, weightBytes, optimizer, "dp");
                     if (localExperts >= 1 && step.expertShardSize() > 1) {
                         for (int e = 0; e < step.ep(); e++) {
                             int[] members = step.expertGradientGroup(t, p, e);
                             int[] deps = optimizersOf(members, group, optimizer);
                             dpc.gather("expert-param all-gather rank" + p, members, step.expertShardSize(),
-                                    Math.round(localExperts * step.precision().bytesPerElement()), deps, "dp");
+                                    Math.round(localExperts * step.weightGatherBytes()), deps, "dp");
                         }
                     }
                 }

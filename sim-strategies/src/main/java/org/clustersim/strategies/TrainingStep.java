@@ -69,6 +69,18 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
                            LayerCostModel.Recompute recompute, long bucketBytes,
                            boolean overlapGradReduce, boolean blockingSends, int replicas, LayerSplit split) {
 
+    /**
+     * Bytes of an activation element on the wire (stage-to-stage sends, TP and CP collectives,
+     * expert all-to-alls): bf16, also under FP8, whose GEMMs take and give bf16 tensors
+     * (Transformer Engine's FP8 all-gather of sequence-parallel inputs is not modelled).
+     */
+    static final int ACTIVATION_BYTES = 2;
+
+    /** Bytes of a weight in a ZeRO all-gather: bf16, or fp8 when FP8 weights are gathered as such. */
+    int weightGatherBytes() {
+        return precision() == Precision.FP8 && kernels.fp8ParamGather() ? 1 : 2;
+    }
+
     /** Megatron-LM's default bucket: 25 MB. */
     public static final long DEFAULT_BUCKET = 25_000_000L;
 
@@ -123,7 +135,7 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
                         boolean blockingSends, int replicas, LayerSplit split, int cp) {
         this(model, topology, new Mesh(tp, cp, pp, dp), zero, 0, sequenceParallel, ContextParallel.ALL_GATHER,
                 schedule, microbatches, microBatch, seqLen, new KernelCosts(DeviceProfiles.bundled(
-                        topology.accelerator().name()), precision, Fp8Recipe.DELAYED, attention, true), recompute,
+                        topology.accelerator().name()), precision, Fp8Recipe.DELAYED, attention, true, false), recompute,
                 bucketBytes, overlapGradReduce, blockingSends, replicas, split);
     }
 
@@ -298,11 +310,11 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
         }
         LayerCostModel cost = layerCost();
         // a stage boundary carries b s h over the whole TP x CP group, split evenly over its GPUs
-        long boundary = model.boundaryActivationBytes(microBatch, seqLen, precision().bytesPerElement());
+        long boundary = model.boundaryActivationBytes(microBatch, seqLen, ACTIVATION_BYTES);
         TensorParallelWork.ExpertExchange experts = ep() > 1
                 ? new TensorParallelWork.ExpertExchange(this::expertGroups, replicas == 1) : null;
         TensorParallelWork work = new TensorParallelWork(cost, topology, split,
-                model.boundaryActivationBytes(microBatch, seqLen / cp(), precision().bytesPerElement()),
+                model.boundaryActivationBytes(microBatch, seqLen / cp(), ACTIVATION_BYTES),
                 zero == 3 && dp() * cp() > 1, cpKind, experts);
         List<PipelineTasks> pipelines = new ArrayList<>();
         for (int d = 0; d < replicas; d++) {

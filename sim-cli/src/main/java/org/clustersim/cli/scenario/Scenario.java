@@ -98,9 +98,10 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
      * @param fp8Recipe   how FP8 scales its tensors (meaningful with precision fp8)
      * @param recompute   activation recomputation
      * @param gradAccumulationFusion weight-gradient GEMMs accumulate into the fp32 main gradient
+     * @param fp8ParamGather ZeRO gathers FP8 weights (with precision fp8)
      */
     public record Training(int globalBatch, int microBatch, int seqLen, Precision precision, Fp8Recipe fp8Recipe,
-                           Recompute recompute, boolean gradAccumulationFusion) {
+                           Recompute recompute, boolean gradAccumulationFusion, boolean fp8ParamGather) {
     }
 
     /** Activation recomputation policy. */
@@ -139,7 +140,7 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
     /** What each kernel costs on this cluster's GPUs with this scenario's numerics. */
     public KernelCosts kernelCosts() {
         return new KernelCosts(device, training.precision(), training.fp8Recipe(), attention,
-                training.gradAccumulationFusion());
+                training.gradAccumulationFusion(), training.fp8ParamGather());
     }
 
     /** The training step this scenario describes. */

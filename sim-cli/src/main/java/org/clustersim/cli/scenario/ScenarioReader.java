@@ -273,7 +273,11 @@ public final class ScenarioReader {
             s.error("fp8Recipe", "a scaling recipe only applies to training.precision: fp8");
         }
         boolean fusion = s.bool("gradAccumulationFusion", true);
-        return new Scenario.Training(global, micro, seq, precision, recipe, recompute, fusion);
+        boolean fp8Gather = s.bool("fp8ParamGather", false);
+        if (fp8Gather && precision != Precision.FP8) {
+            s.error("fp8ParamGather", "gathering FP8 weights needs training.precision: fp8");
+        }
+        return new Scenario.Training(global, micro, seq, precision, recipe, recompute, fusion, fp8Gather);
     }
 
     /** The cluster and the device profile of its GPUs. */

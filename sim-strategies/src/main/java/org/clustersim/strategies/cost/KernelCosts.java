@@ -7,7 +7,8 @@ import org.clustersim.strategies.device.GemmSurface;
 import org.clustersim.strategies.device.Op;
 
 /**
- * Stream time of each kind of kernel a training step runs on one device, from its profile:
+ * The step's numerics on one device, and the stream time of each kind of kernel it runs there,
+ * from the device profile:
  * GEMMs at the training precision's surface (FP8 runs only the GEMMs in FP8), attention cores
  * from the implementation's tables, memory-bound operations as bytes over the achieved HBM
  * bandwidth. Every time includes the launch cost of its kernels ({@link
@@ -23,16 +24,18 @@ import org.clustersim.strategies.device.Op;
  *                  GEMM surface's own memory term; otherwise each writes its gradient and a
  *                  separate kernel adds it to the main gradient, reading 2 + 4 and writing 4
  *                  bytes per weight per microbatch (Megatron-LM before late 2021)
+ * @param fp8ParamGather with FP8, ZeRO's weight all-gathers move the FP8 copy of the weights
+ *                  (Megatron-core's {@code fp8_param_gather}) instead of bf16
  */
 public record KernelCosts(DeviceProfile device, Precision precision, Fp8Recipe recipe, AttentionImpl attention,
-                          boolean gradAccumulationFusion) {
+                          boolean gradAccumulationFusion, boolean fp8ParamGather) {
 
     /** Bytes a separate main-gradient accumulation moves per weight: read the half-precision gradient and the fp32 sum, write the sum. */
     static final double UNFUSED_ACCUMULATION_BYTES = 2 + 4 + 4;
 
     /** On a device's default attention, delayed FP8 scaling, fused gradient accumulation. */
     public static KernelCosts of(DeviceProfile device, Precision precision) {
-        return new KernelCosts(device, precision, Fp8Recipe.DELAYED, device.defaultAttention(), true);
+        return new KernelCosts(device, precision, Fp8Recipe.DELAYED, device.defaultAttention(), true, false);
     }
 
     public KernelCosts {
