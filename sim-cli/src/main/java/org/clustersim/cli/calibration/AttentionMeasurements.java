@@ -47,13 +47,11 @@ public record AttentionMeasurements(List<AttentionTable> tables) {
                 continue;
             }
             CsvTable t = read.get();
-            boolean seconds = t.has("seconds");
-            if (seconds == t.has("tflops")) {
-                errors.add(new CalibrationError(t.source(), t.headerLine(), "header", "found "
-                        + (seconds ? "both seconds and tflops" : "neither seconds nor tflops")
-                        + ", expected one of the two"));
+            Optional<Boolean> unit = t.secondsRatherThanTflops();
+            if (unit.isEmpty()) {
                 continue;
             }
+            boolean seconds = unit.get();
             if (seconds && !(t.has("batch") && t.has("heads"))) {
                 errors.add(new CalibrationError(t.source(), t.headerLine(), "header", "found seconds without "
                         + (t.has("batch") ? "heads" : t.has("heads") ? "batch" : "batch and heads")

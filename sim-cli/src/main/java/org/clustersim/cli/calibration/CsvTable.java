@@ -158,6 +158,21 @@ public final class CsvTable {
     }
 
     /** The data rows in file order. */
+    /**
+     * Whether the table gives its measurement as {@code seconds} rather than {@code tflops};
+     * empty, after recording an error at the header, when it has both or neither.
+     */
+    public Optional<Boolean> secondsRatherThanTflops() {
+        boolean seconds = has("seconds");
+        if (seconds == has("tflops")) {
+            errors.add(new CalibrationError(source(), headerLine(), "header", "found "
+                    + (seconds ? "both seconds and tflops" : "neither seconds nor tflops")
+                    + ", expected one of the two"));
+            return Optional.empty();
+        }
+        return Optional.of(seconds);
+    }
+
     public List<Row> rows() {
         return rows;
     }

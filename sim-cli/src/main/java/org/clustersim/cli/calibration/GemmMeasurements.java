@@ -31,13 +31,11 @@ public record GemmMeasurements(Map<GemmPrecision, List<GemmPoint>> byPrecision) 
                 continue;
             }
             CsvTable t = read.get();
-            boolean seconds = t.has("seconds");
-            if (seconds == t.has("tflops")) {
-                errors.add(new CalibrationError(t.source(), t.headerLine(), "header", "found "
-                        + (seconds ? "both seconds and tflops" : "neither seconds nor tflops")
-                        + ", expected one of the two"));
+            Optional<Boolean> unit = t.secondsRatherThanTflops();
+            if (unit.isEmpty()) {
                 continue;
             }
+            boolean seconds = unit.get();
             for (CsvTable.Row row : t.rows()) {
                 Optional<Long> m = t.positiveWhole(row, "m");
                 Optional<Long> n = t.positiveWhole(row, "n");

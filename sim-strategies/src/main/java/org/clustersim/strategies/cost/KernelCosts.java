@@ -53,12 +53,12 @@ public record KernelCosts(DeviceProfile device, Precision precision, Fp8Recipe r
 
     /** A GEMM (m x k) by (k x n) at the training precision, one kernel. */
     public double gemm(double m, double n, double k) {
-        return launch(device.gemm(precision).ns(m, n, k), 1);
+        return gemm(m, n, k, false);
     }
 
-    /** A GEMM kept in bf16 whatever the training precision (logits, router). */
-    public double gemmBf16(double m, double n, double k) {
-        return launch(device.bf16Gemm().ns(m, n, k), 1);
+    /** A GEMM, kept in bf16 whatever the training precision when {@code bf16} (logits, router). */
+    public double gemm(double m, double n, double k, boolean bf16) {
+        return launch((bf16 ? device.bf16Gemm() : device.gemm(precision)).ns(m, n, k), 1);
     }
 
     /** A grouped GEMM of {@code groups} products (m x k) by (k x n) at the training precision. */

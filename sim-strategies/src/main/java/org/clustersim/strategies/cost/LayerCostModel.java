@@ -134,25 +134,20 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
 
     /** A GEMM of the forward, (rows x k) by (k x n), with its dgrad (Bi) and wgrad (W) at the training precision. */
     private Block linear(String name, double rows, double k, double n) {
-        double flops = 2 * rows * n * k;
-        double f = costs.gemm(rows, n, k);
-        double bi = costs.gemm(rows, k, n);
-        double w = costs.gemm(k, n, rows);
-        return new Block(f, bi, w, flops, flops, flops, List.of(new OpTime(name, f, bi, w))).plus(accumulate(k * n));
+        return linear(name, rows, k, n, false);
     }
 
-    /** The main-gradient accumulation of a weight-gradient GEMM that does not fuse it. */
-    private Block accumulate(double weights) {
-        return Block.op("grad accumulate", 0, 0, costs.accumulate(weights));
-    }
-
-    /** The same GEMMs kept in bf16. */
-    private Block linearBf16(String name, double rows, double k, double n) {
+    /**
+     * The three GEMMs of a linear layer and its main-gradient accumulation; {@code bf16}: kept
+     * in bf16 whatever the training precision (logits, router).
+     */
+    private Block linear(String name, double rows, double k, double n, boolean bf16) {
         double flops = 2 * rows * n * k;
-        double f = costs.gemmBf16(rows, n, k);
-        double bi = costs.gemmBf16(rows, k, n);
-        double w = costs.gemmBf16(k, n, rows);
-        return new Block(f, bi, w, flops, flops, flops, List.of(new OpTime(name, f, bi, w))).plus(accumulate(k * n));
+        double f = costs.gemm(rows, n, k, bf16);
+        double bi = costs.gemm(rows, k, n, bf16);
+        double w = costs.gemm(k, n, rows, bf16);
+        return new Block(f, bi, w, flops, flops, flops, List.of(new OpTime(name, f, bi, w)))
+                .plus(Block.op("grad accumulate", 0, 0, costs.accumulate(k * n)));
     }
 
     /** A memory-bound op moving {@code forward} bytes in F and {@code backward} in Bi. */
@@ -201,7 +196,7 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
             // full q x s products as batched GEMMs, and the score matrix (b a/t q s elements)
             // streamed by its element-wise kernels: see SCORE_BYTES_FORWARD and _BACKWARD
             double m = q * b * headsLocal;
-            double matmuls = costs.gemmBf16(m, s, dh) + costs.gemmBf16(m, dh, s);
+            double matmuls = costs.gemm(m, s, dh, true) + costs.gemm(m, dh, s, true);
             double elements = b * headsLocal * q * s;
             double scores = costs.forward(Op.SCORES, elements * SCORE_BYTES_FORWARD);
             double scoresBack = costs.backward(Op.SCORES, elements * SCORE_BYTES_BACKWARD);
@@ -286,7 +281,7 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
         double bi = costs.grouped(groups, rows, k, n);
         double w = costs.grouped(groups, k, n, rows);
         return new Block(f, bi, w, flops, flops, flops, List.of(new OpTime(name, f, bi, w)))
-                .plus(accumulate(groups * k * n));
+                .plus(Block.op("grad accumulate", 0, 0, costs.accumulate(groups * k * n)));
     }
 
     /**
@@ -298,7 +293,7 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
     public Block router() {
         TransformerModel.Experts e = requireExperts();
         double rows = normRows();
-        Block gate = linearBf16("router", rows, model.hidden(), e.count());
+        Block gate = linear("router", rows, model.hidden(), e.count(), true);
         double scores = rows * e.count() * 4 * 3;
         double permute = rows * e.routedPerToken() * model.hidden() * E * 2;
         return norm().plus(gate).plus(memoryOp("router", Op.ROUTER, scores, scores))
@@ -383,7 +378,7 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
      */
     public Block logits() {
         double elements = tokens() * model.vocab() / tp;
-        return linearBf16("logits", tokens(), model.hidden(), model.vocab() / (double) tp)
+        return linear("logits", tokens(), model.hidden(), model.vocab() / (double) tp, true)
                 .plus(memoryOp("cross-entropy", Op.CROSS_ENTROPY, elements * (E + 4 + 4), elements * (4 + E)));
     }
 
