@@ -86,6 +86,8 @@ class CollectiveCommandTest {
         assertTrue(p.out().contains("superpod-h100-64su") && p.out().contains("16384"), p.out());
         String mixtral = p.out().lines().filter(l -> l.startsWith("mixtral-8x7b ")).findFirst().orElseThrow();
         assertTrue(mixtral.contains("8 x 14336, top 2") && mixtral.endsWith("46.7B     12.9B"), mixtral);
+        String h100 = p.out().lines().filter(l -> l.startsWith("h100-sxm ")).findFirst().orElseThrow();
+        assertTrue(h100.contains("794.5") && h100.contains("cudnn") && h100.endsWith("1979 / 1402.6"), h100);
         ClusterSimTest.Result t = ClusterSimTest.cli("topology", "dgx-h100", "--links");
         assertEquals(0, t.code(), t.err());
         assertTrue(t.out().contains("node0.gpu3->node0.nvswitch"), t.out());
