@@ -58,4 +58,15 @@ public record AttentionShape(int headDim, PositionEmbedding position, SlidingWin
     public int vHeadDim() {
         return latent == null ? headDim : latent.vHeadDim();
     }
+
+    /** A short description for summaries: head dimension or latent ranks, positions, window. */
+    public String describe() {
+        String heads = latent == null ? "head dim " + headDim
+                : "latent q " + latent.qLoraRank() + ", kv " + latent.kvLoraRank() + ", qk " + latent.qkNopeHeadDim()
+                + " + " + latent.qkRopeHeadDim() + ", v " + latent.vHeadDim();
+        String where = window == null ? "" : ", " + window.tokens() + "-token window on "
+                + (window.every() == 1 ? "every layer" : "layers " + window.first() + ", "
+                + (window.first() + window.every()) + ", " + (window.first() + 2 * window.every()) + ", ...");
+        return heads + ", " + (position == PositionEmbedding.ROTARY ? "rotary" : "learned positions") + where;
+    }
 }
