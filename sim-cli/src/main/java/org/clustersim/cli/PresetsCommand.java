@@ -39,15 +39,16 @@ public final class PresetsCommand implements Callable<Integer> {
                             p.fp8Flops() / 1e12, p.fp8Gemm().bestFlops() / 1e12));
         }
         out.println();
-        out.printf(Locale.ROOT, "%-20s %6s %6s %5s %5s %6s %-28s %9s %9s%n", "model (model.preset)", "layers", "hidden",
-                "heads", "kv", "ffn", "experts", "params", "active");
+        out.printf(Locale.ROOT, "%-20s %6s %6s %5s %5s %4s %6s %-28s %9s %9s%n", "model (model.preset)", "layers",
+                "hidden", "heads", "kv", "d", "ffn", "experts", "params", "active");
         for (var m : org.clustersim.strategies.model.TransformerModel.presets().values()) {
             var x = m.experts();
             String experts = x == null ? "-" : String.format(Locale.ROOT, "%d x %d, top %d%s%s", x.count(), x.ffn(),
                     x.topK(), x.shared() > 0 ? " + " + x.shared() + " shared" : "",
                     x.denseLayers() > 0 ? ", " + x.denseLayers() + " dense" : "");
-            out.printf(Locale.ROOT, "%-20s %6d %6d %5d %5d %6d %-28s %8.1fB %8.1fB%n", m.name(), m.layers(), m.hidden(),
-                    m.heads(), m.kvHeads(), m.ffn(), experts, m.parameters() / 1e9, m.activeParameters() / 1e9);
+            out.printf(Locale.ROOT, "%-20s %6d %6d %5d %5d %4d %6d %-28s %8.1fB %8.1fB%n", m.name(), m.layers(),
+                    m.hidden(), m.heads(), m.kvHeads(), m.headDim(), m.ffn(), experts, m.parameters() / 1e9,
+                    m.activeParameters() / 1e9);
         }
         out.flush();
         return 0;

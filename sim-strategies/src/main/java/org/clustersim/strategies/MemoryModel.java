@@ -2,6 +2,7 @@ package org.clustersim.strategies;
 
 import org.clustersim.strategies.cost.LayerCostModel;
 import org.clustersim.strategies.device.AttentionImpl;
+import org.clustersim.strategies.model.LatentAttention;
 import org.clustersim.strategies.model.TransformerModel;
 
 /**
@@ -23,7 +24,12 @@ import org.clustersim.strategies.model.TransformerModel;
  * parallelism; with tensor parallelism 10 s b h + (24 s b h + 5 a s^2 b) / t, all of it over t
  * with sequence parallelism; fused attention keeps no score matrix (the 5 a s^2 b term goes);
  * selective recomputation drops that term too; full recomputation keeps only each layer's
- * input, 2 s b h (over t with sequence parallelism). An MoE layer replaces the dense MLP's
+ * input, 2 s b h (over t with sequence parallelism). Of the 24 s b h split over t, the attention
+ * block's 8 s b h are its queries, keys, values and output (2 bytes each of h per token); with
+ * grouped-query heads, a head dimension of its own or latent attention they are 2 s b (heads d_qk
+ * + kvHeads d_qk + kvHeads d_v + heads d_v), and latent attention also keeps its two latents and
+ * their norms' outputs, 2 s b (2 q_lora + kv_lora + rope + kv_lora), with the unsplit part (the
+ * down-projections run replicated, over the sequence-parallel shard). An MoE layer replaces the dense MLP's
  * 19 s b h with what its experts keep: the routed tokens' inputs and intermediates (top-k x
  * capacity factor per token), the shared experts' and the router's scores. A stage's
  * activations are allocated when its forward starts and freed when its backward has used them,
@@ -110,7 +116,14 @@ public final class MemoryModel {
         }
         double scores = step.attention() == AttentionImpl.STANDARD
                 && step.recompute() == LayerCostModel.Recompute.NONE ? 5 * a * s * step.seqLen() * b : 0;
-        double dense = sp ? (34 * s * b * h + scores) / t : 10 * s * b * h + (24 * s * b * h + scores) / t;
+        double qkvo = (double) model.heads() * model.headDim() + (double) model.keyValueWidth()
+                + model.attentionOutputWidth();
+        double attention = 2 * qkvo; // 8 h for multi-head attention with d = h / heads
+        LatentAttention mla = model.latentAttention();
+        double latents = mla == null ? 0 : 2.0 * (2 * mla.qLoraRank() + mla.kvDownWidth() + mla.kvLoraRank());
+        double unsplit = (10 * h + latents) * s * b;
+        double split = (16 * h + attention) * s * b;
+        double dense = sp ? (unsplit + split + scores) / t : unsplit + (split + scores) / t;
         if (!model.isMoeLayer(l)) {
             return dense;
         }

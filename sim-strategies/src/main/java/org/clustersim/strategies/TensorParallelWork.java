@@ -41,14 +41,14 @@ final class TensorParallelWork implements StageWork {
     private final LayerSplit split;
     private final long activationBytes;
     private final boolean sequenceParallel;
-    /** Dense and MoE layers' blocks with recomputation applied (MoE: null for a dense model). */
-    private final LayerCostModel.Block[] denseLayer;
-    private final LayerCostModel.Block[] moeLayer;
-    /** The blocks without recomputation, for replaying the forward with its collectives (full recompute). */
-    private final LayerCostModel.Block[] denseBase;
-    private final LayerCostModel.Block[] moeBase;
-    /** The attention core alone, for splitting the attention block into ring-attention steps. */
-    private final LayerCostModel.Block core;
+    /** Each kind of layer's blocks (dense or MoE, full or windowed attention), built on first use. */
+    private final LayerKind[] kinds = new LayerKind[4];
+    /**
+     * Bytes of the attention block's input-side TP exchange (the sequence-parallel all-gather in
+     * the forward, the input-gradient reduction in the backward): the activations, or for latent
+     * attention the latents the up-projections gather.
+     */
+    private final long attentionInputBytes;
     private final boolean selectiveRecompute;
     private final ContextParallel cpKind;
     private final ExpertExchange experts;
@@ -89,6 +89,26 @@ final class TensorParallelWork implements StageWork {
     }
 
     /**
+     * The blocks of one kind of layer.
+     *
+     * @param layer with recomputation applied
+     * @param base  without recomputation, for replaying the forward with its collectives (full recompute)
+     * @param core  the attention core alone, for splitting the attention block into ring-attention steps
+     */
+    private record LayerKind(LayerCostModel.Block[] layer, LayerCostModel.Block[] base, LayerCostModel.Block core) {
+    }
+
+    /** Layer {@code l}'s kind: its blocks shared with every layer of the same MLP and attention. */
+    private LayerKind kind(int l) {
+        TransformerModel m = cost.model();
+        int key = (m.isMoeLayer(l) ? 1 : 0) + (m.isWindowed(l) ? 2 : 0);
+        if (kinds[key] == null) {
+            kinds[key] = new LayerKind(cost.layer(l), cost.baseLayer(l), cost.attentionCore(l));
+        }
+        return kinds[key];
+    }
+
+    /**
      * Where an MoE layer's tokens go: {@code groupsOf} gives the expert-parallel groups a GPU's
      * all-to-all stands for. With {@code standIn} one replica is simulated for all: its task
      * carries every member's flows of every EP group at the GPU's mesh position (the other
@@ -112,23 +132,19 @@ final class TensorParallelWork implements StageWork {
         this.tp = cost.tp();
         this.cp = cost.cp();
         TransformerModel m = cost.model();
-        this.kvBytes = Math.round(2.0 * cost.microBatch() * cost.seqLen() * m.kvHeads() * m.headDim() / tp * 2);
+        this.kvBytes = Math.round((double) cost.microBatch() * cost.seqLen() * m.keyValueWidth() / tp * 2);
         this.split = split;
         this.activationBytes = activationBytes;
         this.sequenceParallel = cost.seqParallel() && cost.tp() > 1;
         this.cpKind = cpKind;
         this.experts = experts;
         this.plans = new GroupPlans(topology, m.experts());
-        this.denseLayer = cost.layer();
-        this.denseBase = new LayerCostModel.Block[] {cost.attentionBlock(), cost.mlpBlock()};
+        this.attentionInputBytes = Math.round((double) activationBytes * m.attentionInputWidth() / m.hidden());
         int moe = m.experts() == null ? -1 : m.experts().denseLayers();
-        this.moeLayer = moe < 0 ? null : cost.layer(moe);
-        this.moeBase = moe < 0 ? null : cost.baseLayer(moe);
         double tokens = (double) cost.microBatch() * cost.seqLen() / cp;
         this.dispatchBytes = moe < 0 ? 0 : Math.round(tokens / tp * m.experts().routedPerToken() * m.hidden() * 2);
         this.routedBytes = moe < 0 ? 0 : Math.round(tokens * (m.experts().routedPerToken()
                 + (m.experts().shared() > 0 ? 1 : 0)) * m.hidden() * 2);
-        this.core = cost.attentionCore();
         this.selectiveRecompute = cost.recompute() == LayerCostModel.Recompute.SELECTIVE;
         this.fullRecompute = cost.recompute() == LayerCostModel.Recompute.FULL;
         this.logits = cost.logits();
@@ -412,7 +428,8 @@ final class TensorParallelWork implements StageWork {
     /** The tasks of layer {@code l} in pass {@code p}: blocks, TP/CP/EP collectives, recompute replay. */
     private void emitLayer(Chain chain, Pass p, int l, String label, String cat, List<Integer> grads) {
         boolean moe = cost.model().isMoeLayer(l);
-        LayerCostModel.Block[] blocks = moe ? moeLayer : denseLayer;
+        LayerKind kind = kind(l);
+        LayerCostModel.Block[] blocks = kind.layer();
         boolean exchanges = moe && experts != null;
         if (p == Pass.W || (chain.devices.length == 1 && !exchanges)) {
             // no collective between the blocks: one task per layer
@@ -427,16 +444,16 @@ final class TensorParallelWork implements StageWork {
         boolean replayed = backward && fullRecompute;
         if (replayed) {
             // replay the layer's forward, collectives included, then run the backward proper
-            blocks = moe ? moeBase : denseBase;
-            attention(chain, Pass.F, blocks[0], at + " attn recompute", cat, true);
+            blocks = kind.base();
+            attention(chain, Pass.F, blocks[0], kind.core(), at + " attn recompute", cat, true);
             mlp(chain, Pass.F, blocks, at, " recompute", cat);
         }
         int lastCompute;
         if (backward) {
             mlp(chain, p, blocks, at, "", cat);
-            lastCompute = attention(chain, p, blocks[0], at + " attn", cat, !replayed);
+            lastCompute = attention(chain, p, blocks[0], kind.core(), at + " attn", cat, !replayed);
         } else {
-            attention(chain, p, blocks[0], at + " attn", cat, true);
+            attention(chain, p, blocks[0], kind.core(), at + " attn", cat, true);
             lastCompute = mlp(chain, p, blocks, at, "", cat);
         }
         if (p == Pass.B) {
@@ -447,15 +464,19 @@ final class TensorParallelWork implements StageWork {
     /**
      * The attention block: with sequence parallelism an all-gather before it; with context
      * parallelism the K/V exchange (all-gather before, gradient reduce-scatter after the
-     * backward, or the ring steps overlapping the core); the TP reduction after it.
+     * backward, or the ring steps overlapping the core); the TP reduction after it. With latent
+     * attention the exchange on the block's input side (the forward's all-gather, the
+     * backward's input-gradient reduction) carries the latents rather than b s h.
      *
+     * @param core     the block's attention core, for ring attention's steps
      * @param gatherKv whether the all-gather variant fetches K/V (not again after a replay)
      * @return the block's last compute task
      */
-    private int attention(Chain chain, Pass p, LayerCostModel.Block block, String name, String cat, boolean gatherKv) {
+    private int attention(Chain chain, Pass p, LayerCostModel.Block block, LayerCostModel.Block core, String name,
+                          String cat, boolean gatherKv) {
         boolean backward = p != Pass.F;
         if (sequenceParallel) {
-            chain.collective("tp-ag " + name, CollectiveOp.ALL_GATHER);
+            chain.collective("tp-ag " + name, CollectiveOp.ALL_GATHER, backward ? activationBytes : attentionInputBytes);
         }
         int id;
         if (cp > 1 && cpKind == ContextParallel.RING) {
@@ -486,7 +507,8 @@ final class TensorParallelWork implements StageWork {
             }
         }
         chain.collective((sequenceParallel ? "tp-rs " : "tp-ar ") + name,
-                sequenceParallel ? CollectiveOp.REDUCE_SCATTER : CollectiveOp.ALL_REDUCE);
+                sequenceParallel ? CollectiveOp.REDUCE_SCATTER : CollectiveOp.ALL_REDUCE,
+                backward ? attentionInputBytes : activationBytes);
         return id;
     }
 

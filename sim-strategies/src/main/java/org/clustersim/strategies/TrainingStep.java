@@ -333,14 +333,21 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
         return new Built(g.build(), pipelines);
     }
 
-    /** Parameters of layer {@code l} on one GPU: its TP shard of the matrices, its experts, the two norms. */
+    /**
+     * Parameters of layer {@code l} on one GPU: its TP shard of the matrices, the matrices every
+     * TP rank holds whole (latent attention's down-projections, an MoE layer's router), its
+     * experts, the norms. (The duplicated down-projections' gradients are all-reduced over TP
+     * with sequence parallelism, as Megatron-core does for norms; that small reduction is not
+     * simulated, for them or for the norms.)
+     */
     double layerParams(int l) {
+        double whole = model.attentionReplicatedParams();
         if (!model.isMoeLayer(l)) {
-            return model.layerMatmulParams(l) / tp() + 2.0 * model.hidden();
+            return (model.layerMatmulParams(l) - whole) / tp() + whole + model.layerNormParams();
         }
         TransformerModel.Experts e = model.experts();
-        double replicated = model.attentionParams() + e.shared() * model.mlpParams(e.ffn());
-        return replicated / tp() + model.routerParams() + expertParams(l) + 2.0 * model.hidden();
+        double split = model.attentionParams() - whole + e.shared() * model.mlpParams(e.ffn());
+        return split / tp() + whole + model.routerParams() + expertParams(l) + model.layerNormParams();
     }
 
     /** Routed-expert parameters of layer {@code l} on one GPU: experts / ep of them, split over t. */

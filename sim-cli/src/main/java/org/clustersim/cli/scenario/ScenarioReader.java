@@ -20,6 +20,10 @@ import org.clustersim.strategies.device.AttentionImpl;
 import org.clustersim.strategies.device.DeviceProfile;
 import org.clustersim.strategies.device.DeviceProfileReader;
 import org.clustersim.strategies.device.DeviceProfiles;
+import org.clustersim.strategies.model.AttentionShape;
+import org.clustersim.strategies.model.LatentAttention;
+import org.clustersim.strategies.model.PositionEmbedding;
+import org.clustersim.strategies.model.SlidingWindow;
 import org.clustersim.strategies.model.TransformerModel;
 import org.clustersim.strategies.pipeline.ScheduleKind;
 import org.clustersim.core.Simulation;
@@ -193,12 +197,29 @@ public final class ScenarioReader {
         boolean tied = s.bool("tiedEmbeddings", preset.map(TransformerModel::tiedEmbeddings).orElse(false));
         TransformerModel.Experts experts = experts(s, preset.map(TransformerModel::experts).orElse(null),
                 layers.orElse(0), ffn.orElse(1));
-        if (badPreset || layers.isEmpty() || hidden.isEmpty() || heads.isEmpty() || ffn.isEmpty() || vocab.isEmpty()) {
+        Optional<AttentionFields> shape = attentionFields(s, preset, layers.orElse(0));
+        if (badPreset || layers.isEmpty() || hidden.isEmpty() || heads.isEmpty() || ffn.isEmpty() || vocab.isEmpty()
+                || shape.isEmpty()) {
             return Optional.empty();
         }
-        if (hidden.get() % heads.get() != 0) {
-            s.error("heads", "found " + heads.get() + ", expected a divisor of model.hidden (" + hidden.get() + ")");
+        AttentionFields a = shape.get();
+        int headDim;
+        if (a.latent() != null) {
+            headDim = a.latent().qkHeadDim();
+            if (s.has("kvHeads") && !kvHeads.equals(heads)) {
+                s.error("kvHeads", "found " + kvHeads.orElse(0) + ", but latent attention expands keys and values "
+                        + "for every head: expected model.heads (" + heads.get() + ") or leave it out");
+                return Optional.empty();
+            }
+            kvHeads = heads;
+        } else if (a.headDim().isPresent()) {
+            headDim = a.headDim().get();
+        } else if (hidden.get() % heads.get() != 0) {
+            s.error("heads", "found " + heads.get() + ", expected a divisor of model.hidden (" + hidden.get()
+                    + "), or give model.headDim");
             return Optional.empty();
+        } else {
+            headDim = hidden.get() / heads.get();
         }
         if (kvHeads.isEmpty() || heads.get() % kvHeads.get() != 0) {
             s.error("kvHeads", "found " + kvHeads.orElse(0) + ", expected a divisor of model.heads (" + heads.get()
@@ -206,7 +227,102 @@ public final class ScenarioReader {
             return Optional.empty();
         }
         return Optional.of(new TransformerModel(name, layers.get(), hidden.get(), heads.get(), kvHeads.get(),
-                ffn.get(), ffnKind, vocab.get(), tied, experts));
+                ffn.get(), ffnKind, vocab.get(), tied, experts,
+                new AttentionShape(headDim, a.position(), a.window(), a.latent())));
+    }
+
+    /**
+     * The attention-shape fields as read, before the head dimension can be settled.
+     *
+     * @param headDim  given, or the preset's own; empty: hidden / heads (or latent attention's)
+     * @param position rotary or learned positions
+     * @param window   the sliding window, or null
+     * @param latent   latent attention, or null
+     */
+    private record AttentionFields(Optional<Integer> headDim, PositionEmbedding position, SlidingWindow window,
+                                   LatentAttention latent) {
+    }
+
+    /**
+     * The attention-shape fields: {@code headDim}, {@code positionEmbedding} ({@code rotary} or
+     * {@code learned}), {@code slidingWindow} ({@code tokens}, {@code every}, {@code first}) and
+     * {@code latentAttention} ({@code qLoraRank}, {@code kvLoraRank}, {@code qkNopeHeadDim},
+     * {@code qkRopeHeadDim}, {@code vHeadDim}). A preset's values are the defaults, its head
+     * dimension only where it is not its hidden / heads (so overriding a preset's heads or
+     * hidden keeps d = hidden / heads for the presets defined that way). Empty after reporting
+     * an error.
+     */
+    private static Optional<AttentionFields> attentionFields(Section s, Optional<TransformerModel> preset,
+                                                             int layers) {
+        Optional<AttentionShape> fromPreset = preset.map(TransformerModel::attentionShape);
+        boolean ok = true;
+        PositionEmbedding position = s.choice("positionEmbedding", fromPreset.map(AttentionShape::position)
+                .orElse(PositionEmbedding.ROTARY), Map.of("rotary", PositionEmbedding.ROTARY, "learned",
+                PositionEmbedding.LEARNED));
+        Optional<Integer> headDim = s.optionalInteger("headDim", 1, 1 << 16);
+        ok &= !s.has("headDim") || headDim.isPresent();
+        if (headDim.isEmpty()) {
+            headDim = preset.filter(m -> m.latentAttention() == null
+                    && (long) m.heads() * m.headDim() != m.hidden()).map(TransformerModel::headDim);
+        }
+
+        SlidingWindow window = fromPreset.map(AttentionShape::window).orElse(null);
+        if (s.has("slidingWindow")) {
+            Section w = s.section("slidingWindow");
+            Optional<Integer> tokens = window != null && !w.has("tokens") ? Optional.of(window.tokens())
+                    : w.requiredInteger("tokens", 1, 1 << 30);
+            Optional<Integer> every = w.optionalInteger("every", 1, 1 << 20);
+            Optional<Integer> first = w.optionalInteger("first", 0, 1 << 20);
+            w.finish();
+            ok &= tokens.isPresent() && (every.isPresent() || !w.has("every"))
+                    && (first.isPresent() || !w.has("first"));
+            int period = every.orElse(window == null ? 1 : window.every());
+            int start = first.orElse(window == null ? 0 : window.first());
+            if (start >= period) {
+                w.error("first", "found " + start + ", expected less than model.slidingWindow.every (" + period
+                        + "): the windowed layers are first, first + every, first + 2 every, ...");
+                ok = false;
+            } else if (layers > 0 && start >= layers) {
+                w.error("first", "found " + start + ", expected a layer below model.layers (" + layers + ")");
+                ok = false;
+            }
+            window = ok ? new SlidingWindow(tokens.get(), period, start) : null;
+        }
+
+        LatentAttention latent = fromPreset.map(AttentionShape::latent).orElse(null);
+        if (s.has("latentAttention")) {
+            Section m = s.section("latentAttention");
+            LatentAttention p = latent;
+            Optional<Integer> q = latentDim(m, "qLoraRank", p == null ? null : p.qLoraRank());
+            Optional<Integer> kv = latentDim(m, "kvLoraRank", p == null ? null : p.kvLoraRank());
+            Optional<Integer> nope = latentDim(m, "qkNopeHeadDim", p == null ? null : p.qkNopeHeadDim());
+            Optional<Integer> rope = latentDim(m, "qkRopeHeadDim", p == null ? null : p.qkRopeHeadDim());
+            Optional<Integer> v = latentDim(m, "vHeadDim", p == null ? null : p.vHeadDim());
+            m.finish();
+            if (q.isEmpty() || kv.isEmpty() || nope.isEmpty() || rope.isEmpty() || v.isEmpty()) {
+                return Optional.empty();
+            }
+            latent = new LatentAttention(q.get(), kv.get(), nope.get(), rope.get(), v.get());
+        }
+        if (latent != null && s.has("headDim")) {
+            s.error("headDim", "latent attention's query/key head dimension is qkNopeHeadDim + qkRopeHeadDim ("
+                    + latent.qkHeadDim() + "); leave model.headDim out");
+            ok = false;
+        }
+        if (latent != null && position != PositionEmbedding.ROTARY) {
+            s.error("positionEmbedding", "found 'learned', but latent attention carries positions in its rotary "
+                    + "head dimensions (qkRopeHeadDim): expected rotary");
+            ok = false;
+        }
+        return ok ? Optional.of(new AttentionFields(headDim, position, window, latent)) : Optional.empty();
+    }
+
+    /** One latent-attention dimension: required unless the preset has latent attention. */
+    private static Optional<Integer> latentDim(Section m, String key, Integer fromPreset) {
+        if (fromPreset != null && !m.has(key)) {
+            return Optional.of(fromPreset);
+        }
+        return m.requiredInteger(key, 1, 1 << 20);
     }
 
     /**

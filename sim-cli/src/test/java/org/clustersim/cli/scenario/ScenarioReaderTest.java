@@ -450,4 +450,86 @@ class ScenarioReaderTest {
         assertEquals(dir.resolve("s.yaml") + ":8:7: parallelism.pp: found the number 8.5, expected an integer",
                 e.format());
     }
+
+    /** {@link #VALID} with its model section replaced by these lines (indented under model:). */
+    private static String withModel(String... lines) {
+        return VALID.replace("  preset: gpt3-175b\n", String.join("\n", lines) + "\n");
+    }
+
+    @Test
+    void attentionShapesAreReadFromPresetsAndFields() throws IOException {
+        Scenario oss = new ScenarioReader().read(write("oss.yaml", withModel("  preset: gpt-oss-120b",
+                "  layers: 32")));
+        assertEquals(64, oss.model().headDim(), "the preset's own head dimension, not 2880 / 64");
+        assertTrue(oss.model().isWindowed(0) && !oss.model().isWindowed(1));
+        assertTrue(oss.model().rotary());
+
+        Scenario gpt = new ScenarioReader().read(write("gpt.yaml", VALID));
+        assertTrue(!gpt.model().rotary(), "GPT-3 has learned positions");
+
+        Scenario custom = new ScenarioReader().read(write("custom.yaml", withModel("  layers: 8", "  hidden: 2880",
+                "  heads: 64", "  kvHeads: 8", "  headDim: 64", "  vocab: 32000", "  positionEmbedding: learned",
+                "  slidingWindow: {tokens: 256, every: 4, first: 3}")));
+        assertEquals(64, custom.model().headDim());
+        assertEquals(4096, custom.model().attentionOutputWidth());
+        assertTrue(!custom.model().rotary());
+        assertTrue(custom.model().isWindowed(3) && custom.model().isWindowed(7) && !custom.model().isWindowed(0));
+        assertEquals(256, custom.model().attentionShape().window().tokens());
+
+        Scenario mla = new ScenarioReader().read(write("mla.yaml", withModel("  layers: 8", "  hidden: 7168",
+                "  heads: 128", "  vocab: 32000", "  latentAttention:", "    qLoraRank: 1536", "    kvLoraRank: 512",
+                "    qkNopeHeadDim: 128", "    qkRopeHeadDim: 64", "    vHeadDim: 128")));
+        assertEquals(192, mla.model().headDim());
+        assertEquals(128, mla.model().vHeadDim());
+        assertEquals(128, mla.model().kvHeads(), "latent attention has a key and value per head");
+        Scenario v3 = new ScenarioReader().read(write("v3.yaml", withModel("  preset: deepseek-v3-like",
+                "  layers: 8", "  latentAttention: {kvLoraRank: 256}")));
+        assertEquals(256, v3.model().latentAttention().kvLoraRank());
+        assertEquals(1536, v3.model().latentAttention().qLoraRank(), "the rest from the preset");
+    }
+
+    @Test
+    void badAttentionShapesNameTheFieldAndWhatWasExpected() throws IOException {
+        InputError first = only(errors(withModel("  preset: gpt-oss-120b", "  layers: 32",
+                "  slidingWindow: {tokens: 128, every: 2, first: 2}")));
+        assertEquals("model.slidingWindow.first", first.path());
+        assertEquals(8, first.location().line());
+        assertTrue(first.message().contains("found 2, expected less than model.slidingWindow.every (2)"),
+                first.message());
+
+        InputError tokens = only(errors(withModel("  preset: llama3-8b", "  slidingWindow: {every: 2}")));
+        assertEquals("model.slidingWindow.tokens", tokens.path());
+        assertTrue(tokens.message().startsWith("missing required value"), tokens.message());
+
+        InputError stray = only(errors(withModel("  preset: llama3-8b", "  slidingWindow: {tokens: 128, evry: 2}")));
+        assertEquals("model.slidingWindow.evry", stray.path());
+        assertTrue(stray.message().contains("did you mean 'every'?"), stray.message());
+
+        InputError position = only(errors(withModel("  preset: llama3-8b", "  positionEmbedding: alibi")));
+        assertEquals("model.positionEmbedding", position.path());
+        assertTrue(position.message().contains("expected one of learned, rotary"), position.message());
+
+        InputError headDim = only(errors(withModel("  preset: deepseek-v3-like", "  layers: 8", "  headDim: 128")));
+        assertEquals("model.headDim", headDim.path());
+        assertTrue(headDim.message().contains("qkNopeHeadDim + qkRopeHeadDim (192)"), headDim.message());
+
+        InputError kvHeads = only(errors(withModel("  preset: deepseek-v3-like", "  layers: 8", "  kvHeads: 8")));
+        assertEquals("model.kvHeads", kvHeads.path());
+        assertTrue(kvHeads.message().contains("expected model.heads (128)"), kvHeads.message());
+
+        InputError missing = only(errors(withModel("  layers: 8", "  hidden: 7168", "  heads: 128", "  vocab: 32000",
+                "  latentAttention: {qLoraRank: 1536, kvLoraRank: 512, qkNopeHeadDim: 128, vHeadDim: 128}")));
+        assertEquals("model.latentAttention.qkRopeHeadDim", missing.path());
+        assertTrue(missing.message().startsWith("missing required value"), missing.message());
+
+        InputError learned = only(errors(withModel("  preset: deepseek-v3-like", "  layers: 8",
+                "  positionEmbedding: learned")));
+        assertEquals("model.positionEmbedding", learned.path());
+        assertTrue(learned.message().contains("expected rotary"), learned.message());
+
+        InputError indivisible = only(errors(withModel("  layers: 8", "  hidden: 2880", "  heads: 128",
+                "  vocab: 32000")));
+        assertEquals("model.heads", indivisible.path());
+        assertTrue(indivisible.message().contains("or give model.headDim"), indivisible.message());
+    }
 }

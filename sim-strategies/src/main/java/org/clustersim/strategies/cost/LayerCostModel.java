@@ -8,22 +8,27 @@ import java.util.Map;
 import org.clustersim.strategies.device.AttentionImpl;
 import org.clustersim.strategies.device.AttentionPass;
 import org.clustersim.strategies.device.Op;
+import org.clustersim.strategies.model.LatentAttention;
 import org.clustersim.strategies.model.TransformerModel;
 
 /**
  * What one transformer layer costs one tensor-parallel rank for one microbatch, op by op, the
  * way Megatron-core with Transformer Engine runs it: an attention block (norm, QKV GEMM, rotary
- * embedding, attention core, output-projection GEMM, residual add) and an MLP block (norm, first
- * GEMM, activation, second GEMM, residual add), each with its forward (F), input-gradient (Bi)
- * and weight-gradient (W) pass. Every op's time comes from the device profile through {@link
- * KernelCosts}: GEMMs from the precision's surface at their shape after the Megatron
- * column/row split over t ranks (backward: a dgrad GEMM in Bi, a wgrad GEMM in W); the attention
- * core from the implementation's throughput tables (causal: half the work, FlashAttention's
- * FLOP convention; t ranks split the heads); norms, rotary, residuals and activations as bytes
- * over the achieved bandwidth (split over t under sequence parallelism); under FP8 the casts of
- * the GEMM operands the recipe cannot fuse. Recomputation adds a forward of the whole layer
- * (full) or of the attention core (selective) to Bi. Each block keeps its per-op times so the
- * trace can show where a layer's time goes.
+ * embedding for rotary models only, attention core, output-projection GEMM, residual add) and an
+ * MLP block (norm, first GEMM, activation, second GEMM, residual add), each with its forward
+ * (F), input-gradient (Bi) and weight-gradient (W) pass. Multi-head latent attention replaces
+ * the QKV GEMM by its down-projections (replicated on every TP rank, over the rank's
+ * sequence-parallel shard), latent norms and up-projections (column-parallel), as {@link
+ * org.clustersim.strategies.model.LatentAttention} describes. Every op's time comes from the
+ * device profile through {@link KernelCosts}: GEMMs from the precision's surface at their shape
+ * after the Megatron column/row split over t ranks (backward: a dgrad GEMM in Bi, a wgrad GEMM
+ * in W); the attention core from the implementation's throughput tables (causal: half the work,
+ * FlashAttention's FLOP convention; a sliding window: only the keys in the window; t ranks split
+ * the heads); norms, rotary, residuals and activations as bytes over the achieved bandwidth
+ * (split over t under sequence parallelism); under FP8 the casts of the GEMM operands the recipe
+ * cannot fuse. Recomputation adds a forward of the whole layer (full) or of the attention core
+ * (selective) to Bi. Each block keeps its per-op times so the trace can show where a layer's
+ * time goes.
  *
  * @param model     the transformer
  * @param costs     the device's kernel costs at the training precision
@@ -185,37 +190,63 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
         return memoryOp("residual", Op.RESIDUAL, rows * (3 * E + 1), rows * (2 * E + 1));
     }
 
-    /** The attention core alone (scores, softmax, weighted sum). */
-    public Block attentionCore() {
+    /** Layer {@code l}'s attention core alone (scores, softmax, weighted sum); windowed or full. */
+    public Block attentionCore(int l) {
+        return attentionCore(model.isWindowed(l));
+    }
+
+    /**
+     * The attention core of a full-attention layer ({@code windowed} false) or of a
+     * sliding-window layer. Query/key head dimension d_qk and value head dimension d_v (equal
+     * but for latent attention); FLOPs per (query, key) pair 2 (d_qk + d_v), which is the
+     * FlashAttention convention's 4 d per pair when they are equal.
+     */
+    private Block attentionCore(boolean windowed) {
         double b = microBatch;
         double s = seqLen;
         double q = s / cp; // local queries; keys and values span the whole sequence
         double headsLocal = (double) model.heads() / tp;
-        double dh = model.headDim();
+        int dqk = model.headDim();
+        int dv = model.vHeadDim();
         if (costs.attention() == AttentionImpl.STANDARD) {
             // full q x s products as batched GEMMs, and the score matrix (b a/t q s elements)
-            // streamed by its element-wise kernels: see SCORE_BYTES_FORWARD and _BACKWARD
+            // streamed by its element-wise kernels: see SCORE_BYTES_FORWARD and _BACKWARD. A
+            // sliding window only changes the mask: the whole score matrix is still computed.
             double m = q * b * headsLocal;
-            double matmuls = costs.gemm(m, s, dh, true) + costs.gemm(m, dh, s, true);
+            double matmuls = costs.gemm(m, s, dqk, true) + costs.gemm(m, dv, s, true);
             double elements = b * headsLocal * q * s;
             double scores = costs.forward(Op.SCORES, elements * SCORE_BYTES_FORWARD);
             double scoresBack = costs.backward(Op.SCORES, elements * SCORE_BYTES_BACKWARD);
-            double flops = 4 * b * q * s * model.hidden() / tp;
+            double flops = 2 * b * q * s * headsLocal * (dqk + dv);
             double f = matmuls + scores;
             double bi = 2 * matmuls + scoresBack;
             return new Block(f, bi, 0, flops, 2 * flops, 0, List.of(new OpTime("attn core", f, bi, 0)));
         }
         // causal: half of each product is skipped (with CP, load-balanced chunks give every rank
-        // half of its rows' keys); FLOPs in FlashAttention's convention; the rate is read at
-        // the geometric mean of the query and key lengths the kernel sees
-        double flops = 0.5 * 4 * b * q * s * headsLocal * dh;
-        double seq = Math.sqrt(q * s);
-        int d = model.headDim();
+        // half of its rows' keys); a window keeps s W - W^2 / 2 of the s^2 pairs, shared evenly
+        // by the CP ranks; FLOPs in FlashAttention's convention
+        double pairs = windowed ? model.attentionShape().window().causalPairs(s) : s * s / 2;
+        double flops = 2 * b * headsLocal * (dqk + dv) * pairs / cp;
+        double seq = Math.min(Math.sqrt(q * s), 2 * pairs / s);
+        int d = (int) Math.round((dqk + dv) / 2.0);
         double f = costs.attention(AttentionPass.FORWARD, flops, d, true, seq);
         double bi = costs.attention(AttentionPass.BACKWARD, 2.5 * flops, d, true, seq);
         // model FLOPs of the backward: twice the forward (Megatron's count)
         return new Block(f, bi, 0, flops, 2 * flops, 0, List.of(new OpTime("attn core", f, bi, 0)));
     }
+
+    /*
+     * Where the causal throughput tables are read. Full attention: at the geometric mean of
+     * the query and key lengths the kernel sees (s without context parallelism). A windowed
+     * layer: at no more than twice the mean keys per query, 2 pairs / s (about 2W). A causal
+     * kernel at length L gives its queries L / 2 keys on average, with one masked diagonal tile
+     * per query tile; a windowed kernel's loop over key tiles runs over W keys per query with the
+     * same masked diagonal (and a second masked tile at the window's far edge, which we ignore),
+     * so it runs like a causal kernel at 2W. Below a table's first length the rate stays at
+     * the first measurement (AttentionCurve): for W = 128 (2W = 256) that is the 512-token causal
+     * rate, probably optimistic for so short a loop. The head dimension read is (d_qk + d_v) / 2,
+     * the equal-head kernel doing the same work per pair (latent attention: 160).
+     */
 
     /**
      * Bytes per score element the forward's element-wise kernels move in standard attention: the
@@ -229,26 +260,67 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
      */
     static final double SCORE_BYTES_BACKWARD = 11;
 
-    /** Rotary embedding of the local queries and keys: read and write each once per pass. */
+    /**
+     * Rotary embedding of the local queries and keys: read and write each once per pass. With
+     * latent attention this is Megatron-core's fused MLA rope, which also assembles each head's
+     * full query and key (nope and rope parts), heads / t x (nope + rope) each.
+     */
     private Block rotary() {
         double elements = tokens() * (model.heads() + model.kvHeads()) / (double) tp * model.headDim();
         return memoryOp("rope", Op.ROTARY, 2 * E * elements, 2 * E * elements);
     }
 
-    /** The attention block, without recomputation. */
-    public Block attentionBlock() {
+    /** Layer {@code l}'s attention block, without recomputation. */
+    public Block attentionBlock(int l) {
+        return attentionBlock(attentionCore(l));
+    }
+
+    /** The attention block around a given core. */
+    private Block attentionBlock(Block core) {
         double h = model.hidden();
-        double qkv = model.qkvWidth() / (double) tp;
         double t = tokens();
-        double attnOut = (double) model.heads() * model.headDim() / tp;
-        return norm()
-                .plus(casts(t, h, qkv, true, false))
-                .plus(linear("qkv", t, h, qkv))
-                .plus(rotary())
-                .plus(attentionCore())
+        double attnOut = model.attentionOutputWidth() / (double) tp;
+        Block block = norm().plus(model.latentAttention() == null ? qkv() : latentProjections());
+        if (model.rotary()) {
+            block = block.plus(rotary());
+        }
+        return block.plus(core)
                 .plus(casts(t, attnOut, h, false, false))
                 .plus(linear("proj", t, attnOut, h))
                 .plus(residual());
+    }
+
+    /** Grouped-query attention's fused QKV projection, column-parallel. */
+    private Block qkv() {
+        double h = model.hidden();
+        double qkv = model.qkvWidth() / (double) tp;
+        double t = tokens();
+        return casts(t, h, qkv, true, false).plus(linear("qkv", t, h, qkv));
+    }
+
+    /**
+     * Latent attention's projections (see {@link org.clustersim.strategies.model.LatentAttention}):
+     * the query and key/value down-projections replicated on every TP rank over its norm rows
+     * (the sequence-parallel shard, or every token redundantly without sequence parallelism);
+     * the RMS norms of both latents, over the same rows; the up-projections, column-parallel
+     * over all the rank's tokens.
+     */
+    private Block latentProjections() {
+        LatentAttention mla = model.latentAttention();
+        double h = model.hidden();
+        double rows = normRows();
+        double t = tokens();
+        double qUp = (double) model.heads() * mla.qkHeadDim() / tp;
+        double kvUp = (double) model.heads() * (mla.qkNopeHeadDim() + mla.vHeadDim()) / tp;
+        double latents = rows * (mla.qLoraRank() + mla.kvLoraRank()) * E;
+        return casts(rows, h, mla.gatheredWidth(), true, false)
+                .plus(linear("q down", rows, h, mla.qLoraRank()))
+                .plus(linear("kv down", rows, h, mla.kvDownWidth()))
+                .plus(memoryOp("latent norm", Op.NORM, 2 * latents, 3 * latents))
+                .plus(casts(t, mla.qLoraRank(), qUp, true, false))
+                .plus(linear("q up", t, mla.qLoraRank(), qUp))
+                .plus(casts(t, mla.kvLoraRank(), kvUp, true, false))
+                .plus(linear("kv up", t, mla.kvLoraRank(), kvUp));
     }
 
     /** The MLP block, without recomputation. */
@@ -335,39 +407,37 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
 
     /**
      * Layer {@code l}'s blocks with the recomputation policy applied to Bi: attention and MLP
-     * for a dense layer; attention, router and experts for an MoE layer.
+     * for a dense layer; attention, router and experts for an MoE layer. The attention block is
+     * windowed or full as the layer is.
      */
     public Block[] layer(int l) {
-        if (!model.isMoeLayer(l)) {
-            return layer();
+        Block core = attentionCore(l);
+        Block attn = attentionBlock(core);
+        if (recompute == Recompute.FULL) {
+            attn = attn.withReplay(attn, "recompute");
+        } else if (recompute == Recompute.SELECTIVE) {
+            attn = attn.withReplay(core, "recompute");
         }
-        Block[] dense = layer();
+        if (!model.isMoeLayer(l)) {
+            Block mlp = mlpBlock();
+            if (recompute == Recompute.FULL) {
+                mlp = mlp.withReplay(mlp, "recompute");
+            }
+            return new Block[] {attn, mlp};
+        }
         Block router = router();
         Block experts = experts();
         if (recompute == Recompute.FULL) {
             router = router.withReplay(router, "recompute");
             experts = experts.withReplay(experts, "recompute");
         }
-        return new Block[] {dense[0], router, experts};
+        return new Block[] {attn, router, experts};
     }
 
     /** Layer {@code l}'s blocks without recomputation. */
     public Block[] baseLayer(int l) {
-        return model.isMoeLayer(l) ? new Block[] {attentionBlock(), router(), experts()}
-                : new Block[] {attentionBlock(), mlpBlock()};
-    }
-
-    /** Both blocks of a dense layer with the recomputation policy applied to Bi. */
-    public Block[] layer() {
-        Block attn = attentionBlock();
-        Block mlp = mlpBlock();
-        if (recompute == Recompute.FULL) {
-            attn = attn.withReplay(attn, "recompute");
-            mlp = mlp.withReplay(mlp, "recompute");
-        } else if (recompute == Recompute.SELECTIVE) {
-            attn = attn.withReplay(attentionCore(), "recompute");
-        }
-        return new Block[] {attn, mlp};
+        return model.isMoeLayer(l) ? new Block[] {attentionBlock(l), router(), experts()}
+                : new Block[] {attentionBlock(l), mlpBlock()};
     }
 
     /**

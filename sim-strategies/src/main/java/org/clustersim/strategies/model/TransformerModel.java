@@ -5,21 +5,42 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * A dense decoder-only transformer: every layer is self-attention (QKV projection with
- * grouped-query heads, attention core, output projection) followed by an MLP (two matrices
- * with GELU, or three with SwiGLU); the first stage embeds tokens, the last computes logits.
+ * A decoder-only transformer: every layer is self-attention (grouped-query attention with a QKV
+ * projection, attention core and output projection, or multi-head latent attention) followed
+ * by an MLP (two matrices with GELU, or three with SwiGLU), dense or a mixture of experts; the
+ * first stage embeds tokens, the last computes logits. The attention's head dimension,
+ * position embedding, sliding windows and latent projections are its {@link AttentionShape}.
  *
  * <p>FLOP counts follow Narayanan et al., "Efficient Large-Scale Language Model Training on
  * GPU Clusters Using Megatron-LM" (SC'21, arXiv 2104.04473, section 5.1): a matrix multiply
  * of (m x k) by (k x n) costs 2mkn FLOPs, the attention core (scores and weighted sum) is
  * counted without causal skipping, and the backward pass costs twice the forward. For a GPT
- * layer (MHA, 4h GELU MLP) this gives the paper's 24 b s h^2 + 4 b s^2 h per forward.
+ * layer (MHA, 4h GELU MLP) this gives the paper's 24 b s h^2 + 4 b s^2 h per forward. With
+ * head dimensions of their own the core is 2 b s^2 heads (d_qk + d_v) (4 b s^2 heads d, which is
+ * 4 b s^2 h when d = h / heads).
+ *
+ * <p>Sliding windows: the SC'21 count is twice the work of the causal triangle (s^2 where a
+ * causal kernel needs s^2 / 2 products); a windowed layer's core is counted the same way, twice
+ * its causal pairs, 2 b heads (d_qk + d_v) (2 s W - W^2) for a window W &lt; s. Megatron-LM's
+ * {@code num_floating_point_operations} (and Megatron-Bridge's copy of it, see
+ * docs/validation-sources.md) knows no windows: it counts every GPT-OSS layer as full (causal)
+ * attention. We count only the keys a windowed layer attends to, so our model FLOPs for a
+ * windowed model are the work the model defines, and lower than a Megatron-convention figure;
+ * compare tokens/s across conventions, not TFLOP/s.
+ *
+ * <p>Latent attention: its five projections as matrix multiplies and the core with d_qk =
+ * nope + rope, d_v = v, as Megatron-LM's MLA branch counts them (which also counts the latent
+ * norms as one multiply-add per element; we leave norms out everywhere).
+ *
+ * <p>Parameters: the matrices, two norms per layer (and the latent norms of latent attention),
+ * the embedding and output projection, the final norm. A learned position table (max positions
+ * x h, under 0.3% of the SC'21 models) and linear biases are not counted.
  *
  * @param name           preset or user-chosen name
  * @param layers         transformer layers
  * @param hidden         hidden size h
  * @param heads          query heads
- * @param kvHeads        key/value heads (= heads for multi-head attention; fewer for GQA)
+ * @param kvHeads        key/value heads (= heads for multi-head and latent attention; fewer for GQA)
  * @param ffn            MLP inner size
  * @param ffnKind        GELU (2 matrices) or SwiGLU (3)
  * @param vocab          vocabulary size V
@@ -27,9 +48,11 @@ import java.util.TreeMap;
  * @param experts        the mixture-of-experts MLP of the sparse layers, or {@code null} for a
  *                       dense model (then {@code ffn} is every layer's MLP; with experts it is the
  *                       MLP of the leading dense layers)
+ * @param attentionShape head dimension, positions, sliding window and latent attention; {@code
+ *                       null} gives rotary attention with d = hidden / heads, every layer full
  */
 public record TransformerModel(String name, int layers, int hidden, int heads, int kvHeads, int ffn, FfnKind ffnKind,
-                               int vocab, boolean tiedEmbeddings, Experts experts) {
+                               int vocab, boolean tiedEmbeddings, Experts experts, AttentionShape attentionShape) {
 
     /**
      * A mixture-of-experts MLP (GShard, Lepikhin et al. 2020; Switch, Fedus et al. 2021): a
@@ -85,7 +108,13 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
         }
     }
 
-    /** A dense model. */
+    /** Rotary attention of head dimension hidden / heads on every layer. */
+    public TransformerModel(String name, int layers, int hidden, int heads, int kvHeads, int ffn, FfnKind ffnKind,
+                            int vocab, boolean tiedEmbeddings, Experts experts) {
+        this(name, layers, hidden, heads, kvHeads, ffn, ffnKind, vocab, tiedEmbeddings, experts, null);
+    }
+
+    /** A dense model with rotary attention of head dimension hidden / heads. */
     public TransformerModel(String name, int layers, int hidden, int heads, int kvHeads, int ffn, FfnKind ffnKind,
                             int vocab, boolean tiedEmbeddings) {
         this(name, layers, hidden, heads, kvHeads, ffn, ffnKind, vocab, tiedEmbeddings, null);
@@ -113,8 +142,16 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
         if (layers < 1 || hidden < 1 || heads < 1 || kvHeads < 1 || ffn < 1 || vocab < 1) {
             throw new IllegalArgumentException("model dimensions must be positive");
         }
-        if (hidden % heads != 0) {
-            throw new IllegalArgumentException("hidden " + hidden + " is not a multiple of heads " + heads);
+        if (attentionShape == null) {
+            if (hidden % heads != 0) {
+                throw new IllegalArgumentException("hidden " + hidden + " is not a multiple of heads " + heads
+                        + "; give the head dimension");
+            }
+            attentionShape = AttentionShape.rotary(hidden / heads);
+        }
+        if (attentionShape.latent() != null && kvHeads != heads) {
+            throw new IllegalArgumentException("latent attention expands keys and values for every head: kvHeads "
+                    + kvHeads + " must equal heads " + heads);
         }
         if (heads % kvHeads != 0) {
             throw new IllegalArgumentException("heads " + heads + " is not a multiple of kvHeads " + kvHeads);
@@ -125,9 +162,10 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
         }
     }
 
-    /** A GPT-style model: multi-head attention, GELU MLP, untied embeddings. */
+    /** A GPT-style model: multi-head attention with learned positions, GELU MLP, untied embeddings. */
     public TransformerModel(String name, int layers, int hidden, int heads, int ffn, int vocab) {
-        this(name, layers, hidden, heads, heads, ffn, FfnKind.GELU, vocab, false);
+        this(name, layers, hidden, heads, heads, ffn, FfnKind.GELU, vocab, false, null,
+                AttentionShape.learned(hidden / heads));
     }
 
     /** GPT-3 175B (Brown et al. 2020): 96 layers, h 12288, 96 heads, vocabulary 51,200 as in Megatron. */
@@ -153,19 +191,36 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
     public static final TransformerModel MIXTRAL_8X7B = new TransformerModel("mixtral-8x7b", 32, 4096, 32, 8, 14336,
             FfnKind.SWIGLU, 32000, false, new Experts(8, 2, 14336, 0, 1.0, 0));
     /**
-     * DeepSeek-V3-like (DeepSeek-AI, "DeepSeek-V3 Technical Report", 2024, section 4.2): 61
-     * layers, h 7168, 128 heads; the first 3 layers dense (SwiGLU 18432), the others 256
-     * routed experts of 2048 with top 8 plus one shared expert; vocabulary 129280. Multi-head
-     * latent attention is approximated as dense multi-head attention of the same width (128
-     * heads of 56), and multi-token prediction is left out; about 672 B parameters, 37 B active.
-     * Tokens are routed to experts on at most 4 servers, as in the report.
+     * DeepSeek-V3-like (DeepSeek-AI, "DeepSeek-V3 Technical Report", arXiv 2412.19437, section
+     * 4.2): 61 layers, h 7168, 128 heads of multi-head latent attention (q_lora 1536, kv_lora
+     * 512, nope 128, rope 64, v 128); the first 3 layers dense (SwiGLU 18432), the others 256
+     * routed experts of 2048 with top 8 plus one shared expert; vocabulary 129280. Multi-token
+     * prediction is left out (hence "like"): 671 B parameters, 37.6 B active counting both
+     * embedding matrices (the report: 671 B, 37 B). Tokens are routed to experts on at most 4
+     * servers, as in the report.
      */
     public static final TransformerModel DEEPSEEK_V3_LIKE = new TransformerModel("deepseek-v3-like", 61, 7168, 128,
-            128, 18432, FfnKind.SWIGLU, 129280, false, new Experts(256, 8, 2048, 1, 1.0, 3, 4));
+            128, 18432, FfnKind.SWIGLU, 129280, false, new Experts(256, 8, 2048, 1, 1.0, 3, 4),
+            AttentionShape.latent(LatentAttention.DEEPSEEK_V3));
+
+    /**
+     * GPT-OSS 120B (OpenAI, "gpt-oss-120b &amp; gpt-oss-20b Model Card", arXiv 2508.10925, table 1;
+     * the Hugging Face {@code openai/gpt-oss-120b} config): 36 layers, h 2880, 64 query heads and
+     * 8 KV heads of dimension 64 (query width 4096), rotary positions (YaRN), a 128-token sliding
+     * window on every other layer starting with layer 0 ({@code layer_types}), every layer 128
+     * experts of 2880 with top 4 and a gated activation of three matrices (modelled as SwiGLU),
+     * vocabulary 201,088, untied embeddings. Linear biases and attention sinks are left out.
+     * 116.8 B parameters; 5.13 B active in the model card's count, which leaves out the
+     * embedding lookup (ours counts it: 5.7 B).
+     */
+    public static final TransformerModel GPT_OSS_120B = new TransformerModel("gpt-oss-120b", 36, 2880, 64, 8, 2880,
+            FfnKind.SWIGLU, 201088, false, new Experts(128, 4, 2880, 0, 1.0, 0),
+            new AttentionShape(64, PositionEmbedding.ROTARY, new SlidingWindow(128, 2, 0), null));
 
     /** GPT models as Megatron-LM trains them: the output projection reuses the word embeddings. */
     private static TransformerModel gpt(String name, int layers, int heads, int hidden) {
-        return new TransformerModel(name, layers, hidden, heads, heads, 4 * hidden, FfnKind.GELU, 51200, true);
+        return new TransformerModel(name, layers, hidden, heads, heads, 4 * hidden, FfnKind.GELU, 51200, true, null,
+                AttentionShape.learned(hidden / heads));
     }
 
     /** The GPT family of Megatron-LM's weak-scaling table (SC'21 table 1), by parameter count. */
@@ -180,7 +235,7 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
     public static Map<String, TransformerModel> presets() {
         Map<String, TransformerModel> m = new TreeMap<>();
         for (TransformerModel t : List.of(GPT3_1_3B, GPT3_13B, GPT3_175B, LLAMA3_8B, LLAMA3_70B, LLAMA3_405B,
-                MIXTRAL_8X7B, DEEPSEEK_V3_LIKE)) {
+                MIXTRAL_8X7B, DEEPSEEK_V3_LIKE, GPT_OSS_120B)) {
             m.put(t.name(), t);
         }
         for (TransformerModel t : megatronFamily()) {
@@ -189,13 +244,55 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
         return m;
     }
 
+    /** Query/key head dimension d (nope + rope with latent attention). */
     public int headDim() {
-        return hidden / heads;
+        return attentionShape.headDim();
     }
 
-    /** Output width of the fused QKV projection: (heads + 2 kvHeads) x headDim. */
+    /** Value head dimension (v with latent attention, d otherwise). */
+    public int vHeadDim() {
+        return attentionShape.vHeadDim();
+    }
+
+    /** The latent attention's shapes, or {@code null} for grouped-query attention. */
+    public LatentAttention latentAttention() {
+        return attentionShape.latent();
+    }
+
+    /** Whether layers rotate their queries and keys (rotary positions). */
+    public boolean rotary() {
+        return attentionShape.position() == PositionEmbedding.ROTARY;
+    }
+
+    /** Whether layer {@code l} (0-based) attends through a sliding window. */
+    public boolean isWindowed(int l) {
+        return attentionShape.window() != null && attentionShape.window().covers(l);
+    }
+
+    /** Output width of the fused QKV projection of grouped-query attention: (heads + 2 kvHeads) x headDim. */
     public long qkvWidth() {
         return (long) (heads + 2 * kvHeads) * headDim();
+    }
+
+    /** Input width of the output projection: heads x value head dimension. */
+    public long attentionOutputWidth() {
+        return (long) heads * vHeadDim();
+    }
+
+    /** Width per token of the keys and values the attention core reads: kvHeads x (d_qk + d_v). */
+    public long keyValueWidth() {
+        return (long) kvHeads * (headDim() + vHeadDim());
+    }
+
+    /**
+     * Width per token of what tensor parallelism exchanges on the attention block's input side
+     * (the sequence-parallel all-gather before it, the input-gradient reduction after its
+     * backward): h, or with latent attention the latents its up-projections gather, q_lora +
+     * kv_lora + rope (the down-projections run replicated on each rank's own tokens).
+     */
+    public int attentionInputWidth() {
+        LatentAttention mla = latentAttention();
+        return mla == null ? hidden : mla.gatheredWidth();
     }
 
     /** Whether layer {@code l} (0-based) has experts. */
@@ -203,10 +300,31 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
         return experts != null && l >= experts.denseLayers();
     }
 
-    /** Weights of the attention block's matrix multiplies: QKV and output projection. */
+    /**
+     * Weights of the attention block's matrix multiplies: QKV and output projection, h (heads +
+     * 2 kvHeads) d + heads d h; with latent attention its five projections.
+     */
     public double attentionParams() {
-        double h = hidden;
-        return h * qkvWidth() + h * h;
+        LatentAttention mla = latentAttention();
+        if (mla != null) {
+            return mla.downParams(hidden) + mla.splitParams(hidden, heads);
+        }
+        return (double) hidden * qkvWidth() + (double) attentionOutputWidth() * hidden;
+    }
+
+    /**
+     * Of {@link #attentionParams()}, the weights every tensor-parallel rank holds whole: latent
+     * attention's down-projections (Megatron-core duplicates them); none otherwise.
+     */
+    public double attentionReplicatedParams() {
+        LatentAttention mla = latentAttention();
+        return mla == null ? 0 : mla.downParams(hidden);
+    }
+
+    /** Norm weights of one layer: the two layer norms, and latent attention's latent norms. */
+    public double layerNormParams() {
+        LatentAttention mla = latentAttention();
+        return 2.0 * hidden + (mla == null ? 0 : mla.normParams());
     }
 
     /** Weights of one expert (or of a dense MLP of width {@code width}). */
@@ -244,11 +362,11 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
     }
 
     /**
-     * Forward FLOPs of one dense layer for b sequences of s tokens: 2 b s times the matrix weights,
-     * plus 4 b s^2 h for the attention core (scores and weighted sum, no causal skipping).
+     * Forward FLOPs of one dense layer with full attention for b sequences of s tokens: 2 b s
+     * times the matrix weights, plus the attention core without causal skipping.
      */
     public double layerForwardFlops(int microBatch, int seqLen) {
-        return 2.0 * microBatch * seqLen * layerMatmulParams() + attentionCoreFlops(microBatch, seqLen);
+        return 2.0 * microBatch * seqLen * layerMatmulParams() + coreFlops(false, microBatch, seqLen);
     }
 
     /**
@@ -257,11 +375,22 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
      * attention core.
      */
     public double layerForwardFlops(int l, int microBatch, int seqLen) {
-        return 2.0 * microBatch * seqLen * layerActiveParams(l) + attentionCoreFlops(microBatch, seqLen);
+        return 2.0 * microBatch * seqLen * layerActiveParams(l) + attentionCoreFlops(l, microBatch, seqLen);
     }
 
-    private double attentionCoreFlops(int microBatch, int seqLen) {
-        return 4.0 * microBatch * seqLen * (double) seqLen * hidden;
+    /**
+     * Forward FLOPs of layer {@code l}'s attention core, scores and weighted sum: 2 b heads (d_qk +
+     * d_v) times twice the causal (query, key) pairs, s^2 for full attention (no causal
+     * skipping, Narayanan et al. 2021), 2 s W - W^2 for a window W &lt; s.
+     */
+    public double attentionCoreFlops(int l, int microBatch, int seqLen) {
+        return coreFlops(isWindowed(l), microBatch, seqLen);
+    }
+
+    private double coreFlops(boolean windowed, int microBatch, int seqLen) {
+        double s = seqLen;
+        double pairs = windowed ? 2 * attentionShape.window().causalPairs(s) : s * s;
+        return 2.0 * microBatch * heads * (double) (headDim() + vHeadDim()) * pairs;
     }
 
     /**
@@ -296,7 +425,7 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
         return (long) microBatch * seqLen * hidden * bytesPerElement;
     }
 
-    /** Parameters: layers (matrices and two norms), embedding, output projection unless tied, final norm. */
+    /** Parameters: layers (matrices and norms), embedding, output projection unless tied, final norm. */
     public double parameters() {
         return withEmbeddings(this::layerMatmulParams);
     }
@@ -306,12 +435,12 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
         return withEmbeddings(this::layerActiveParams);
     }
 
-    /** Every layer's matrices (as {@code perLayer} counts them) and two norms, plus the embeddings and final norm. */
+    /** Every layer's matrices (as {@code perLayer} counts them) and norms, plus the embeddings and final norm. */
     private double withEmbeddings(java.util.function.IntToDoubleFunction perLayer) {
         double h = hidden;
         double sum = (double) vocab * h * (tiedEmbeddings ? 1 : 2) + h;
         for (int l = 0; l < layers; l++) {
-            sum += perLayer.applyAsDouble(l) + 2 * h;
+            sum += perLayer.applyAsDouble(l) + layerNormParams();
         }
         return sum;
     }

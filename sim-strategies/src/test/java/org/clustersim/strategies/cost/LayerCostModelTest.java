@@ -27,7 +27,7 @@ class LayerCostModelTest {
 
     @Test
     void theOpsOfABlockAddUpToTheBlock() {
-        LayerCostModel.Block b = model(Precision.FP8, Fp8Recipe.CURRENT, true).attentionBlock();
+        LayerCostModel.Block b = model(Precision.FP8, Fp8Recipe.CURRENT, true).attentionBlock(0);
         assertEquals(b.fNs(), b.ops().stream().mapToDouble(LayerCostModel.OpTime::fNs).sum(), 1e-6 * b.fNs());
         assertEquals(b.biNs(), b.ops().stream().mapToDouble(LayerCostModel.OpTime::biNs).sum(), 1e-6 * b.biNs());
         assertEquals(b.wNs(), b.ops().stream().mapToDouble(LayerCostModel.OpTime::wNs).sum(), 1e-6 * b.wNs());
@@ -45,9 +45,9 @@ class LayerCostModelTest {
         assertEquals(0, bf16.get("fp8 cast").biNs(), 0, "no casts in bf16");
         assertTrue(fp8.get("fp8 cast").biNs() > 0, "the second GEMM's output gradient is cast by its own kernel");
         Map<String, LayerCostModel.OpTime> bf16Attn = ops(model(Precision.BF16, Fp8Recipe.DELAYED, true)
-                .attentionBlock());
+                .attentionBlock(0));
         Map<String, LayerCostModel.OpTime> fp8Attn = ops(model(Precision.FP8, Fp8Recipe.DELAYED, true)
-                .attentionBlock());
+                .attentionBlock(0));
         assertEquals(bf16Attn.get("attn core").fNs(), fp8Attn.get("attn core").fNs(), 1e-9, "attention stays bf16");
         assertEquals(bf16Attn.get("norm").fNs(), fp8Attn.get("norm").fNs(), 1e-9);
     }
@@ -87,7 +87,7 @@ class LayerCostModelTest {
                 LayerCostModel.Recompute.NONE, 1, 1);
         // every memory-bound kernel and the attention core are shorter than the host's 5 us to
         // issue them: each op takes its kernel count times that (norm 1, rope 2, core 1, residual 1)
-        Map<String, LayerCostModel.OpTime> ops = ops(m.attentionBlock());
+        Map<String, LayerCostModel.OpTime> ops = ops(m.attentionBlock(0));
         double host = H100.launch().hostNs();
         assertEquals(host, ops.get("norm").fNs(), 1e-6);
         assertEquals(2 * host, ops.get("rope").fNs(), 1e-6);
