@@ -38,8 +38,12 @@ class MegatronSc21ValidationTest {
         return 96 * batch * s * layers * h * h * (1 + s / (6 * h) + v / (16 * layers * h));
     }
 
+    /** Bounds set from what the simulator reaches (worst row 10.3%, mean 4.9%), to catch drift. */
+    static final double ROW_BOUND = 0.13;
+    static final double MEAN_BOUND = 0.07;
+
     @Test
-    void everyRowWithin20PercentAndMeanAbsoluteErrorWithin12Percent() {
+    void everyRowWithin13PercentAndMeanAbsoluteErrorWithin7Percent() {
         StringBuilder table = new StringBuilder(
                 "| model | GPUs | published TFLOP/s | simulated TFLOP/s | error |\n|---|---|---|---|---|\n");
         List<Double> errors = new ArrayList<>();
@@ -64,8 +68,8 @@ class MegatronSc21ValidationTest {
         table.append(String.format(Locale.ROOT, "%nmean absolute error %.1f%%%n", 100 * mae));
         System.out.print(table);
         for (int i = 0; i < TABLE.length; i++) {
-            assertTrue(errors.get(i) <= 0.20, "GPT " + TABLE[i][0] + " off by " + 100 * errors.get(i) + "%\n" + table);
+            assertTrue(errors.get(i) <= ROW_BOUND, "GPT " + TABLE[i][0] + " off by " + 100 * errors.get(i) + "%\n" + table);
         }
-        assertTrue(mae <= 0.12, "mean absolute error " + 100 * mae + "%\n" + table);
+        assertTrue(mae <= MEAN_BOUND, "mean absolute error " + 100 * mae + "%\n" + table);
     }
 }
