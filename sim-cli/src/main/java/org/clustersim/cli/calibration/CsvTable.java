@@ -1,8 +1,5 @@
 package org.clustersim.cli.calibration;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -56,18 +53,12 @@ public final class CsvTable {
     public static Optional<CsvTable> read(Path file, List<String> known, List<String> required, String describe,
                                           List<CalibrationError> errors) {
         String source = file.toString();
-        if (!Files.isRegularFile(file)) {
-            errors.add(new CalibrationError(source, 0, "", "found no such file, expected a CSV file with a header naming "
-                    + describe));
+        Optional<List<String>> read = MeasurementFile.lines(file, "a CSV file with a header naming " + describe,
+                errors);
+        if (read.isEmpty()) {
             return Optional.empty();
         }
-        List<String> lines;
-        try {
-            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            errors.add(new CalibrationError(source, 0, "", "cannot read: " + e.getMessage()));
-            return Optional.empty();
-        }
+        List<String> lines = read.get();
         int headerLine = 0;
         List<String> columns = List.of();
         List<Row> rows = new ArrayList<>();

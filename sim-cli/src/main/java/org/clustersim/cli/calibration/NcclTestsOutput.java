@@ -1,8 +1,5 @@
 package org.clustersim.cli.calibration;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -87,18 +84,12 @@ public record NcclTestsOutput(String source, NcclOp op, String opFrom, int ranks
      */
     public static Optional<NcclTestsOutput> read(Path file, Optional<NcclOp> flag, List<CalibrationError> errors) {
         String source = file.toString();
-        if (!Files.isRegularFile(file)) {
-            errors.add(new CalibrationError(source, 0, "", "found no such file, expected the output of an nccl-tests "
-                    + "program such as all_reduce_perf"));
+        Optional<List<String>> read = MeasurementFile.lines(file, "the output of an nccl-tests program such as "
+                + "all_reduce_perf", errors);
+        if (read.isEmpty()) {
             return Optional.empty();
         }
-        List<String> lines;
-        try {
-            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            errors.add(new CalibrationError(source, 0, "", "cannot read: " + e.getMessage()));
-            return Optional.empty();
-        }
+        List<String> lines = read.get();
         int before = errors.size();
         String program = null;
         int programLine = 0;
