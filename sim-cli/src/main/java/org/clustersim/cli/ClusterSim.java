@@ -4,8 +4,6 @@ import org.clustersim.core.input.InputError;
 import org.clustersim.core.input.InputFileException;
 import java.io.PrintWriter;
 
-import org.clustersim.cli.calibration.CalibrationError;
-import org.clustersim.cli.calibration.CalibrationException;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -55,17 +53,9 @@ public final class ClusterSim implements Runnable {
                 for (InputError e : se.errors()) {
                     err.println("error: " + e.format());
                 }
-                err.println(se.errors().size() == 1 ? "1 error; nothing was simulated or written."
-                        : se.errors().size() + " errors; nothing was simulated or written.");
-                err.flush();
-                return BAD_INPUT;
-            }
-            if (ex instanceof CalibrationException ce) {
-                for (CalibrationError e : ce.errors()) {
-                    err.println("error: " + e.format());
-                }
-                err.println(ce.errors().size() == 1 ? "1 error; nothing was written."
-                        : ce.errors().size() + " errors; nothing was written.");
+                String nothing = commandLine.getCommandName().equals("calibrate") ? "nothing was written."
+                        : "nothing was simulated or written.";
+                err.println((se.errors().size() == 1 ? "1 error; " : se.errors().size() + " errors; ") + nothing);
                 err.flush();
                 return BAD_INPUT;
             }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import org.clustersim.core.input.InputError;
 
 /**
  * Measured attention rates read from one or more CSV files with the columns {@code impl, pass,
@@ -37,7 +38,7 @@ public record AttentionMeasurements(List<AttentionTable> tables) {
     }
 
     /** Reads every file; problems go to {@code errors}. */
-    public static AttentionMeasurements read(List<Path> files, List<CalibrationError> errors) {
+    public static AttentionMeasurements read(List<Path> files, List<InputError> errors) {
         Map<AttentionTable.Key, List<AttentionPoint>> byKey = new TreeMap<>(AttentionTable.Key.ORDER);
         Map<String, AttentionPoint> seen = new HashMap<>();
         for (Path file : files) {
@@ -53,7 +54,7 @@ public record AttentionMeasurements(List<AttentionTable> tables) {
             }
             boolean seconds = unit.get();
             if (seconds && !(t.has("batch") && t.has("heads"))) {
-                errors.add(new CalibrationError(t.source(), t.headerLine(), "header", "found seconds without "
+                errors.add(InputError.at(t.source(), t.headerLine(), "header", "found seconds without "
                         + (t.has("batch") ? "heads" : t.has("heads") ? "batch" : "batch and heads")
                         + ", expected batch and heads beside seconds (they give the FLOPs)"));
                 continue;

@@ -18,6 +18,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import org.clustersim.core.input.InputError;
 
 /**
  * The device profile a calibration starts from: a bundled one by name (the classpath resource
@@ -39,7 +40,7 @@ public record BaseProfile(String source, ObjectNode tree, Map<String, Integer> l
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
 
     /** Loads a bundled profile or a file; empty when neither works (the reason is in {@code errors}). */
-    public static Optional<BaseProfile> load(String nameOrFile, List<CalibrationError> errors) {
+    public static Optional<BaseProfile> load(String nameOrFile, List<InputError> errors) {
         Path file = Path.of(nameOrFile);
         boolean looksLikeFile = nameOrFile.contains("/") || nameOrFile.contains("\\")
                 || nameOrFile.matches(".*\\.(yaml|yml|json)");
@@ -47,7 +48,7 @@ public record BaseProfile(String source, ObjectNode tree, Map<String, Integer> l
             try {
                 return parse(nameOrFile, Files.readAllBytes(file), errors);
             } catch (IOException e) {
-                errors.add(new CalibrationError(nameOrFile, 0, "", "cannot read: " + e.getMessage()));
+                errors.add(InputError.at(nameOrFile, 0, "", "cannot read: " + e.getMessage()));
                 return Optional.empty();
             }
         }
@@ -57,22 +58,22 @@ public record BaseProfile(String source, ObjectNode tree, Map<String, Integer> l
                     return parse(nameOrFile + " (bundled)", in.readAllBytes(), errors);
                 }
             } catch (IOException e) {
-                errors.add(new CalibrationError("--base", 0, "", "cannot read the bundled profile " + nameOrFile
+                errors.add(InputError.at("--base", 0, "", "cannot read the bundled profile " + nameOrFile
                         + ": " + e.getMessage()));
                 return Optional.empty();
             }
         }
-        errors.add(new CalibrationError("--base", 0, "", "found '" + nameOrFile + "', which is "
+        errors.add(InputError.at("--base", 0, "", "found '" + nameOrFile + "', which is "
                 + (looksLikeFile ? "no file" : "neither a bundled profile (" + BUNDLED + nameOrFile + ".yaml) nor a file")
                 + ", expected a bundled profile name such as h100-sxm or a profile file"));
         return Optional.empty();
     }
 
-    private static Optional<BaseProfile> parse(String source, byte[] bytes, List<CalibrationError> errors) {
+    private static Optional<BaseProfile> parse(String source, byte[] bytes, List<InputError> errors) {
         try {
             JsonNode tree = new YAMLMapper(YAML).readTree(bytes);
             if (!(tree instanceof ObjectNode object)) {
-                errors.add(new CalibrationError(source, 1, "", "found " + (tree == null || tree.isMissingNode()
+                errors.add(InputError.at(source, 1, "", "found " + (tree == null || tree.isMissingNode()
                         ? "an empty file" : "a " + tree.getNodeType().name().toLowerCase(Locale.ROOT))
                         + ", expected a mapping (name:, peakTflops:, memory:, ...)"));
                 return Optional.empty();
@@ -86,10 +87,10 @@ public record BaseProfile(String source, ObjectNode tree, Map<String, Integer> l
         } catch (JsonProcessingException e) {
             String msg = e.getOriginalMessage();
             int cut = msg.indexOf('\n');
-            errors.add(new CalibrationError(source, e.getLocation() == null ? 0 : e.getLocation().getLineNr(), "",
+            errors.add(InputError.at(source, e.getLocation() == null ? 0 : e.getLocation().getLineNr(), "",
                     "syntax error: " + (cut > 0 ? msg.substring(0, cut) : msg)));
         } catch (IOException e) {
-            errors.add(new CalibrationError(source, 0, "", "cannot read: " + e.getMessage()));
+            errors.add(InputError.at(source, 0, "", "cannot read: " + e.getMessage()));
         }
         return Optional.empty();
     }
@@ -127,12 +128,12 @@ public record BaseProfile(String source, ObjectNode tree, Map<String, Integer> l
      *
      * @return the number, or empty when it is missing or not a positive number
      */
-    public Optional<Double> positive(String path, String expected, List<CalibrationError> errors) {
+    public Optional<Double> positive(String path, String expected, List<InputError> errors) {
         JsonNode n = at(path);
         if (n.isNumber() && n.asDouble() > 0 && Double.isFinite(n.asDouble())) {
             return Optional.of(n.asDouble());
         }
-        errors.add(new CalibrationError(source, line(path), path, "found "
+        errors.add(InputError.at(source, line(path), path, "found "
                 + (n.isMissingNode() ? "nothing" : "'" + n.asText() + "'") + ", expected " + expected));
         return Optional.empty();
     }

@@ -8,6 +8,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.clustersim.core.input.InputFileException;
+import org.clustersim.core.input.InputError;
 
 /**
  * One calibration: a base profile and the user's measurements, checked against each other and
@@ -48,26 +50,26 @@ public record Calibration(BaseProfile base, String name, List<GemmFit> gemm, Lis
             .thenComparingInt(f -> f.output().ranks());
 
     /** The errors of each source together, sources in the order they were first named, lines in file order. */
-    static List<CalibrationError> inFileOrder(List<CalibrationError> errors) {
+    static List<InputError> inFileOrder(List<InputError> errors) {
         List<String> sources = new ArrayList<>();
-        for (CalibrationError e : errors) {
-            if (!sources.contains(e.source())) {
-                sources.add(e.source());
+        for (InputError e : errors) {
+            if (!sources.contains(e.file().toString())) {
+                sources.add(e.file().toString());
             }
         }
-        List<CalibrationError> sorted = new ArrayList<>(errors);
-        sorted.sort(Comparator.comparingInt((CalibrationError e) -> sources.indexOf(e.source()))
-                .thenComparingInt(CalibrationError::line));
+        List<InputError> sorted = new ArrayList<>(errors);
+        sorted.sort(Comparator.comparingInt((InputError e) -> sources.indexOf(e.file().toString()))
+                .thenComparingInt(e -> e.location().line()));
         return sorted;
     }
 
     /**
      * Reads, checks and fits everything.
      *
-     * @throws CalibrationException with every problem found
+     * @throws InputFileException with every problem found
      */
     public static Calibration run(Inputs in) {
-        List<CalibrationError> errors = new ArrayList<>();
+        List<InputError> errors = new ArrayList<>();
         Optional<BaseProfile> loaded = BaseProfile.load(in.base(), errors);
         GemmMeasurements gemm = GemmMeasurements.read(in.gemm(), errors);
         AttentionMeasurements attention = AttentionMeasurements.read(in.attention(), errors);
@@ -80,23 +82,23 @@ public record Calibration(BaseProfile base, String name, List<GemmFit> gemm, Lis
             String key = o.op().id() + " over " + o.ranks() + " ranks on " + o.medium();
             NcclTestsOutput earlier = byKey.putIfAbsent(key, o);
             if (earlier != null) {
-                errors.add(new CalibrationError(o.source(), 0, "", "found " + key + ", already measured in "
+                errors.add(InputError.at(o.source(), 0, "", "found " + key + ", already measured in "
                         + earlier.source() + ", expected one file per operation, medium and rank count"));
             }
         }
         for (Map.Entry<GemmPrecision, Double> e : in.gemmBest().entrySet()) {
             if (!gemm.byPrecision().containsKey(e.getKey())) {
-                errors.add(new CalibrationError("--gemm-best", 0, "", "found " + e.getKey().id() + "=" + ProfileNumber
+                errors.add(InputError.at("--gemm-best", 0, "", "found " + e.getKey().id() + "=" + ProfileNumber
                         .plain(e.getValue()) + ", expected a dtype with points in the --gemm files"));
             }
         }
         if (loaded.isEmpty()) {
-            throw new CalibrationException(inFileOrder(errors));
+            throw new InputFileException(inFileOrder(errors));
         }
         BaseProfile base = loaded.get();
         String name = in.name().or(base::name).orElse(null);
         if (name == null) {
-            errors.add(new CalibrationError(base.source(), 0, "name", "found nothing, expected the profile's name "
+            errors.add(InputError.at(base.source(), 0, "name", "found nothing, expected the profile's name "
                     + "(or give --name)"));
         }
         Optional<Double> bandwidth = Optional.empty();
@@ -114,7 +116,7 @@ public record Calibration(BaseProfile base, String name, List<GemmFit> gemm, Lis
             peaks.put(e.getKey(), peak.get());
             for (GemmPoint p : e.getValue()) {
                 if (p.tflops() > peak.get()) {
-                    errors.add(new CalibrationError(p.source(), p.line(), "tflops", "found " + ProfileNumber.plain(
+                    errors.add(InputError.at(p.source(), p.line(), "tflops", "found " + ProfileNumber.plain(
                             p.tflops()) + " TFLOP/s for " + p.shape() + " " + id + ", expected at most the chip's "
                             + "dense peak, " + ProfileNumber.plain(peak.get()) + " (peakTflops." + id + " of "
                             + base.source() + ")"));
@@ -124,7 +126,7 @@ public record Calibration(BaseProfile base, String name, List<GemmFit> gemm, Lis
             // a ceiling below the fastest point is allowed: the user's own library (cuBLAS, say) may
             // not reach what another measured; the surface caps those points at it
             if (best != null && !(best > 0 && best <= peak.get())) {
-                errors.add(new CalibrationError("--gemm-best", 0, "", "found " + id + "=" + ProfileNumber.plain(
+                errors.add(InputError.at("--gemm-best", 0, "", "found " + id + "=" + ProfileNumber.plain(
                         best) + ", expected a rate above 0 and at most the dense peak, "
                         + ProfileNumber.plain(peak.get())));
             }
@@ -133,7 +135,7 @@ public record Calibration(BaseProfile base, String name, List<GemmFit> gemm, Lis
         if (in.memoryBandwidthTBps().isPresent() && bandwidth.isPresent()) {
             double achieved = in.memoryBandwidthTBps().get();
             if (achieved > bandwidth.get()) {
-                errors.add(new CalibrationError("--memory-bandwidth", 0, "", "found " + ProfileNumber.plain(achieved)
+                errors.add(InputError.at("--memory-bandwidth", 0, "", "found " + ProfileNumber.plain(achieved)
                         + " TB/s, expected at most the HBM bandwidth, " + ProfileNumber.plain(bandwidth.get())
                         + " (memory.bandwidthTBps of " + base.source() + ")"));
             } else {
@@ -141,7 +143,7 @@ public record Calibration(BaseProfile base, String name, List<GemmFit> gemm, Lis
             }
         }
         if (!errors.isEmpty()) {
-            throw new CalibrationException(inFileOrder(errors));
+            throw new InputFileException(inFileOrder(errors));
         }
         List<GemmFit> gemmFits = new ArrayList<>();
         for (Map.Entry<GemmPrecision, List<GemmPoint>> e : gemm.byPrecision().entrySet()) {
@@ -149,7 +151,7 @@ public record Calibration(BaseProfile base, String name, List<GemmFit> gemm, Lis
                     Optional.ofNullable(in.gemmBest().get(e.getKey())));
             if (fit.isEmpty()) {
                 GemmPoint first = e.getValue().get(0);
-                errors.add(new CalibrationError(first.source(), first.line(), "dtype", "found " + e.getValue().size()
+                errors.add(InputError.at(first.source(), first.line(), "dtype", "found " + e.getValue().size()
                         + " " + e.getKey().id() + " points that do not determine the three constants, expected shapes "
                         + "that differ in arithmetic intensity (mnk / (mk + kn + mn)) as well as in size"));
             } else {
@@ -161,7 +163,7 @@ public record Calibration(BaseProfile base, String name, List<GemmFit> gemm, Lis
             CollectiveFit.fit(o, errors).ifPresent(collectives::add);
         }
         if (!errors.isEmpty()) {
-            throw new CalibrationException(inFileOrder(errors));
+            throw new InputFileException(inFileOrder(errors));
         }
         collectives.sort(COLLECTIVE_ORDER);
         return new Calibration(base, name, List.copyOf(gemmFits), attention.tables(), memory,

@@ -3,6 +3,7 @@ package org.clustersim.cli.calibration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import org.clustersim.core.input.InputError;
 
 /**
  * A collective's cost on one medium and rank count, fitted to an nccl-tests sweep:
@@ -38,7 +39,7 @@ public record CollectiveFit(NcclTestsOutput output, double latencyUs, double bus
     public static final double NEGLIGIBLE = 0.1;
 
     /** Fits {@code output}; empty when its sizes do not reach both regimes (the reason is in {@code errors}). */
-    public static Optional<CollectiveFit> fit(NcclTestsOutput output, List<CalibrationError> errors) {
+    public static Optional<CollectiveFit> fit(NcclTestsOutput output, List<InputError> errors) {
         double factor = output.op().busFactor(output.ranks());
         List<NcclTestsOutput.Row> rows = output.rows().stream()
                 .sorted(Comparator.comparingLong(NcclTestsOutput.Row::bytes)).toList();
@@ -62,7 +63,7 @@ public record CollectiveFit(NcclTestsOutput output, double latencyUs, double bus
         }
         NcclTestsOutput.Row largest = rows.get(rows.size() - 1);
         if (best == null) {
-            errors.add(new CalibrationError(output.source(), largest.line(), "size", "found at most " + largest.bytes()
+            errors.add(InputError.at(output.source(), largest.line(), "size", "found at most " + largest.bytes()
                     + " bytes in " + ProfileNumber.plain(largest.timeUs()) + " us against the " + ProfileNumber.plain(
                     latency) + " us of the fastest message, expected a message large enough for the latency to be "
                     + "under a tenth of its time (run up to -e 1G or more)"));
@@ -70,7 +71,7 @@ public record CollectiveFit(NcclTestsOutput output, double latencyUs, double bus
         }
         double transfer = shortest.bytes() * factor / (bandwidth * 1e3);
         if (transfer > NEGLIGIBLE * latency) {
-            errors.add(new CalibrationError(output.source(), shortest.line(), "size", "found the shortest time, "
+            errors.add(InputError.at(output.source(), shortest.line(), "size", "found the shortest time, "
                     + ProfileNumber.plain(latency) + " us, at " + shortest.bytes() + " bytes, which take "
                     + ProfileNumber.plain(ProfileNumber.fitted(transfer)) + " us to transfer at the fitted "
                     + ProfileNumber.plain(ProfileNumber.fitted(bandwidth)) + " GB/s, expected a latency-bound "

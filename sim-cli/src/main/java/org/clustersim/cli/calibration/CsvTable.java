@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import org.clustersim.core.input.InputError;
 
 /**
  * A measurement file in comma-separated form: a header line naming the columns, then one row
@@ -33,10 +34,10 @@ public final class CsvTable {
     private final int headerLine;
     private final List<String> columns;
     private final List<Row> rows;
-    private final List<CalibrationError> errors;
+    private final List<InputError> errors;
 
     private CsvTable(String source, int headerLine, List<String> columns, List<Row> rows,
-                     List<CalibrationError> errors) {
+                     List<InputError> errors) {
         this.source = source;
         this.headerLine = headerLine;
         this.columns = columns;
@@ -51,7 +52,7 @@ public final class CsvTable {
      * @return the table, or empty when the file cannot be used at all (the reason is in {@code errors})
      */
     public static Optional<CsvTable> read(Path file, List<String> known, List<String> required, String describe,
-                                          List<CalibrationError> errors) {
+                                          List<InputError> errors) {
         String source = file.toString();
         Optional<List<String>> read = MeasurementFile.lines(file, "a CSV file with a header naming " + describe,
                 errors);
@@ -81,7 +82,7 @@ public final class CsvTable {
                 continue;
             }
             if (cells.size() != columns.size()) {
-                errors.add(new CalibrationError(source, line, "", "found " + cells.size() + " cells, expected "
+                errors.add(InputError.at(source, line, "", "found " + cells.size() + " cells, expected "
                         + columns.size() + " (" + String.join(", ", columns) + ")"));
                 continue;
             }
@@ -92,7 +93,7 @@ public final class CsvTable {
             rows.add(new Row(line, byName));
         }
         if (headerLine == 0) {
-            errors.add(new CalibrationError(source, 0, "header", "found no header line, expected one naming "
+            errors.add(InputError.at(source, 0, "header", "found no header line, expected one naming "
                     + describe));
             return Optional.empty();
         }
@@ -108,16 +109,16 @@ public final class CsvTable {
     }
 
     private static List<String> header(String source, int line, List<String> cells, List<String> known,
-                                       List<String> required, String describe, List<CalibrationError> errors) {
+                                       List<String> required, String describe, List<InputError> errors) {
         List<String> columns = new ArrayList<>();
         boolean ok = true;
         for (String c : cells) {
             if (!known.contains(c)) {
-                errors.add(new CalibrationError(source, line, "header", "found column '" + c + "', expected one of "
+                errors.add(InputError.at(source, line, "header", "found column '" + c + "', expected one of "
                         + String.join(", ", known)));
                 ok = false;
             } else if (columns.contains(c)) {
-                errors.add(new CalibrationError(source, line, "header", "found column '" + c + "' twice, expected "
+                errors.add(InputError.at(source, line, "header", "found column '" + c + "' twice, expected "
                         + "each column once"));
                 ok = false;
             }
@@ -125,7 +126,7 @@ public final class CsvTable {
         }
         for (String r : required) {
             if (!columns.contains(r)) {
-                errors.add(new CalibrationError(source, line, "header", "found no column '" + r + "', expected "
+                errors.add(InputError.at(source, line, "header", "found no column '" + r + "', expected "
                         + describe));
                 ok = false;
             }
@@ -156,7 +157,7 @@ public final class CsvTable {
     public Optional<Boolean> secondsRatherThanTflops() {
         boolean seconds = has("seconds");
         if (seconds == has("tflops")) {
-            errors.add(new CalibrationError(source(), headerLine(), "header", "found "
+            errors.add(InputError.at(source(), headerLine(), "header", "found "
                     + (seconds ? "both seconds and tflops" : "neither seconds nor tflops")
                     + ", expected one of the two"));
             return Optional.empty();
@@ -170,7 +171,7 @@ public final class CsvTable {
 
     /** Adds an error about a row. */
     public void error(Row row, String column, String message) {
-        errors.add(new CalibrationError(source, row.line(), column, message));
+        errors.add(InputError.at(source, row.line(), column, message));
     }
 
     /** A whole number greater than zero. */

@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.clustersim.core.input.InputError;
 
 /**
  * Measured GEMMs read from one or more CSV files with the columns {@code m, n, k, dtype} and
@@ -22,7 +23,7 @@ public record GemmMeasurements(Map<GemmPrecision, List<GemmPoint>> byPrecision) 
     static final String DESCRIBE = "m, n, k, dtype and either seconds or tflops";
 
     /** Reads every file; problems go to {@code errors}. */
-    public static GemmMeasurements read(List<Path> files, List<CalibrationError> errors) {
+    public static GemmMeasurements read(List<Path> files, List<InputError> errors) {
         Map<GemmPrecision, List<GemmPoint>> points = new EnumMap<>(GemmPrecision.class);
         Map<String, GemmPoint> seen = new HashMap<>();
         for (Path file : files) {
@@ -71,7 +72,7 @@ public record GemmMeasurements(Map<GemmPrecision, List<GemmPoint>> byPrecision) 
                     .thenComparingLong(GemmPoint::k));
             if (list.size() < 3) {
                 GemmPoint first = e.getValue().get(0);
-                errors.add(new CalibrationError(first.source(), first.line(), "dtype", "found " + list.size() + " "
+                errors.add(InputError.at(first.source(), first.line(), "dtype", "found " + list.size() + " "
                         + e.getKey().id() + " point" + (list.size() == 1 ? "" : "s") + ", expected at least 3 (the "
                         + "model has three fitted constants)"));
             }

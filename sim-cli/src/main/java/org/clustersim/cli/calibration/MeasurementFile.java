@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import org.clustersim.core.input.InputError;
 
 /** Reading a measurement file's lines, with the error a user sees when it is missing or unreadable. */
 final class MeasurementFile {
@@ -17,16 +18,16 @@ final class MeasurementFile {
      *
      * @param expected what the file should have been, for the message ("a CSV file with ...")
      */
-    static Optional<List<String>> lines(Path file, String expected, List<CalibrationError> errors) {
+    static Optional<List<String>> lines(Path file, String expected, List<InputError> errors) {
         String source = file.toString();
         if (!Files.isRegularFile(file)) {
-            errors.add(new CalibrationError(source, 0, "", "found no such file, expected " + expected));
+            errors.add(InputError.at(source, 0, "", "found no such file, expected " + expected));
             return Optional.empty();
         }
         try {
             return Optional.of(Files.readAllLines(file, StandardCharsets.UTF_8));
         } catch (IOException e) {
-            errors.add(new CalibrationError(source, 0, "", "cannot read: " + e.getMessage()));
+            errors.add(InputError.at(source, 0, "", "cannot read: " + e.getMessage()));
             return Optional.empty();
         }
     }

@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.clustersim.core.input.InputError;
 
 /**
  * The text an nccl-tests program ({@code all_reduce_perf} and its siblings) prints, as written by
@@ -82,7 +83,7 @@ public record NcclTestsOutput(String source, NcclOp op, String opFrom, int ranks
      * @param flag the operation given with {@code --nccl-op}, if any
      * @return empty when the file cannot be used (the reasons are in {@code errors})
      */
-    public static Optional<NcclTestsOutput> read(Path file, Optional<NcclOp> flag, List<CalibrationError> errors) {
+    public static Optional<NcclTestsOutput> read(Path file, Optional<NcclOp> flag, List<InputError> errors) {
         String source = file.toString();
         Optional<List<String>> read = MeasurementFile.lines(file, "the output of an nccl-tests program such as "
                 + "all_reduce_perf", errors);
@@ -114,7 +115,7 @@ public record NcclTestsOutput(String source, NcclOp op, String opFrom, int ranks
                     int r = Integer.parseInt(rank.group(1));
                     Integer earlier = rankLines.putIfAbsent(r, line);
                     if (earlier != null) {
-                        errors.add(new CalibrationError(source, line, "Rank", "found rank " + r + " again (line "
+                        errors.add(InputError.at(source, line, "Rank", "found rank " + r + " again (line "
                                 + earlier + "), expected each rank once"));
                     }
                     hosts.add(rank.group(2));
@@ -128,12 +129,12 @@ public record NcclTestsOutput(String source, NcclOp op, String opFrom, int ranks
             }
             String[] cells = text.split("\\s+");
             if (!cells[0].matches("\\d+")) {
-                errors.add(new CalibrationError(source, line, "", "found '" + abbreviated(text) + "', expected "
+                errors.add(InputError.at(source, line, "", "found '" + abbreviated(text) + "', expected "
                         + ROW_SHAPE + ", a '#' comment or a blank line"));
                 continue;
             }
             if (columns == null) {
-                errors.add(new CalibrationError(source, line, "", "found a result row before the column header "
+                errors.add(InputError.at(source, line, "", "found a result row before the column header "
                         + "(# size count type redop root time algbw busbw ...), expected the complete output of an "
                         + "nccl-tests program"));
                 return Optional.empty();
@@ -144,7 +145,7 @@ public record NcclTestsOutput(String source, NcclOp op, String opFrom, int ranks
             }
             Integer earlier = sizeLines.putIfAbsent(raw.row().bytes(), line);
             if (earlier != null) {
-                errors.add(new CalibrationError(source, line, "size", "found " + raw.row().bytes() + " bytes again "
+                errors.add(InputError.at(source, line, "size", "found " + raw.row().bytes() + " bytes again "
                         + "(line " + earlier + "), expected one row per size (run one data type, one reduction "
                         + "operator and one root: -d, -o, -r)"));
                 continue;
@@ -152,19 +153,19 @@ public record NcclTestsOutput(String source, NcclOp op, String opFrom, int ranks
             raws.add(raw);
         }
         if (columns == null) {
-            errors.add(new CalibrationError(source, 0, "", "found no column header (# size count type redop root "
+            errors.add(InputError.at(source, 0, "", "found no column header (# size count type redop root "
                     + "time algbw busbw ...), expected the output of an nccl-tests program"));
             return Optional.empty();
         }
         if (raws.isEmpty() && errors.size() == before) {
-            errors.add(new CalibrationError(source, 0, "", "found no result rows, expected one per message size"));
+            errors.add(InputError.at(source, 0, "", "found no result rows, expected one per message size"));
         }
         if (rankLines.isEmpty()) {
-            errors.add(new CalibrationError(source, 0, "Rank", "found no '#  Rank N Group G Pid P on HOST device D' "
+            errors.add(InputError.at(source, 0, "Rank", "found no '#  Rank N Group G Pid P on HOST device D' "
                     + "lines, expected the device list nccl-tests prints before the results (they give the ranks "
                     + "and hosts)"));
         } else if (rankLines.size() < 2) {
-            errors.add(new CalibrationError(source, rankLines.values().iterator().next(), "Rank", "found 1 rank, "
+            errors.add(InputError.at(source, rankLines.values().iterator().next(), "Rank", "found 1 rank, "
                     + "expected at least 2 for a collective"));
         }
         if (errors.size() > before) {
@@ -173,12 +174,12 @@ public record NcclTestsOutput(String source, NcclOp op, String opFrom, int ranks
         int ranks = rankLines.size();
         Optional<NcclOp> fromProgram = program == null ? Optional.empty() : NcclOp.ofProgram(program);
         if (program != null && fromProgram.isEmpty()) {
-            errors.add(new CalibrationError(source, programLine, "program", "found '" + program + "', expected one of "
+            errors.add(InputError.at(source, programLine, "program", "found '" + program + "', expected one of "
                     + String.join(", ", NcclOp.ids().stream().map(id -> id + "_perf").toList())));
             return Optional.empty();
         }
         if (fromProgram.isPresent() && flag.isPresent() && fromProgram.get() != flag.get()) {
-            errors.add(new CalibrationError(source, programLine, "program", "found '" + program + "', but --nccl-op "
+            errors.add(InputError.at(source, programLine, "program", "found '" + program + "', but --nccl-op "
                     + "says " + flag.get().id() + ", expected the two to agree (drop --nccl-op)"));
             return Optional.empty();
         }
@@ -201,7 +202,7 @@ public record NcclTestsOutput(String source, NcclOp op, String opFrom, int ranks
                 }
             }
             if (fit.size() != 1) {
-                errors.add(new CalibrationError(source, 0, "op", "found no operation name in a '# " + STARTING
+                errors.add(InputError.at(source, 0, "op", "found no operation name in a '# " + STARTING
                         + "' line or in the file name, and its columns fit "
                         + (fit.isEmpty() ? "no operation" : CsvTable.alternatives(fit.stream().map(NcclOp::id)
                         .toList())) + ", expected --nccl-op " + String.join("|", NcclOp.ids())));
@@ -222,20 +223,20 @@ public record NcclTestsOutput(String source, NcclOp op, String opFrom, int ranks
         return hosts.size() == 1 ? "nvlink" : "network";
     }
 
-    private static Map<String, Integer> columns(String source, int line, String body, List<CalibrationError> errors) {
+    private static Map<String, Integer> columns(String source, int line, String body, List<InputError> errors) {
         String[] names = body.split("\\s+");
         Map<String, Integer> columns = new HashMap<>();
         for (int i = 0; i < names.length; i++) {
             columns.putIfAbsent(names[i], i);
         }
         if (columns.containsKey("cputime")) {
-            errors.add(new CalibrationError(source, line, "cputime", "found host CPU times (nccl-tests -C 1), "
+            errors.add(InputError.at(source, line, "cputime", "found host CPU times (nccl-tests -C 1), "
                     + "expected GPU times (run without -C)"));
             return null;
         }
         for (String needed : List.of("time", "algbw", "busbw")) {
             if (!columns.containsKey(needed)) {
-                errors.add(new CalibrationError(source, line, "header", "found no '" + needed + "' column, expected "
+                errors.add(InputError.at(source, line, "header", "found no '" + needed + "' column, expected "
                         + "size, count, type, redop, root, time, algbw, busbw, ..."));
                 return null;
             }
@@ -244,18 +245,18 @@ public record NcclTestsOutput(String source, NcclOp op, String opFrom, int ranks
     }
 
     private static Raw row(String source, int line, String[] cells, Map<String, Integer> columns,
-                           List<CalibrationError> errors) {
+                           List<InputError> errors) {
         int needed = columns.values().stream().mapToInt(Integer::intValue).filter(i -> i <= columns.get("busbw"))
                 .max().orElse(0) + 1;
         if (cells.length < needed) {
-            errors.add(new CalibrationError(source, line, "", "found " + cells.length + " cells, expected at least "
+            errors.add(InputError.at(source, line, "", "found " + cells.length + " cells, expected at least "
                     + needed + " (size ... busbw)"));
             return null;
         }
         int before = errors.size();
         String size = cells[columns.getOrDefault("size", 0)];
         if (!size.matches("\\d{1,18}")) {
-            errors.add(new CalibrationError(source, line, "size", "found '" + size + "', expected a size in bytes"));
+            errors.add(InputError.at(source, line, "size", "found '" + size + "', expected a size in bytes"));
             return null;
         }
         long bytes = Long.parseLong(size);
@@ -268,7 +269,7 @@ public record NcclTestsOutput(String source, NcclOp op, String opFrom, int ranks
         if (columns.containsKey("root")) {
             String r = cells[columns.get("root")];
             if (!r.matches("-?\\d+")) {
-                errors.add(new CalibrationError(source, line, "root", "found '" + r + "', expected a rank or -1"));
+                errors.add(InputError.at(source, line, "root", "found '" + r + "', expected a rank or -1"));
             } else {
                 root = Integer.valueOf(r);
             }
@@ -281,14 +282,14 @@ public record NcclTestsOutput(String source, NcclOp op, String opFrom, int ranks
     }
 
     private static double number(String source, int line, String column, String text, boolean positive,
-                                 String what, List<CalibrationError> errors) {
+                                 String what, List<InputError> errors) {
         if (CsvTable.DECIMAL.matcher(text).matches()) {
             double v = Double.parseDouble(text);
             if (positive ? v > 0 : v >= 0) {
                 return v;
             }
         }
-        errors.add(new CalibrationError(source, line, column, "found '" + text + "', expected "
+        errors.add(InputError.at(source, line, column, "found '" + text + "', expected "
                 + (positive ? "a number greater than 0 (" : "a number, 0 or more (") + what + ")"));
         return Double.NaN;
     }
@@ -299,13 +300,13 @@ public record NcclTestsOutput(String source, NcclOp op, String opFrom, int ranks
      * too coarsely printed to tell). The first disagreement of each kind is added to {@code errors}.
      */
     private static boolean consistent(String source, NcclOp op, String opFrom, int ranks, List<Raw> raws,
-                                      List<CalibrationError> errors) {
+                                      List<InputError> errors) {
         String hint = " (operation from " + opFrom + ", " + ranks + " ranks from the Rank lines"
                 + (opFrom.equals(FROM_HEADER) ? ")" : "; give --nccl-op if the operation is wrong)");
         boolean ok = true;
         for (Raw r : raws) {
             if (r.redop() != null && !op.acceptsRedop(r.redop())) {
-                errors.add(new CalibrationError(source, r.row().line(), "redop", "found '" + r.redop() + "', expected "
+                errors.add(InputError.at(source, r.row().line(), "redop", "found '" + r.redop() + "', expected "
                         + (r.redop().equals("none") ? "a reduction operator" : "none") + " for " + op.id() + hint));
                 ok = false;
                 break;
@@ -313,7 +314,7 @@ public record NcclTestsOutput(String source, NcclOp op, String opFrom, int ranks
         }
         for (Raw r : raws) {
             if (r.root() != null && !op.acceptsRoot(r.root())) {
-                errors.add(new CalibrationError(source, r.row().line(), "root", "found " + r.root() + ", expected "
+                errors.add(InputError.at(source, r.row().line(), "root", "found " + r.root() + ", expected "
                         + (r.root() == -1 ? "a root rank" : "-1") + " for " + op.id() + hint));
                 ok = false;
                 break;
@@ -326,7 +327,7 @@ public record NcclTestsOutput(String source, NcclOp op, String opFrom, int ranks
             }
             double tolerance = factor * halfUnit(r.algbwText()) + halfUnit(r.busbwText()) + 1e-9;
             if (Math.abs(r.row().busbw() - factor * r.row().algbw()) > tolerance) {
-                errors.add(new CalibrationError(source, r.row().line(), "busbw", String.format(Locale.ROOT,
+                errors.add(InputError.at(source, r.row().line(), "busbw", String.format(Locale.ROOT,
                         "found %s with algbw %s (busbw/algbw %.4f), expected busbw/algbw %.4f, the bus factor of %s "
                         + "over %d ranks%s", r.busbwText(), r.algbwText(), r.row().busbw() / r.row().algbw(), factor,
                         op.id(), ranks, hint)));

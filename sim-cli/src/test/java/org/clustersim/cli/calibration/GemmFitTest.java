@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import org.clustersim.core.input.InputError;
 import org.junit.jupiter.api.Test;
 
 class GemmFitTest {
@@ -51,7 +52,7 @@ class GemmFitTest {
 
     @Test
     void theShippedH100Bf16TableFitsWithinItsStatedBounds() {
-        List<CalibrationError> errors = new ArrayList<>();
+        List<InputError> errors = new ArrayList<>();
         List<GemmPoint> points = GemmMeasurements.read(List.of(FIXTURES.resolve("h100-bf16-gemm.csv")), errors)
                 .byPrecision().get(GemmPrecision.BF16);
         assertEquals(List.of(), errors);
@@ -76,7 +77,7 @@ class GemmFitTest {
     void hardwareMdAloneGivesBackTheCostModelsCurrentConstants() {
         // cost.GemmModel's 1.057, 0.485 and 5.41 us were fitted the same way to hardware.md's 12 shapes
         // (the first block of the fixture, lines 10 to 21)
-        List<CalibrationError> errors = new ArrayList<>();
+        List<InputError> errors = new ArrayList<>();
         List<GemmPoint> points = GemmMeasurements.read(List.of(FIXTURES.resolve("h100-bf16-gemm.csv")), errors)
                 .byPrecision().get(GemmPrecision.BF16).stream().filter(p -> p.line() <= 21).toList();
         assertEquals(12, points.size());
@@ -88,7 +89,7 @@ class GemmFitTest {
 
     @Test
     void theDeepGemmFp8TableFitsWithinItsStatedBounds() {
-        List<CalibrationError> errors = new ArrayList<>();
+        List<InputError> errors = new ArrayList<>();
         List<GemmPoint> points = GemmMeasurements.read(List.of(FIXTURES.resolve("h800-fp8-deepgemm.csv")), errors)
                 .byPrecision().get(GemmPrecision.FP8);
         assertEquals(List.of(), errors);

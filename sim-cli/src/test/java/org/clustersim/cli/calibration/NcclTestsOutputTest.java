@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import org.clustersim.core.input.InputError;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,16 +21,16 @@ class NcclTestsOutputTest {
     Path dir;
 
     private static NcclTestsOutput read(Path file, Optional<NcclOp> flag) {
-        List<CalibrationError> errors = new ArrayList<>();
+        List<InputError> errors = new ArrayList<>();
         Optional<NcclTestsOutput> o = NcclTestsOutput.read(file, flag, errors);
         assertEquals(List.of(), errors);
         return o.orElseThrow();
     }
 
     private static List<String> errors(Path file, Optional<NcclOp> flag) {
-        List<CalibrationError> errors = new ArrayList<>();
+        List<InputError> errors = new ArrayList<>();
         NcclTestsOutput.read(file, flag, errors).ifPresent(o -> CollectiveFit.fit(o, errors));
-        return errors.stream().map(CalibrationError::format).toList();
+        return errors.stream().map(InputError::format).toList();
     }
 
     private Path variant(String name, String from, String to) throws IOException {

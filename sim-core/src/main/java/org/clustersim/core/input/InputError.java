@@ -11,11 +11,24 @@ import java.nio.file.Path;
  * @param message  what was found and what was expected
  */
 public record InputError(Path file, SourceLocation location, String path, String message) {
-    /** {@code file:line:col: path: message}. */
+    /**
+     * A problem in a file read line by line (a CSV, a tool's output) or in a command-line flag:
+     * {@code source} is the file as the user named it, or the flag; {@code line} 0 when no line
+     * is concerned.
+     */
+    public static InputError at(String source, int line, String field, String message) {
+        return new InputError(Path.of(source), line > 0 ? new SourceLocation(line, 0) : SourceLocation.NONE, field,
+                message);
+    }
+
+    /** {@code file:line:col: path: message}, leaving out what is not known (a column of 0, say). */
     public String format() {
         StringBuilder sb = new StringBuilder().append(file);
         if (location.line() > 0) {
-            sb.append(':').append(location.line()).append(':').append(location.column());
+            sb.append(':').append(location.line());
+            if (location.column() > 0) {
+                sb.append(':').append(location.column());
+            }
         }
         sb.append(": ");
         if (!path.isEmpty()) {
