@@ -178,7 +178,9 @@ public final class Topology {
          * @return the GPUs as [node][gpu]
          */
         public Vertex[][] nvSwitchServers(int nodes, int gpusPerNode, double nvlinkBytesPerS, long nvlinkLatencyNs) {
-            tuning(accelerator == AcceleratorSpec.A100_SXM_80GB ? CommTuning.A100 : CommTuning.H100);
+            // by name: a device profile builds its own (equal) record of the chip
+            boolean a100 = AcceleratorSpec.A100_SXM_80GB.name().equals(accelerator.name());
+            tuning(a100 ? CommTuning.A100 : CommTuning.H100);
             Vertex[][] gpus = new Vertex[nodes][gpusPerNode];
             for (int n = 0; n < nodes; n++) {
                 for (int g = 0; g < gpusPerNode; g++) {

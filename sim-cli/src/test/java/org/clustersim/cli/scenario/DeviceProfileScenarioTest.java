@@ -14,6 +14,7 @@ import org.clustersim.core.input.InputFileException;
 import org.clustersim.strategies.cost.Fp8Recipe;
 import org.clustersim.strategies.device.AttentionImpl;
 import org.clustersim.strategies.device.DeviceProfiles;
+import org.clustersim.topology.CommTuning;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -114,6 +115,15 @@ class DeviceProfileScenarioTest {
         errs = errors(write("u.yaml", scenario("  deviceProfile: profiles/none.yaml\n", "", "")));
         assertEquals("cluster.deviceProfile", errs.get(0).path());
         assertTrue(errs.get(0).message().contains("h100-sxm"), "lists the bundled profiles: " + errs.get(0));
+    }
+
+    @Test
+    void theClustersCollectiveTuningFollowsItsGpuModel() throws IOException {
+        Scenario a100 = new ScenarioReader().read(write("a.yaml", scenario("", "", "").replace("dgx-h100",
+                "dgx-a100")));
+        assertEquals(CommTuning.A100, a100.cluster().build().tuning(), "no NVLS on A100's NVSwitch");
+        Scenario h100 = new ScenarioReader().read(write("h.yaml", scenario("", "", "")));
+        assertEquals(CommTuning.H100, h100.cluster().build().tuning());
     }
 
     @Test
