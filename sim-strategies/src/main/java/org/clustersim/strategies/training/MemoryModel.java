@@ -1,4 +1,4 @@
-package org.clustersim.strategies;
+package org.clustersim.strategies.training;
 
 import org.clustersim.strategies.cost.LayerCostModel;
 import org.clustersim.strategies.device.AttentionImpl;
