@@ -72,7 +72,7 @@ final class GradientReduction {
             localParams += params;
             localExperts += expertParams;
             // ZeRO-3 reduces layer gradients per microbatch; embedding and logits weights stay here
-            double reduced = (step.zero() == 3 ? params - step.stageLayerParams(stage) : params) - expertParams;
+            double reduced = (step.zero() == 3 ? params - step.parameters().stageLayers(stage) : params) - expertParams;
             if (step.dp() * step.cp() == 1) {
                 continue;
             }

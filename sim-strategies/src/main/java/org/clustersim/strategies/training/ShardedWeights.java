@@ -85,7 +85,7 @@ final class ShardedWeights {
                 List<Integer> rs = reductions.computeIfAbsent(group[0], k -> new ArrayList<>());
                 for (int i = 0; i < n; i++) {
                     Use u0 = perReplica.get(0).get(i);
-                    double params = step.layerParams(u0.layer);
+                    double params = step.parameters().layer(u0.layer);
                     if (u0.gathers) {
                         int[] window = new int[u0.window < 0 ? 0 : step.replicas()];
                         for (int d = 0; d < window.length; d++) {

@@ -211,28 +211,19 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
         return schedule.placement(pp(), microbatches).stages();
     }
 
-    /** Parameters one GPU holds for stage {@code stage} (its TP shard of the stage's layers and extras). */
-    public double stageParams(int stage) {
-        double params = 0;
-        for (int l = split.firstLayer(stage); l < split.firstLayer(stage) + split.layers(stage); l++) {
-            params += layerParams(l);
-        }
-        if (stage == 0) {
-            params += (double) model.vocab() * model.hidden() / tp();
-        }
-        if (stage == stages() - 1 && !model.tiedEmbeddings()) {
-            params += (double) model.vocab() * model.hidden() / tp();
-        }
-        return params;
+    /** The parameters one GPU holds, by layer and stage. */
+    public GpuParameters parameters() {
+        return new GpuParameters(model, tp(), ep(), split);
     }
 
-    /** Of {@link #stageParams}, the expert weights (sharded and reduced over the expert-holding ranks). */
+    /** Parameters one GPU holds for stage {@code stage} ({@link GpuParameters#stage}). */
+    public double stageParams(int stage) {
+        return parameters().stage(stage);
+    }
+
+    /** Of {@link #stageParams}, the expert weights ({@link GpuParameters#stageExperts}). */
     public double stageExpertParams(int stage) {
-        double params = 0;
-        for (int l = split.firstLayer(stage); l < split.firstLayer(stage) + split.layers(stage); l++) {
-            params += expertParams(l);
-        }
-        return params;
+        return parameters().stageExperts(stage);
     }
 
     /**
@@ -247,48 +238,5 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
     /** The step's task graph ({@link StepBuilder}). */
     public Built build() {
         return new StepBuilder(this).build();
-    }
-
-    /**
-     * Parameters of layer {@code l} on one GPU: its TP shard of the matrices, the matrices every
-     * TP rank holds whole (latent attention's down-projections, an MoE layer's router), its
-     * experts, the norms. (The duplicated down-projections' gradients are all-reduced over TP
-     * with sequence parallelism, as Megatron-core does for norms; that small reduction is not
-     * simulated, for them or for the norms.)
-     */
-    double layerParams(int l) {
-        double whole = model.attentionReplicatedParams();
-        if (!model.isMoeLayer(l)) {
-            return (model.layerMatmulParams(l) - whole) / tp() + whole + model.layerNormParams();
-        }
-        TransformerModel.Experts e = model.experts();
-        double split = model.attentionParams() - whole + e.shared() * model.mlpParams(e.ffn());
-        return split / tp() + whole + model.routerParams() + expertParams(l) + model.layerNormParams();
-    }
-
-    /** Routed-expert parameters of layer {@code l} on one GPU: experts / ep of them, split over t. */
-    double expertParams(int l) {
-        if (!model.isMoeLayer(l)) {
-            return 0;
-        }
-        return (double) model.experts().count() / ep() * model.mlpParams(model.experts().ffn()) / tp();
-    }
-
-    /** Layer parameters of a stage on one GPU (what ZeRO 3 gathers and reduces layer by layer). */
-    double stageLayerParams(int stage) {
-        double params = 0;
-        for (int l = split.firstLayer(stage); l < split.firstLayer(stage) + split.layers(stage); l++) {
-            params += layerParams(l);
-        }
-        return params;
-    }
-
-    /** The largest layer's parameters on one GPU (what ZeRO 3 holds gathered). */
-    double maxLayerParams() {
-        double max = 0;
-        for (int l = 0; l < model.layers(); l++) {
-            max = Math.max(max, layerParams(l));
-        }
-        return max;
     }
 }
