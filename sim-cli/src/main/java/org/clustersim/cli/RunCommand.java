@@ -22,7 +22,7 @@ import org.clustersim.cli.scenario.ScenarioReader;
 import org.clustersim.core.Simulation;
 import org.clustersim.core.engine.Timeline;
 import org.clustersim.core.trace.ChromeTraceWriter;
-import org.clustersim.strategies.TrainingStep;
+import org.clustersim.strategies.training.TrainingStep;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

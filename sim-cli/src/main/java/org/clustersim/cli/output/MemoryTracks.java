@@ -2,8 +2,8 @@ package org.clustersim.cli.output;
 
 import org.clustersim.core.engine.Counters;
 import org.clustersim.core.engine.Timeline;
-import org.clustersim.strategies.MemoryModel;
-import org.clustersim.strategies.TrainingStep;
+import org.clustersim.strategies.training.MemoryModel;
+import org.clustersim.strategies.training.TrainingStep;
 
 /** Adds a memory counter track (GB) per simulated GPU to a finished run's counters, for the trace. */
 public final class MemoryTracks {

@@ -5,7 +5,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 
-import org.clustersim.strategies.TrainingStep;
+import org.clustersim.strategies.training.TrainingStep;
 import org.clustersim.topology.Link;
 import org.clustersim.topology.LinkKind;
 import org.clustersim.topology.Topology;

@@ -13,7 +13,7 @@ import org.clustersim.core.metrics.CommBreakdown;
 import org.clustersim.core.metrics.DeviceUsage;
 import org.clustersim.core.metrics.StepMetrics;
 import org.clustersim.core.network.LinkUsage;
-import org.clustersim.strategies.TrainingStep;
+import org.clustersim.strategies.training.TrainingStep;
 import org.clustersim.strategies.cost.Precision;
 import org.clustersim.topology.Link;
 
@@ -107,8 +107,8 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
     }
 
     private static Memory memory(TrainingStep step, TrainingStep.Built built, Timeline timeline, int replica, int p) {
-        org.clustersim.strategies.MemoryModel model = new org.clustersim.strategies.MemoryModel(step);
-        org.clustersim.strategies.MemoryModel.States states = model.states(p);
+        org.clustersim.strategies.training.MemoryModel model = new org.clustersim.strategies.training.MemoryModel(step);
+        org.clustersim.strategies.training.MemoryModel.States states = model.states(p);
         long[][] live = built.pipelines().get(replica).activationBytes(timeline, p, model::activationBytes);
         long peakActivations = 0;
         for (long v : live[1]) {
@@ -147,7 +147,7 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
             if (!step.simulated(u.device())) {
                 continue;
             }
-            org.clustersim.strategies.Mesh.Coordinates at = step.coordinates(u.device());
+            org.clustersim.strategies.training.Mesh.Coordinates at = step.coordinates(u.device());
             int d = at.dp();
             int p = at.pp();
             CommBreakdown c = comm.get(u.device());

@@ -5,10 +5,10 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 
-import org.clustersim.strategies.ContextParallel;
-import org.clustersim.strategies.LayerSplit;
-import org.clustersim.strategies.Mesh;
-import org.clustersim.strategies.TrainingStep;
+import org.clustersim.strategies.training.ContextParallel;
+import org.clustersim.strategies.training.LayerSplit;
+import org.clustersim.strategies.training.Mesh;
+import org.clustersim.strategies.training.TrainingStep;
 import org.clustersim.strategies.cost.Fp8Recipe;
 import org.clustersim.strategies.cost.KernelCosts;
 import org.clustersim.strategies.cost.LayerCostModel;

@@ -11,9 +11,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import org.clustersim.strategies.ContextParallel;
-import org.clustersim.strategies.Mesh;
-import org.clustersim.strategies.TrainingStep;
+import org.clustersim.strategies.training.ContextParallel;
+import org.clustersim.strategies.training.Mesh;
+import org.clustersim.strategies.training.TrainingStep;
 import org.clustersim.strategies.cost.Fp8Recipe;
 import org.clustersim.strategies.cost.Precision;
 import org.clustersim.strategies.device.AttentionImpl;

@@ -18,7 +18,7 @@ import org.clustersim.core.metrics.CommBreakdown;
 import org.clustersim.core.metrics.DeviceUsage;
 import org.clustersim.core.metrics.StepMetrics;
 import org.clustersim.core.network.UnreachableException;
-import org.clustersim.strategies.TrainingStep;
+import org.clustersim.strategies.training.TrainingStep;
 import org.clustersim.strategies.cost.Precision;
 import org.clustersim.topology.Topology;
 

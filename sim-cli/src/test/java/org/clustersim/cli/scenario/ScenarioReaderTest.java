@@ -257,10 +257,10 @@ class ScenarioReaderTest {
     void meshOrderShardGroupAndContextVariantAreReadAndChecked() throws IOException {
         Scenario s = new ScenarioReader().read(write("s.yaml", MOE.replace("ep: 8",
                 "ep: 8\n  order: tp-dp-pp-cp\n  zero: 1\n  shardGroup: 4\n  cpVariant: ring")));
-        assertEquals(List.of(org.clustersim.strategies.Mesh.Dim.TP, org.clustersim.strategies.Mesh.Dim.DP,
-                org.clustersim.strategies.Mesh.Dim.PP, org.clustersim.strategies.Mesh.Dim.CP), s.parallelism().order());
+        assertEquals(List.of(org.clustersim.strategies.training.Mesh.Dim.TP, org.clustersim.strategies.training.Mesh.Dim.DP,
+                org.clustersim.strategies.training.Mesh.Dim.PP, org.clustersim.strategies.training.Mesh.Dim.CP), s.parallelism().order());
         assertEquals(4, s.trainingStep().shardSize());
-        assertEquals(org.clustersim.strategies.ContextParallel.RING, s.trainingStep().cpKind());
+        assertEquals(org.clustersim.strategies.training.ContextParallel.RING, s.trainingStep().cpKind());
         InputError order = only(errors(MOE.replace("ep: 8", "ep: 8\n  order: tp-pp-dp")));
         assertEquals("parallelism.order", order.path());
         assertTrue(order.message().contains("name tp, cp, pp and dp once each"), order.message());

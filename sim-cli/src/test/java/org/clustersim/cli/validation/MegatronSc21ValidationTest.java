@@ -11,7 +11,7 @@ import java.util.Locale;
 import org.clustersim.cli.scenario.Scenario;
 import org.clustersim.cli.scenario.ScenarioReader;
 import org.clustersim.core.Simulation;
-import org.clustersim.strategies.TrainingStep;
+import org.clustersim.strategies.training.TrainingStep;
 import org.junit.jupiter.api.Test;
 
 /**

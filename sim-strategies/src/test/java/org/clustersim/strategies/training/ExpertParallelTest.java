@@ -1,4 +1,4 @@
-package org.clustersim.strategies;
+package org.clustersim.strategies.training;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

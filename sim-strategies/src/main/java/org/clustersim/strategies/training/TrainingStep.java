@@ -1,6 +1,5 @@
-package org.clustersim.strategies;
+package org.clustersim.strategies.training;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import org.clustersim.core.engine.TaskGraph;
@@ -12,29 +11,27 @@ import org.clustersim.strategies.device.AttentionImpl;
 import org.clustersim.strategies.device.DeviceProfile;
 import org.clustersim.strategies.device.DeviceProfiles;
 import org.clustersim.strategies.model.TransformerModel;
-import org.clustersim.strategies.pipeline.PipelineProgram;
 import org.clustersim.strategies.pipeline.PipelineSchedule;
 import org.clustersim.strategies.pipeline.PipelineTasks;
 import org.clustersim.topology.Topology;
 
 /**
  * One training step of a transformer under tensor, context, pipeline, data and expert
- * parallelism, as the task graph a Megatron-style framework runs.
+ * parallelism: what the step is (model, cluster, layout, schedule, batch, kernels, options),
+ * the parameters each GPU holds, and {@link #build()}, which hands it to the {@link StepBuilder}
+ * that composes the per-dimension parts into the task graph a Megatron-style framework runs.
  *
  * <p>Devices form a {@link Mesh}, by default TP innermost (inside a server's NVLink domain),
  * then CP, then PP, then DP. Every data-parallel replica runs the pipeline schedule over its p
- * groups of tp x cp GPUs ({@link TensorParallelWork}); stage boundaries send b s h activations
- * split over the group; MoE layers exchange tokens over the expert-parallel group (ep
- * consecutive replicas). Gradients are reduced over every CP and DP rank holding the same
- * weights (expert weights over the ranks holding the same experts), in buckets (default 25 MB
- * of fp32 gradients), each launched on its own stream as soon as the last microbatch's backward
- * has produced every gradient in it, so they overlap the rest of the backward: an all-reduce
- * without ZeRO, a reduce-scatter with ZeRO 1 or 2 (the distributed optimizer). ZeRO 3 gathers
- * and reduces layer by layer instead ({@link GradientSync}). With hybrid sharding ZeRO
- * shards over groups of {@code shardGroup} of those ranks and replicates across the groups: a
- * reduce-scatter inside each group, then an all-reduce of the shard across groups (HSDP). The
- * Adam step is a memory-bound compute task over each GPU's share of the parameters; with ZeRO
- * 1 or 2 it is followed by an all-gather of the updated bf16 weights.
+ * groups of tp x cp GPUs; stage boundaries send b s h activations split over the group; MoE
+ * layers exchange tokens over the expert-parallel group (ep consecutive replicas). Gradients are
+ * reduced over every CP and DP rank holding the same weights (expert weights over the ranks
+ * holding the same experts), in buckets (default 25 MB of fp32 gradients) that overlap the rest
+ * of the backward: an all-reduce without ZeRO, a reduce-scatter with ZeRO 1 or 2 (the
+ * distributed optimizer). ZeRO 3 gathers and reduces layer by layer instead. With hybrid
+ * sharding ZeRO shards over groups of {@code shardGroup} of those ranks and replicates across
+ * the groups (HSDP). The Adam step follows; with ZeRO 1 or 2 an all-gather of the updated bf16
+ * weights after it.
  *
  * @param model        the transformer
  * @param topology     the cluster
@@ -189,62 +186,6 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
         return device < mesh.gpus() && mesh.coordinates(device).dp() < replicas;
     }
 
-    /**
-     * The GPUs holding the same experts as TP rank t of stage rank p in EP rank e: every
-     * context rank of every replica whose EP rank is e, replica by replica.
-     */
-    int[] expertGradientGroup(int t, int p, int e) {
-        int[] group = new int[dp() / ep() * cp()];
-        for (int k = 0; k < dp() / ep(); k++) {
-            for (int c = 0; c < cp(); c++) {
-                group[k * cp() + c] = device(t, c, p, e + k * ep());
-            }
-        }
-        return group;
-    }
-
-    /**
-     * The expert-parallel groups one GPU's all-to-all stands for: its own, and with one replica
-     * simulated for all, every EP group at its TP, CP and PP position.
-     */
-    private List<int[]> expertGroups(int device) {
-        if (replicas != 1) {
-            return List.of(expertGroup(device));
-        }
-        Mesh.Coordinates at = coordinates(device);
-        List<int[]> groups = new ArrayList<>();
-        for (int first = 0; first < dp(); first += ep()) {
-            groups.add(expertGroup(device(at.tp(), at.cp(), at.pp(), first)));
-        }
-        return groups;
-    }
-
-    /** The expert-parallel group of a GPU: the GPUs at its TP, CP and PP position in its ep replicas. */
-    int[] expertGroup(int device) {
-        Mesh.Coordinates at = coordinates(device);
-        int first = mesh.expertGroupStart(at.dp());
-        int[] group = new int[ep()];
-        for (int i = 0; i < group.length; i++) {
-            group[i] = device(at.tp(), at.cp(), at.pp(), first + i);
-        }
-        return group;
-    }
-
-    /**
-     * The GPUs that hold the same weights as TP rank t of stage rank p and reduce their
-     * gradients together: every context and data-parallel rank, ordered replica by replica,
-     * so the first {@code replicas x cp} are the simulated ones.
-     */
-    int[] gradientGroup(int t, int p) {
-        int[] group = new int[dp() * cp()];
-        for (int d = 0; d < dp(); d++) {
-            for (int c = 0; c < cp(); c++) {
-                group[d * cp() + c] = device(t, c, p, d);
-            }
-        }
-        return group;
-    }
-
     /** Matrix-multiply precision. */
     public Precision precision() {
         return kernels.precision();
@@ -270,28 +211,19 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
         return schedule.placement(pp(), microbatches).stages();
     }
 
-    /** Parameters one GPU holds for stage {@code stage} (its TP shard of the stage's layers and extras). */
-    public double stageParams(int stage) {
-        double params = 0;
-        for (int l = split.firstLayer(stage); l < split.firstLayer(stage) + split.layers(stage); l++) {
-            params += layerParams(l);
-        }
-        if (stage == 0) {
-            params += (double) model.vocab() * model.hidden() / tp();
-        }
-        if (stage == stages() - 1 && !model.tiedEmbeddings()) {
-            params += (double) model.vocab() * model.hidden() / tp();
-        }
-        return params;
+    /** The parameters one GPU holds, by layer and stage. */
+    public GpuParameters parameters() {
+        return new GpuParameters(model, tp(), ep(), split);
     }
 
-    /** Of {@link #stageParams}, the expert weights (sharded and reduced over the expert-holding ranks). */
+    /** Parameters one GPU holds for stage {@code stage} ({@link GpuParameters#stage}). */
+    public double stageParams(int stage) {
+        return parameters().stage(stage);
+    }
+
+    /** Of {@link #stageParams}, the expert weights ({@link GpuParameters#stageExperts}). */
     public double stageExpertParams(int stage) {
-        double params = 0;
-        for (int l = split.firstLayer(stage); l < split.firstLayer(stage) + split.layers(stage); l++) {
-            params += expertParams(l);
-        }
-        return params;
+        return parameters().stageExperts(stage);
     }
 
     /**
@@ -303,67 +235,8 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
     public record Built(TaskGraph graph, List<PipelineTasks> pipelines) {
     }
 
+    /** The step's task graph ({@link StepBuilder}). */
     public Built build() {
-        TaskGraph.Builder g = TaskGraph.builder();
-        for (int d = 0; d < mesh.gpus(); d++) {
-            g.device(topology.device(d).name(), topology.device(d).node());
-        }
-        LayerCostModel cost = layerCost();
-        // a stage boundary carries b s h over the whole TP x CP group, split evenly over its GPUs
-        long boundary = model.boundaryActivationBytes(microBatch, seqLen, ACTIVATION_BYTES);
-        TensorParallelWork.ExpertExchange experts = ep() > 1
-                ? new TensorParallelWork.ExpertExchange(this::expertGroups, replicas == 1) : null;
-        TensorParallelWork work = new TensorParallelWork(cost, topology, split,
-                model.boundaryActivationBytes(microBatch, seqLen / cp(), ACTIVATION_BYTES),
-                zero == 3 && dp() * cp() > 1, cpKind, experts);
-        List<PipelineTasks> pipelines = new ArrayList<>();
-        for (int d = 0; d < replicas; d++) {
-            int[][] ranks = new int[pp()][tp() * cp()];
-            for (int p = 0; p < pp(); p++) {
-                for (int c = 0; c < cp(); c++) {
-                    for (int t = 0; t < tp(); t++) {
-                        ranks[p][c * tp() + t] = device(t, c, p, d);
-                    }
-                }
-            }
-            pipelines.add(new PipelineProgram(schedule, pp(), microbatches, work, boundary, blockingSends)
-                    .addTo(g, ranks));
-        }
-        new GradientSync(this, g, new DataParallelCollectives(g, topology)).add(pipelines, work.shardUses());
-        return new Built(g.build(), pipelines);
-    }
-
-    /**
-     * Parameters of layer {@code l} on one GPU: its TP shard of the matrices, the matrices every
-     * TP rank holds whole (latent attention's down-projections, an MoE layer's router), its
-     * experts, the norms. (The duplicated down-projections' gradients are all-reduced over TP
-     * with sequence parallelism, as Megatron-core does for norms; that small reduction is not
-     * simulated, for them or for the norms.)
-     */
-    double layerParams(int l) {
-        double whole = model.attentionReplicatedParams();
-        if (!model.isMoeLayer(l)) {
-            return (model.layerMatmulParams(l) - whole) / tp() + whole + model.layerNormParams();
-        }
-        TransformerModel.Experts e = model.experts();
-        double split = model.attentionParams() - whole + e.shared() * model.mlpParams(e.ffn());
-        return split / tp() + whole + model.routerParams() + expertParams(l) + model.layerNormParams();
-    }
-
-    /** Routed-expert parameters of layer {@code l} on one GPU: experts / ep of them, split over t. */
-    double expertParams(int l) {
-        if (!model.isMoeLayer(l)) {
-            return 0;
-        }
-        return (double) model.experts().count() / ep() * model.mlpParams(model.experts().ffn()) / tp();
-    }
-
-    /** The largest layer's parameters on one GPU (what ZeRO 3 holds gathered). */
-    double maxLayerParams() {
-        double max = 0;
-        for (int l = 0; l < model.layers(); l++) {
-            max = Math.max(max, layerParams(l));
-        }
-        return max;
+        return new StepBuilder(this).build();
     }
 }

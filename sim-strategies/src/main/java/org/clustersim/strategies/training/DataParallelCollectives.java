@@ -1,4 +1,4 @@
-package org.clustersim.strategies;
+package org.clustersim.strategies.training;
 
 import java.util.ArrayList;
 import java.util.HashMap;

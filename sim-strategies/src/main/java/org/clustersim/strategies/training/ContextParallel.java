@@ -1,4 +1,4 @@
-package org.clustersim.strategies;
+package org.clustersim.strategies.training;
 
 /**
  * How context parallelism shares keys and values between the c GPUs that split a sequence.

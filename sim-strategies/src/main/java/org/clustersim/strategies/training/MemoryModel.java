@@ -1,4 +1,4 @@
-package org.clustersim.strategies;
+package org.clustersim.strategies.training;
 
 import org.clustersim.strategies.cost.LayerCostModel;
 import org.clustersim.strategies.device.AttentionImpl;
@@ -82,7 +82,7 @@ public final class MemoryModel {
         double weights = 2 * params;
         if (step.zero() == 3) {
             // the shard, plus the gathered bf16 weights of the layer in use and the one prefetched
-            weights = 2 * dense / d + 2 * 2 * step.maxLayerParams();
+            weights = 2 * dense / d + 2 * 2 * step.parameters().maxLayer();
         }
         double workspace = FRAMEWORK_RESERVE + (last ? logitsBytes() : 0);
         return new States(weights, grads, optimizer, workspace);

@@ -1,4 +1,4 @@
-package org.clustersim.strategies;
+package org.clustersim.strategies.training;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -127,5 +127,45 @@ public record Mesh(int tp, int cp, int pp, int dp, int ep, List<Dim> order) {
     /** The expert-parallel group of data-parallel rank {@code d}: its first member's DP rank. */
     public int expertGroupStart(int d) {
         return d - d % ep;
+    }
+
+    /**
+     * The GPUs that hold the same weights as TP rank t of pipeline rank p and reduce their
+     * gradients together: every context and data-parallel rank, ordered replica by replica (so
+     * the first {@code r x cp} are those of the first r replicas).
+     */
+    public int[] gradientGroup(int t, int p) {
+        int[] group = new int[dp * cp];
+        for (int d = 0; d < dp; d++) {
+            for (int c = 0; c < cp; c++) {
+                group[d * cp + c] = device(t, c, p, d);
+            }
+        }
+        return group;
+    }
+
+    /**
+     * The GPUs holding the same experts as TP rank t of pipeline rank p in EP rank e: every
+     * context rank of every replica whose EP rank is e, replica by replica.
+     */
+    public int[] expertGradientGroup(int t, int p, int e) {
+        int[] group = new int[dp / ep * cp];
+        for (int k = 0; k < dp / ep; k++) {
+            for (int c = 0; c < cp; c++) {
+                group[k * cp + c] = device(t, c, p, e + k * ep);
+            }
+        }
+        return group;
+    }
+
+    /** The expert-parallel group of a GPU: the GPUs at its TP, CP and PP position in its ep replicas. */
+    public int[] expertGroup(int device) {
+        Coordinates at = coordinates(device);
+        int first = expertGroupStart(at.dp());
+        int[] group = new int[ep];
+        for (int i = 0; i < group.length; i++) {
+            group[i] = device(at.tp(), at.cp(), at.pp(), first + i);
+        }
+        return group;
     }
 }

@@ -1,0 +1,108 @@
+package org.clustersim.strategies.training;
+
+import java.util.function.IntConsumer;
+
+import org.clustersim.core.engine.StreamKind;
+import org.clustersim.core.engine.TaskGraph;
+import org.clustersim.core.engine.Work;
+import org.clustersim.strategies.cost.LayerCostModel;
+
+/**
+ * The tasks of one action of a pipeline rank, in program order on the rank's tp x cp GPUs (cp
+ * groups of tp, CP rank-major): compute tasks that occupy the compute streams of all of them
+ * together (they run in lockstep), and the communications between, each task waiting for the one
+ * before. The parts of a step (tensor, context, expert parallelism) add their collectives to it.
+ */
+final class Chain {
+    private final TaskGraph.Builder graph;
+    private final LayerBlocks blocks;
+    private final int[] devices;
+    private final int[] compute;
+    private int first = -1;
+    private int last = -1;
+    private IntConsumer nextTask;
+
+    Chain(TaskGraph.Builder graph, LayerBlocks blocks, int[] devices) {
+        this.graph = graph;
+        this.blocks = blocks;
+        this.devices = devices;
+        this.compute = new int[devices.length];
+        for (int i = 0; i < devices.length; i++) {
+            compute[i] = graph.stream(devices[i], "compute", StreamKind.COMPUTE);
+        }
+    }
+
+    TaskGraph.Builder graph() {
+        return graph;
+    }
+
+    int[] devices() {
+        return devices;
+    }
+
+    /** The chain's first task (what the action's inputs wait for), -1 while it is empty. */
+    int first() {
+        return first;
+    }
+
+    /** The chain's last task so far, -1 while it is empty. */
+    int last() {
+        return last;
+    }
+
+    /** A compute task of {@code flops} per GPU. */
+    int compute(String name, String category, double ns, double flops) {
+        return computeAfter(name, category, ns, flops, -1);
+    }
+
+    /** A compute task that also waits for task {@code after} (-1: for nothing else). */
+    int computeAfter(String name, String category, double ns, double flops, int after) {
+        int id = graph.computeOn(name, category, compute, Math.round(ns), flops * devices.length);
+        if (after >= 0) {
+            graph.addDependency(id, after);
+        }
+        link(id);
+        return id;
+    }
+
+    /** A block's pass, with its split over ops for the trace. */
+    int compute(String name, String category, LayerCostModel.Block b, Pass p) {
+        int id = graph.computeOn(name, category, compute, Math.round(p.ns(b)), p.flops(b) * devices.length,
+                blocks.ops(b, p));
+        link(id);
+        return id;
+    }
+
+    /** A communication on stream {@code stream} of every GPU of the rank. */
+    void communicate(String name, String category, String stream, Work.Communication work) {
+        link(graph.communicate(name, category, streams(stream), work));
+    }
+
+    /** The communication stream {@code name} of every GPU of the rank. */
+    int[] streams(String name) {
+        int[] streams = new int[devices.length];
+        for (int i = 0; i < devices.length; i++) {
+            streams[i] = graph.stream(devices[i], name, StreamKind.COMMUNICATION);
+        }
+        return streams;
+    }
+
+    /** Tells {@code hook} the id of the next task the chain adds. */
+    void onNextTask(IntConsumer hook) {
+        nextTask = hook;
+    }
+
+    /** Appends task {@code id}: it waits for the chain's last task. */
+    void link(int id) {
+        if (nextTask != null) {
+            nextTask.accept(id);
+            nextTask = null;
+        }
+        if (last >= 0) {
+            graph.addDependency(id, last);
+        } else {
+            first = id;
+        }
+        last = id;
+    }
+}

@@ -1,0 +1,166 @@
+package org.clustersim.strategies.training;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.clustersim.strategies.collective.CollectiveOp;
+import org.clustersim.strategies.pipeline.PipelineTasks;
+import org.clustersim.strategies.pipeline.StagePlacement;
+
+/**
+ * The data-parallel gradient reduction of one TP rank of one pipeline rank, over every CP and
+ * DP rank holding the same weights: dense gradients in buckets (default 25 MB of fp32
+ * gradients), each launched as soon as the last microbatch's backward has produced every
+ * gradient in it, so they overlap the rest of the backward (or all after the rank's whole
+ * backward without {@code overlapGradReduce}); an all-reduce without ZeRO, a reduce-scatter with
+ * it. Expert gradients are reduced over each EP rank's expert-holding ranks, and tied
+ * embeddings are summed between the first and the last stage. Under ZeRO-3 the layers'
+ * gradients are reduced layer by layer instead ({@link ShardedWeights}); only the embedding and
+ * logits weights are left to the buckets.
+ */
+final class GradientReduction {
+    private final TrainingStep step;
+    private final DataParallelCollectives dpc;
+    private final List<PipelineTasks> pipelines;
+    private final StagePlacement placement;
+    private final CollectiveOp op;
+    private final int shard;
+    /** The tied-embedding all-reduces, built once per (TP rank, context rank, replica). */
+    private final Map<String, Integer> embeddingTasks = new HashMap<>();
+
+    /**
+     * What one TP rank of a pipeline rank reduces.
+     *
+     * @param dense        the dense reductions (buckets, ZeRO-3's layer reductions, the embedding sum)
+     * @param experts      per EP rank, the reductions of its expert gradients
+     * @param params       parameters the GPU holds over its chunks
+     * @param expertParams of those, the expert weights
+     */
+    record Reduced(List<Integer> dense, List<List<Integer>> experts, double params, double expertParams) {
+    }
+
+    GradientReduction(TrainingStep step, DataParallelCollectives dpc, List<PipelineTasks> pipelines) {
+        this.step = step;
+        this.dpc = dpc;
+        this.pipelines = pipelines;
+        this.placement = step.schedule().placement(step.pp(), step.microbatches());
+        this.op = step.zero() == 0 ? CollectiveOp.ALL_REDUCE : CollectiveOp.REDUCE_SCATTER;
+        this.shard = step.zero() == 0 ? 1 : step.shardSize();
+    }
+
+    /** Ranks a dense gradient is sharded over: 1 without ZeRO. */
+    int shard() {
+        return shard;
+    }
+
+    /** The reductions of TP rank t of pipeline rank p; {@code shardReductions} are ZeRO-3's, by device. */
+    Reduced reduce(int t, int p, Map<Integer, List<Integer>> shardReductions) {
+        int[] group = step.mesh().gradientGroup(t, p);
+        List<Integer> reductions = new ArrayList<>();
+        List<List<Integer>> expertReductions = new ArrayList<>();
+        for (int e = 0; e < step.ep(); e++) {
+            expertReductions.add(new ArrayList<>());
+        }
+        double localParams = 0;
+        double localExperts = 0;
+        for (int chunk = 0; chunk < placement.chunksPerRank(); chunk++) {
+            int stage = placement.stageOfChunk(p, chunk);
+            double params = step.stageParams(stage);
+            double expertParams = step.ep() > 1 ? step.stageExpertParams(stage) : 0;
+            localParams += params;
+            localExperts += expertParams;
+            // ZeRO-3 reduces layer gradients per microbatch; embedding and logits weights stay here
+            double reduced = (step.zero() == 3 ? params - step.parameters().stageLayers(stage) : params) - expertParams;
+            if (step.dp() * step.cp() == 1) {
+                continue;
+            }
+            if (reduced >= 1) {
+                buckets(group, p, stage, reduced * 4, reductions);
+            }
+            if (expertParams >= 1 && step.expertShardSize() > 1) {
+                experts(t, p, stage, expertParams * 4, expertReductions);
+            }
+        }
+        reductions.addAll(shardReductions.getOrDefault(group[0], List.of()));
+        int embedRank = placement.rank(0, 0);
+        int logitsRank = placement.rank(0, step.stages() - 1);
+        // V shapes keep the embedding and the logits on one rank: nothing to synchronise
+        if (step.model().tiedEmbeddings() && embedRank != logitsRank && (p == embedRank || p == logitsRank)) {
+            reductions.addAll(embeddingSync(t, embedRank, logitsRank));
+        }
+        return new Reduced(reductions, expertReductions, localParams, localExperts);
+    }
+
+    /** A stage's dense gradients in buckets, each waiting for the backward that completes its last part. */
+    private void buckets(int[] group, int p, int stage, double bytes, List<Integer> out) {
+        int[] readyFirst = pipelines.get(0).gradientsReady(p, stage);
+        int parts = step.zero() == 3 ? 1 : Math.max(1, readyFirst.length);
+        double partBytes = bytes / parts;
+        double pending = 0;
+        for (int i = 0; i < parts; i++) {
+            pending += partBytes;
+            if (pending < step.bucketBytes() && i < parts - 1) {
+                continue;
+            }
+            int[] deps = new int[step.replicas()];
+            for (int d = 0; d < step.replicas(); d++) {
+                int[] ready = pipelines.get(d).gradientsReady(p, stage);
+                deps[d] = ready[step.overlapGradReduce() && step.zero() < 3 ? Math.min(i, ready.length - 1)
+                        : ready.length - 1];
+            }
+            out.add(dpc.reduce("dp-grad " + op.id() + " stage" + stage + " part" + i, op, group, shard,
+                    Math.round(pending), deps, "dp"));
+            pending = 0;
+        }
+    }
+
+    /**
+     * The expert gradients of one stage, reduced over each EP rank's expert-holding group once
+     * the stage's backward has finished. With one replica simulated, every group launches when
+     * replica 0 is ready; otherwise each group waits for its own replicas.
+     */
+    private void experts(int t, int p, int stage, double bytes, List<List<Integer>> out) {
+        for (int e = 0; e < step.ep(); e++) {
+            List<Integer> deps = new ArrayList<>();
+            for (int d = 0; d < step.replicas(); d++) {
+                if (step.replicas() == 1 || d % step.ep() == e) {
+                    int[] ready = pipelines.get(d).gradientsReady(p, stage);
+                    deps.add(ready[ready.length - 1]);
+                }
+            }
+            out.get(e).add(dpc.reduce("expert-grad " + op.id() + " stage" + stage, op,
+                    step.mesh().expertGradientGroup(t, p, e), step.expertShardSize(), Math.round(bytes),
+                    deps.stream().mapToInt(Integer::intValue).toArray(), "dp"));
+        }
+    }
+
+    /**
+     * Tied word embeddings live on the first and the last pipeline stage; their gradients are
+     * summed by an all-reduce between the two (per TP rank, context rank and replica) before the
+     * optimizer step, in fp32.
+     */
+    private List<Integer> embeddingSync(int t, int embedRank, int logitsRank) {
+        String key = "embedding/" + t;
+        List<Integer> tasks = new ArrayList<>();
+        int lastStage = step.stages() - 1;
+        long bytes = Math.round((double) step.model().vocab() * step.model().hidden() / step.tp() * 4);
+        for (int d = 0; d < step.replicas(); d++) {
+            for (int c = 0; c < step.cp(); c++) {
+                Integer known = embeddingTasks.get(key + "/" + c + "/" + d);
+                if (known == null) {
+                    int[] first = pipelines.get(d).gradientsReady(embedRank, 0);
+                    int[] last = pipelines.get(d).gradientsReady(logitsRank, lastStage);
+                    int[] deps = {first[first.length - 1], last[last.length - 1]};
+                    known = dpc.reduce("embedding grad all-reduce", CollectiveOp.ALL_REDUCE,
+                            new int[] {step.device(t, c, embedRank, d), step.device(t, c, logitsRank, d)}, 1, bytes,
+                            deps, "dp");
+                    embeddingTasks.put(key + "/" + c + "/" + d, known);
+                }
+                tasks.add(known);
+            }
+        }
+        return tasks;
+    }
+}

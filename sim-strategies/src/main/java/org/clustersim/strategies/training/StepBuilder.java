@@ -1,0 +1,75 @@
+package org.clustersim.strategies.training;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.clustersim.core.engine.TaskGraph;
+import org.clustersim.strategies.cost.LayerCostModel;
+import org.clustersim.strategies.pipeline.PipelineTasks;
+
+/**
+ * Builds a {@link TrainingStep}'s task graph from its per-dimension parts: the layers' tensor-,
+ * context- and expert-parallel communication ({@link TensorParallel}, {@link KeyValueExchange},
+ * {@link ExpertParallel}) composed into a {@link TransformerLayer}, run by every pipeline rank
+ * of every simulated replica ({@link TransformerStageWork}, {@link PipelineReplicas}); then the
+ * data-parallel half: ZeRO-3's per-layer gathers and reductions ({@link ShardedWeights}), the
+ * gradient reduction ({@link GradientReduction}) and the optimizer step ({@link OptimizerStep}).
+ * A framework that composes the dimensions differently composes these parts differently.
+ */
+public final class StepBuilder {
+    private final TrainingStep step;
+
+    public StepBuilder(TrainingStep step) {
+        this.step = step;
+    }
+
+    /** The step's tasks on every GPU of the mesh. */
+    public TrainingStep.Built build() {
+        TaskGraph.Builder g = TaskGraph.builder();
+        for (int d = 0; d < step.mesh().gpus(); d++) {
+            g.device(step.topology().device(d).name(), step.topology().device(d).node());
+        }
+        LayerCostModel cost = step.layerCost();
+        GroupPlans plans = new GroupPlans(step.topology(), step.model().experts());
+        TensorParallel tensor = new TensorParallel(step.tp(), step.cp(), cost.seqParallel(),
+                step.model().boundaryActivationBytes(step.microBatch(), step.seqLen() / step.cp(),
+                        TrainingStep.ACTIVATION_BYTES), plans);
+        ExpertParallel.Groups groups = step.ep() > 1 ? new ExpertParallel.Groups(this::expertGroups,
+                step.replicas() == 1) : null;
+        LayerBlocks blocks = new LayerBlocks(cost);
+        TransformerLayer layer = new TransformerLayer(blocks, tensor,
+                new KeyValueExchange(cost, step.cpKind(), plans), new ExpertParallel(cost, groups, tensor, plans));
+        ShardedWeights sharded = step.zero() == 3 && step.dp() * step.cp() > 1 ? new ShardedWeights() : null;
+        List<PipelineTasks> pipelines = new PipelineReplicas(step)
+                .addTo(g, new TransformerStageWork(blocks, layer, step.split(), sharded));
+
+        DataParallelCollectives dpc = new DataParallelCollectives(g, step.topology());
+        Map<Integer, List<Integer>> shardReductions = sharded == null ? Map.of() : sharded.add(step, dpc);
+        GradientReduction gradients = new GradientReduction(step, dpc, pipelines);
+        OptimizerStep optimizer = new OptimizerStep(step, dpc, pipelines);
+        for (int p = 0; p < step.pp(); p++) {
+            for (int t = 0; t < step.tp(); t++) {
+                optimizer.add(t, p, gradients.reduce(t, p, shardReductions), gradients.shard());
+            }
+        }
+        return new TrainingStep.Built(g.build(), pipelines);
+    }
+
+    /**
+     * The expert-parallel groups one GPU's all-to-all stands for: its own, and with one replica
+     * simulated for all, every EP group at its TP, CP and PP position.
+     */
+    private List<int[]> expertGroups(int device) {
+        Mesh mesh = step.mesh();
+        if (step.replicas() != 1) {
+            return List.of(mesh.expertGroup(device));
+        }
+        Mesh.Coordinates at = mesh.coordinates(device);
+        List<int[]> groups = new ArrayList<>();
+        for (int first = 0; first < mesh.dp(); first += mesh.ep()) {
+            groups.add(mesh.expertGroup(mesh.device(at.tp(), at.cp(), at.pp(), first)));
+        }
+        return groups;
+    }
+}

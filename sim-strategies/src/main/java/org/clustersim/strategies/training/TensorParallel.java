@@ -1,0 +1,79 @@
+package org.clustersim.strategies.training;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.clustersim.core.engine.Work;
+import org.clustersim.strategies.collective.CollectiveOp;
+
+/**
+ * Tensor parallelism's collectives around a transformer block (Megatron-LM): after each
+ * block's forward and input-gradient pass an all-reduce of the b s h activations, or with
+ * sequence parallelism an all-gather before the block and a reduce-scatter after it.
+ * Weight-gradient passes need none. A collective runs in each of the rank's CP groups of tp
+ * GPUs at once, as one task; nothing runs when tp is 1.
+ */
+final class TensorParallel {
+    private final int tp;
+    private final int cp;
+    private final boolean sequenceParallel;
+    private final long activationBytes;
+    private final GroupPlans plans;
+    /** The rank-wide communications merged from the groups' plans, by operation, size and first device. */
+    private final Map<String, Work.Communication> merged = new HashMap<>();
+
+    /**
+     * @param tp               tensor-parallel size
+     * @param cp               context-parallel size: a rank's GPUs are cp groups of tp
+     * @param sequenceParallel Megatron sequence parallelism (ignored when tp is 1)
+     * @param activationBytes  b s h of one CP rank's tokens, bf16: what a block's collectives carry
+     * @param plans            the step's collective plans
+     */
+    TensorParallel(int tp, int cp, boolean sequenceParallel, long activationBytes, GroupPlans plans) {
+        this.tp = tp;
+        this.cp = cp;
+        this.sequenceParallel = sequenceParallel && tp > 1;
+        this.activationBytes = activationBytes;
+        this.plans = plans;
+    }
+
+    boolean sequenceParallel() {
+        return sequenceParallel;
+    }
+
+    long activationBytes() {
+        return activationBytes;
+    }
+
+    /** Before a block: with sequence parallelism, the all-gather of its {@code bytes} of input. */
+    void gather(Chain chain, String name, long bytes) {
+        if (sequenceParallel) {
+            collective(chain, "tp-ag " + name, CollectiveOp.ALL_GATHER, bytes);
+        }
+    }
+
+    /** After a block: the reduction of its {@code bytes} of output, a reduce-scatter with sequence parallelism. */
+    void reduce(Chain chain, String name, long bytes) {
+        collective(chain, (sequenceParallel ? "tp-rs " : "tp-ar ") + name,
+                sequenceParallel ? CollectiveOp.REDUCE_SCATTER : CollectiveOp.ALL_REDUCE, bytes);
+    }
+
+    /** A TP collective of {@code bytes}, in each of the rank's CP groups at once. */
+    void collective(Chain chain, String name, CollectiveOp op, long bytes) {
+        if (tp == 1) {
+            return;
+        }
+        int[] devices = chain.devices();
+        Work.Communication work = merged.computeIfAbsent("tp/" + op + "/" + bytes + "/" + devices[0], k -> {
+            List<Work.Communication> parts = new ArrayList<>();
+            for (int c = 0; c < cp; c++) {
+                parts.add(plans.plan("tp", op, Arrays.copyOfRange(devices, c * tp, (c + 1) * tp), bytes));
+            }
+            return Work.Communication.concurrent(parts);
+        });
+        chain.communicate(name, "tp-comm", "tp", work);
+    }
+}

@@ -1,0 +1,106 @@
+package org.clustersim.strategies.training;
+
+import java.util.List;
+
+import org.clustersim.strategies.cost.LayerCostModel;
+
+/**
+ * One transformer layer's tasks in one pass, composed from the parts: the attention block
+ * with its tensor-parallel collectives around it and its context-parallel K/V exchange, then
+ * the MLP block, dense (tensor-parallel collectives around it) or MoE ({@link ExpertParallel});
+ * the backward runs them in reverse. Under full recomputation the backward first replays the
+ * layer's forward, collectives included. Where no collective separates the blocks (weight
+ * gradients, or one GPU and no expert exchange) the layer runs as one task.
+ */
+final class TransformerLayer {
+    private final LayerBlocks blocks;
+    private final TensorParallel tensor;
+    private final KeyValueExchange context;
+    private final ExpertParallel experts;
+    private final boolean fullRecompute;
+    /**
+     * Bytes of the attention block's input-side TP exchange (the sequence-parallel all-gather in
+     * the forward, the input-gradient reduction in the backward): the activations, or for latent
+     * attention the latents the up-projections gather.
+     */
+    private final long attentionInputBytes;
+
+    TransformerLayer(LayerBlocks blocks, TensorParallel tensor, KeyValueExchange context, ExpertParallel experts) {
+        this.blocks = blocks;
+        this.tensor = tensor;
+        this.context = context;
+        this.experts = experts;
+        LayerCostModel cost = blocks.cost();
+        this.fullRecompute = cost.recompute() == LayerCostModel.Recompute.FULL;
+        this.attentionInputBytes = Math.round((double) tensor.activationBytes() * cost.model().attentionInputWidth()
+                / cost.model().hidden());
+    }
+
+    /**
+     * The tasks of layer {@code l} in pass {@code p}, appended to {@code chain}; the tasks that
+     * complete the layer's weight gradients are added to {@code grads}.
+     */
+    void emit(Chain chain, Pass p, int l, String label, String cat, List<Integer> grads) {
+        boolean moe = blocks.cost().model().isMoeLayer(l);
+        LayerBlocks.Kind kind = blocks.kind(l);
+        LayerCostModel.Block[] layer = kind.layer();
+        boolean exchanges = moe && experts.exchanges();
+        if (p == Pass.W || (chain.devices().length == 1 && !exchanges)) {
+            // no collective between the blocks: one task per layer
+            int id = chain.compute(label + " L" + l, cat, blocks.whole(layer), p);
+            if (p.completesGradients()) {
+                grads.add(id);
+            }
+            return;
+        }
+        String at = label + " L" + l;
+        boolean backward = p.backward();
+        boolean replayed = backward && fullRecompute;
+        if (replayed) {
+            // replay the layer's forward, collectives included, then run the backward proper
+            layer = kind.base();
+            attention(chain, Pass.F, layer[0], kind.core(), at + " attn recompute", cat, true);
+            mlp(chain, Pass.F, layer, at, " recompute", cat);
+        }
+        int lastCompute;
+        if (backward) {
+            mlp(chain, p, layer, at, "", cat);
+            lastCompute = attention(chain, p, layer[0], kind.core(), at + " attn", cat, !replayed);
+        } else {
+            attention(chain, p, layer[0], kind.core(), at + " attn", cat, true);
+            lastCompute = mlp(chain, p, layer, at, "", cat);
+        }
+        if (p == Pass.B) {
+            grads.add(lastCompute);
+        }
+    }
+
+    /**
+     * The attention block: with sequence parallelism an all-gather before it, the K/V exchange
+     * of context parallelism, the TP reduction after it. With latent attention the exchange on
+     * the block's input side (the forward's all-gather, the backward's input-gradient reduction)
+     * carries the latents rather than b s h.
+     *
+     * @return the block's last compute task
+     */
+    private int attention(Chain chain, Pass p, LayerCostModel.Block block, LayerCostModel.Block core, String name,
+                          String cat, boolean gatherKv) {
+        boolean backward = p.backward();
+        tensor.gather(chain, name, backward ? tensor.activationBytes() : attentionInputBytes);
+        int id = context.attend(chain, p, block, core, name, cat, gatherKv);
+        tensor.reduce(chain, name, backward ? attentionInputBytes : tensor.activationBytes());
+        return id;
+    }
+
+    /** The MLP block: dense, with the attention block's TP collectives, or MoE. */
+    private int mlp(Chain chain, Pass p, LayerCostModel.Block[] layer, String at, String suffix, String cat) {
+        if (layer.length != 2) {
+            return experts.mlp(chain, p, layer, at, suffix, cat);
+        }
+        String name = at + " mlp" + suffix;
+        tensor.gather(chain, name, tensor.activationBytes());
+        int id = chain.compute(name, cat, layer[1], p);
+        tensor.reduce(chain, name, tensor.activationBytes());
+        return id;
+    }
+}

@@ -1,0 +1,136 @@
+package org.clustersim.strategies.training;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.clustersim.core.engine.TaskGraph;
+import org.clustersim.strategies.cost.LayerCostModel;
+import org.clustersim.strategies.pipeline.ActionKind;
+import org.clustersim.strategies.pipeline.PipelineOp;
+import org.clustersim.strategies.pipeline.StageWork;
+
+/**
+ * How a pipeline rank of tp x cp GPUs runs its actions, layer by layer, as Megatron-LM does:
+ * the first stage also embeds tokens, the last computes logits and loss, and each of the
+ * stage's layers in between runs as a {@link TransformerLayer} (in reverse for the backward).
+ * Each layer's weight gradients are complete when its block's weight pass (or full backward)
+ * ends, which is what gradient buckets wait for. Under ZeRO-3 every layer pass is recorded as a
+ * use of the layer's sharded weights ({@link ShardedWeights}).
+ */
+final class TransformerStageWork implements StageWork {
+    private final LayerBlocks blocks;
+    private final TransformerLayer layer;
+    private final LayerSplit split;
+    private final int stages;
+    /** ZeRO-3's record of weight uses, or null when weights are not sharded. */
+    private final ShardedWeights sharded;
+    private final LayerCostModel.Block logits;
+    private final LayerCostModel.Block embedding;
+
+    TransformerStageWork(LayerBlocks blocks, TransformerLayer layer, LayerSplit split, ShardedWeights sharded) {
+        this.blocks = blocks;
+        this.layer = layer;
+        this.split = split;
+        this.stages = split.stages();
+        this.sharded = sharded;
+        this.logits = blocks.cost().logits();
+        this.embedding = blocks.cost().embedding();
+    }
+
+    @Override
+    public Emitted emit(TaskGraph.Builder graph, int[] devices, int rank, int stage, PipelineOp.Action a,
+                        String label) {
+        Pass p = Pass.of(a.kind());
+        Chain chain = new Chain(graph, blocks, devices);
+        List<Integer> grads = new ArrayList<>();
+        String cat = a.kind().category();
+        int firstLayer = split.firstLayer(stage);
+        int layersPerStage = split.layers(stage);
+        if (p == Pass.F && stage == 0) {
+            chain.compute(label + " embed", cat, embedding, p);
+        }
+        if (p.backward() && stage == stages - 1) {
+            int id = chain.compute(label + " logits", cat, logits, p);
+            if (p.completesGradients()) {
+                grads.add(id);
+            }
+        }
+        int beforePrevious = -1;
+        for (int i = 0; i < layersPerStage; i++) {
+            int l = p.backward() ? firstLayer + layersPerStage - 1 - i : firstLayer + i;
+            // the weight-gradient pass (W) reuses the weights its backward gathered
+            ShardedWeights.Use use = sharded == null ? null : sharded.use(devices[0], l, p != Pass.W, beforePrevious);
+            if (use != null && use.gathers) {
+                chain.onNextTask(id -> use.user = id);
+            }
+            beforePrevious = chain.last();
+            layer.emit(chain, p, l, label, cat, grads);
+            if (use != null && p.completesGradients()) {
+                use.gradsDone = chain.last();
+            }
+        }
+        if (p == Pass.F && stage == stages - 1) {
+            chain.compute(label + " logits", cat, logits, p);
+        }
+        int[] ready = grads.stream().mapToInt(Integer::intValue).toArray();
+        return new Emitted(chain.first(), chain.last(), ready);
+    }
+
+    /**
+     * An overlapped pair (DualPipe) runs two independent chains, the forward of one microbatch
+     * and the backward of another, sharing the rank's GPUs: their compute tasks alternate on the
+     * compute stream, block by block, so each chain's communication (TP collectives, the MoE
+     * all-to-alls, CP exchanges) runs while the other chain computes. The compute time is the
+     * sum of both; what is saved is the communication the other chain hides.
+     */
+    @Override
+    public Overlap emitOverlapped(TaskGraph.Builder graph, int[] devices, int rank, int forwardStage,
+                                  int backwardStage, String label) {
+        int start = graph.taskCount();
+        int firstUse = sharded == null ? 0 : sharded.of(devices[0]).size();
+        Emitted f = emit(graph, devices, rank, forwardStage,
+                new PipelineOp.Action(ActionKind.FORWARD, 0, 0), label + " F");
+        int middle = graph.taskCount();
+        Emitted b = emit(graph, devices, rank, backwardStage,
+                new PipelineOp.Action(ActionKind.BACKWARD, 0, 0), label + " B");
+        int[] order = alternate(graph, start, middle, graph.taskCount());
+        graph.resequence(start, order);
+        if (sharded != null) {
+            // ZeRO-3 gathers and reductions run in the rank's new program order too
+            int[] position = new int[order.length];
+            for (int i = 0; i < order.length; i++) {
+                position[order[i] - start] = i;
+            }
+            sharded.reorder(devices[0], firstUse, id -> position[id - start]);
+        }
+        return new Overlap(f, b);
+    }
+
+    /** Tasks [start, middle) and [middle, end) merged turn by turn, each turn running through its chain's next compute. */
+    private static int[] alternate(TaskGraph.Builder graph, int start, int middle, int end) {
+        int[] order = new int[end - start];
+        int k = 0;
+        int i = start;
+        int j = middle;
+        boolean forwardTurn = true;
+        while (i < middle || j < end) {
+            if (forwardTurn) {
+                while (i < middle) {
+                    order[k++] = i;
+                    if (graph.isCompute(i++)) {
+                        break;
+                    }
+                }
+            } else {
+                while (j < end) {
+                    order[k++] = j;
+                    if (graph.isCompute(j++)) {
+                        break;
+                    }
+                }
+            }
+            forwardTurn = !forwardTurn;
+        }
+        return order;
+    }
+}
