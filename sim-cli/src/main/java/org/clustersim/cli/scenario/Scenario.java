@@ -99,9 +99,11 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
      * @param recompute   activation recomputation
      * @param gradAccumulationFusion weight-gradient GEMMs accumulate into the fp32 main gradient
      * @param fp8ParamGather ZeRO gathers FP8 weights (with precision fp8)
+     * @param mainGradBytes bytes of a main-gradient element (4 fp32, 2 bf16 or fp16)
      */
     public record Training(int globalBatch, int microBatch, int seqLen, Precision precision, Fp8Recipe fp8Recipe,
-                           Recompute recompute, boolean gradAccumulationFusion, boolean fp8ParamGather) {
+                           Recompute recompute, boolean gradAccumulationFusion, boolean fp8ParamGather,
+                           int mainGradBytes) {
     }
 
     /** Activation recomputation policy. */
@@ -140,7 +142,7 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
     /** What each kernel costs on this cluster's GPUs with this scenario's numerics. */
     public KernelCosts kernelCosts() {
         return new KernelCosts(device, training.precision(), training.fp8Recipe(), attention,
-                training.gradAccumulationFusion(), training.fp8ParamGather());
+                training.gradAccumulationFusion(), training.fp8ParamGather(), training.mainGradBytes());
     }
 
     /** The training step this scenario describes. */

@@ -393,7 +393,8 @@ public final class ScenarioReader {
         if (fp8Gather && precision != Precision.FP8) {
             s.error("fp8ParamGather", "gathering FP8 weights needs training.precision: fp8");
         }
-        return new Scenario.Training(global, micro, seq, precision, recipe, recompute, fusion, fp8Gather);
+        int mainGrad = s.choice("mainGradDtype", 4, Map.of("fp32", 4, "bf16", 2, "fp16", 2));
+        return new Scenario.Training(global, micro, seq, precision, recipe, recompute, fusion, fp8Gather, mainGrad);
     }
 
     /** The cluster and the device profile of its GPUs. */

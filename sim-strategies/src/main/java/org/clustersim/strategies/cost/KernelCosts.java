@@ -18,32 +18,36 @@ import org.clustersim.strategies.device.Op;
  * @param precision GEMM precision
  * @param recipe    FP8 scaling recipe (ignored unless precision is FP8)
  * @param attention attention-core implementation
- * @param gradAccumulationFusion weight-gradient GEMMs accumulate into the fp32 main gradient in
- *                  their epilogue (Megatron-core's default), reading and writing 8 bytes per
- *                  weight where the measured GEMMs wrote one result element, costed with the
- *                  GEMM surface's own memory term; otherwise each writes its gradient and a
- *                  separate kernel adds it to the main gradient, reading 2 + 4 and writing 4
- *                  bytes per weight per microbatch (Megatron-LM before late 2021)
+ * @param gradAccumulationFusion weight-gradient GEMMs accumulate into the main gradient in
+ *                  their epilogue (Megatron-core's default), reading and writing it (2 x 4 bytes
+ *                  per weight in fp32) where the measured GEMMs wrote one result element, costed
+ *                  with the GEMM surface's own memory term; otherwise each writes its 2-byte
+ *                  gradient and a separate kernel adds it to the main gradient, reading 2 + g and
+ *                  writing g bytes per weight per microbatch (Megatron-LM before late 2021)
  * @param fp8ParamGather with FP8, ZeRO's weight all-gathers move the FP8 copy of the weights
  *                  (Megatron-core's {@code fp8_param_gather}) instead of bf16
+ * @param mainGradBytes g, bytes of a main-gradient element: 4 (fp32; Megatron-LM forces it for
+ *                  bf16 training) or 2 (bf16 or fp16: Megatron-core's {@code grad_reduce_in_fp32}
+ *                  off, Megatron-LM's fp16 default). Gradients are accumulated and reduced over
+ *                  data-parallel ranks in this type
  */
 public record KernelCosts(DeviceProfile device, Precision precision, Fp8Recipe recipe, AttentionImpl attention,
-                          boolean gradAccumulationFusion, boolean fp8ParamGather) {
-
-    /** Bytes a separate main-gradient accumulation moves per weight: read the half-precision gradient and the fp32 sum, write the sum. */
-    static final double UNFUSED_ACCUMULATION_BYTES = 2 + 4 + 4;
-
-    /** On a device's default attention, delayed FP8 scaling, fused gradient accumulation. */
-    public static KernelCosts of(DeviceProfile device, Precision precision) {
-        return new KernelCosts(device, precision, Fp8Recipe.DELAYED, device.defaultAttention(), true, false);
-    }
+                          boolean gradAccumulationFusion, boolean fp8ParamGather, int mainGradBytes) {
 
     public KernelCosts {
+        if (mainGradBytes != 2 && mainGradBytes != 4) {
+            throw new IllegalArgumentException("main gradients are 2 or 4 bytes, not " + mainGradBytes);
+        }
         device.gemm(precision);
         if (attention != AttentionImpl.STANDARD && !device.attention().covers(attention)) {
             throw new IllegalArgumentException(device.name() + "'s profile has no " + attention.key()
                     + " attention table");
         }
+    }
+
+    /** On a device's default attention, delayed FP8 scaling, fused accumulation into fp32 main gradients. */
+    public static KernelCosts of(DeviceProfile device, Precision precision) {
+        return new KernelCosts(device, precision, Fp8Recipe.DELAYED, device.defaultAttention(), true, false, 4);
     }
 
     /** Whether GEMMs run in FP8. */
@@ -67,17 +71,22 @@ public record KernelCosts(DeviceProfile device, Precision precision, Fp8Recipe r
         return launch(s.groupedNs(groups, m, n, k), 1);
     }
 
-    /** Bytes a fused accumulation reads and writes per weight: the fp32 main gradient, in and out. */
-    static final double FUSED_ACCUMULATION_BYTES = 4 + 4;
+    /** Bytes of the half-precision weight gradient a GEMM writes when accumulation is not fused. */
+    static final double WGRAD_BYTES = 2;
 
-    /** Adding one microbatch's weight gradient of {@code weights} weights to the fp32 main gradient. */
+    /**
+     * Adding one microbatch's weight gradient of {@code weights} weights to the main gradient:
+     * fused, the epilogue reads and writes the main gradient (2g bytes a weight) instead of
+     * writing one result element; unfused, a kernel reads the gradient and the main gradient
+     * and writes the sum (2 + 2g).
+     */
     public double accumulate(double weights) {
         if (gradAccumulationFusion) {
             GemmSurface s = device.gemm(precision);
-            double extra = FUSED_ACCUMULATION_BYTES - s.bytesPerElement();
+            double extra = 2.0 * mainGradBytes - s.bytesPerElement();
             return s.memoryFactor() * extra * weights / s.hbmBytesPerS() * 1e9;
         }
-        return memory(weights * UNFUSED_ACCUMULATION_BYTES, 1);
+        return memory(weights * (WGRAD_BYTES + 2.0 * mainGradBytes), 1);
     }
 
     /** A memory-bound operation moving {@code bytes} through HBM in {@code kernels} kernels. */

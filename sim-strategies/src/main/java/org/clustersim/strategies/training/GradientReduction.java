@@ -77,10 +77,10 @@ final class GradientReduction {
                 continue;
             }
             if (reduced >= 1) {
-                buckets(group, p, stage, reduced * 4, reductions);
+                buckets(group, p, stage, reduced * step.kernels().mainGradBytes(), reductions);
             }
             if (expertParams >= 1 && step.expertShardSize() > 1) {
-                experts(t, p, stage, expertParams * 4, expertReductions);
+                experts(t, p, stage, expertParams * step.kernels().mainGradBytes(), expertReductions);
             }
         }
         reductions.addAll(shardReductions.getOrDefault(group[0], List.of()));
@@ -145,7 +145,8 @@ final class GradientReduction {
         String key = "embedding/" + t;
         List<Integer> tasks = new ArrayList<>();
         int lastStage = step.stages() - 1;
-        long bytes = Math.round((double) step.model().vocab() * step.model().hidden() / step.tp() * 4);
+        long bytes = Math.round((double) step.model().vocab() * step.model().hidden() / step.tp()
+                * step.kernels().mainGradBytes());
         for (int d = 0; d < step.replicas(); d++) {
             for (int c = 0; c < step.cp(); c++) {
                 Integer known = embeddingTasks.get(key + "/" + c + "/" + d);

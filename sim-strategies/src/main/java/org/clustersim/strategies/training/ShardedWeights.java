@@ -103,7 +103,7 @@ final class ShardedWeights {
                             done[d] = perReplica.get(d).get(i).gradsDone;
                         }
                         rs.add(dpc.reduce("fsdp reduce-scatter L" + u0.layer, CollectiveOp.REDUCE_SCATTER, group,
-                                step.shardSize(), Math.round(params * 4), done, "fsdp-rs"));
+                                step.shardSize(), Math.round(params * step.kernels().mainGradBytes()), done, "fsdp-rs"));
                     }
                 }
             }

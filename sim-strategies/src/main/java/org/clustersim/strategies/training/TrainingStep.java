@@ -132,7 +132,7 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
                         boolean blockingSends, int replicas, LayerSplit split, int cp) {
         this(model, topology, new Mesh(tp, cp, pp, dp), zero, 0, sequenceParallel, ContextParallel.ALL_GATHER,
                 schedule, microbatches, microBatch, seqLen, new KernelCosts(DeviceProfiles.bundled(
-                        topology.accelerator().name()), precision, Fp8Recipe.DELAYED, attention, true, false), recompute,
+                        topology.accelerator().name()), precision, Fp8Recipe.DELAYED, attention, true, false, 4), recompute,
                 bucketBytes, overlapGradReduce, blockingSends, replicas, split);
     }
 

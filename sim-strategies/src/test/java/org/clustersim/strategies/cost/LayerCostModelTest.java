@@ -17,7 +17,7 @@ class LayerCostModelTest {
     static final TransformerModel LLAMA = TransformerModel.LLAMA3_8B;
 
     static LayerCostModel model(Precision p, Fp8Recipe recipe, boolean fusion) {
-        return new LayerCostModel(LLAMA, new KernelCosts(H100, p, recipe, AttentionImpl.CUDNN, fusion, false), 1, false, 1,
+        return new LayerCostModel(LLAMA, new KernelCosts(H100, p, recipe, AttentionImpl.CUDNN, fusion, false, 4), 1, false, 1,
                 8192, LayerCostModel.Recompute.NONE, 1, 1);
     }
 
