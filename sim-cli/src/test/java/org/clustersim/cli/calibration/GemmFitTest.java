@@ -74,9 +74,9 @@ class GemmFitTest {
     }
 
     @Test
-    void hardwareMdAloneGivesBackTheCostModelsCurrentConstants() {
-        // cost.GemmModel's 1.057, 0.485 and 5.41 us were fitted the same way to hardware.md's 12 shapes
-        // (the first block of the fixture, lines 10 to 21)
+    void hardwareMdAloneGivesBackTheEarlierCostModelsConstants() {
+        // the cost model before device profiles used 1.057, 0.485 and 5.41 us, fitted the same way to
+        // hardware.md's 12 shapes (the first block of the fixture, lines 10 to 21)
         List<InputError> errors = new ArrayList<>();
         List<GemmPoint> points = GemmMeasurements.read(List.of(FIXTURES.resolve("h100-bf16-gemm.csv")), errors)
                 .byPrecision().get(GemmPrecision.BF16).stream().filter(p -> p.line() <= 21).toList();
