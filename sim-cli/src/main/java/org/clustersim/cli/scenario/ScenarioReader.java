@@ -74,14 +74,15 @@ public final class ScenarioReader {
         boolean blockingSends = schedSec.choice("p2p", Boolean.FALSE, Map.of("async", Boolean.FALSE, "blocking",
                 Boolean.TRUE));
         int chunks = chunks(parSec, schedSec, schedule, declared.vp());
+        Scenario.Training training = training(trainSec);
+        long bucket = parSec.has("gradBucketMB") ? declared.gradBucketBytes()
+                : TrainingStep.defaultBucketBytes(declared.dp() * declared.cp(), training.mainGradBytes());
         Scenario.Parallelism par = new Scenario.Parallelism(declared.tp(), declared.pp(), declared.dp(), declared.cp(),
                 declared.ep(), chunks, declared.zero(), declared.sequenceParallel(), declared.overlapGradReduce(),
-                declared.gradBucketBytes(), declared.layersPerStage(), declared.shardGroup(), declared.cpVariant(),
-                declared.order());
+                bucket, declared.layersPerStage(), declared.shardGroup(), declared.cpVariant(), declared.order());
         Optional<TransformerModel> model = model(modelSec);
         Optional<ClusterChoice> cluster = cluster(clusterSec, par, file);
         AttentionImpl attention = attention(modelSec, cluster.map(ClusterChoice::device));
-        Scenario.Training training = training(trainSec);
         Simulation.Fidelity fidelity = netSec.choice("fidelity", Simulation.Fidelity.FLOW,
                 Map.of("analytical", Simulation.Fidelity.ANALYTICAL, "flow", Simulation.Fidelity.FLOW));
         Simulation.Routing routing = netSec.choice("routing", Simulation.Routing.ECMP,

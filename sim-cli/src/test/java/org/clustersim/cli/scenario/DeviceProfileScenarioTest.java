@@ -146,6 +146,27 @@ class DeviceProfileScenarioTest {
         assertEquals(AttentionImpl.FLASH2, flash.attention(), "flash: the device's default fused kernel");
     }
 
+    /** Megatron-core's rule: max(40 M, 1 M x dp x cp) parameters, in bytes of main gradients. */
+    @Test
+    void gradientBucketsFollowMegatronCoresRuleUnlessGiven() throws IOException {
+        Scenario eight = new ScenarioReader().read(write("a.yaml", scenario("", "", "").replace("tp: 8", "dp: 8")
+                .replace("globalBatch: 4", "globalBatch: 8")));
+        assertEquals(40_000_000L * 4, eight.parallelism().gradBucketBytes(), "40 M fp32 gradients");
+        Scenario bf16 = new ScenarioReader().read(write("b.yaml", scenario("", "", "  mainGradDtype: bf16\n")
+                .replace("tp: 8", "dp: 8").replace("globalBatch: 4", "globalBatch: 8")));
+        assertEquals(40_000_000L * 2, bf16.parallelism().gradBucketBytes());
+        Scenario wide = new ScenarioReader().read(write("c.yaml", """
+                cluster: {preset: dgx-h100, nodes: 8}
+                model: {preset: llama3-8b, layers: 8}
+                parallelism: {dp: 32, cp: 2}
+                training: {globalBatch: 32, seqLen: 4096}
+                """));
+        assertEquals(64_000_000L * 4, wide.parallelism().gradBucketBytes(), "1 M per data-parallel and context rank");
+        Scenario given = new ScenarioReader().read(write("d.yaml", scenario("", "", "").replace("tp: 8",
+                "dp: 8\n  gradBucketMB: 25").replace("globalBatch: 4", "globalBatch: 8")));
+        assertEquals(25_000_000L, given.parallelism().gradBucketBytes());
+    }
+
     @Test
     void anFp8RecipeNeedsFp8() throws IOException {
         InputError e = errors(write("s.yaml", scenario("", "", "  fp8Recipe: current\n"))).get(0);

@@ -11,8 +11,8 @@ import org.clustersim.strategies.pipeline.StagePlacement;
 
 /**
  * The data-parallel gradient reduction of one TP rank of one pipeline rank, over every CP and
- * DP rank holding the same weights: dense gradients in buckets (default 25 MB of fp32
- * gradients), each launched as soon as the last microbatch's backward has produced every
+ * DP rank holding the same weights: dense gradients in buckets of main gradients (the
+ * step's bucket size), each launched as soon as the last microbatch's backward has produced every
  * gradient in it, so they overlap the rest of the backward (or all after the rank's whole
  * backward without {@code overlapGradReduce}); an all-reduce without ZeRO, a reduce-scatter with
  * it. Expert gradients are reduced over each EP rank's expert-holding ranks, and tied

@@ -26,7 +26,7 @@ import org.clustersim.topology.Topology;
  * groups of tp x cp GPUs; stage boundaries send b s h activations split over the group; MoE
  * layers exchange tokens over the expert-parallel group (ep consecutive replicas). Gradients are
  * reduced over every CP and DP rank holding the same weights (expert weights over the ranks
- * holding the same experts), in buckets (default 25 MB of fp32 gradients) that overlap the rest
+ * holding the same experts), in buckets of main gradients (scenarios default to Megatron-core's size) that overlap the rest
  * of the backward: an all-reduce without ZeRO, a reduce-scatter with ZeRO 1 or 2 (the
  * distributed optimizer). ZeRO 3 gathers and reduces layer by layer instead. With hybrid
  * sharding ZeRO shards over groups of {@code shardGroup} of those ranks and replicates across
@@ -78,7 +78,15 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
         return precision() == Precision.FP8 && kernels.fp8ParamGather() ? 1 : 2;
     }
 
-    /** Megatron-LM's default bucket: 25 MB. */
+    /**
+     * Megatron-core's default gradient bucket: max(40 M, 1 M x the data-parallel size, context
+     * ranks included) parameters (DistributedDataParallel), in bytes of main gradients.
+     */
+    public static long defaultBucketBytes(int dataParallelRanks, int mainGradBytes) {
+        return Math.max(40_000_000L, 1_000_000L * dataParallelRanks) * mainGradBytes;
+    }
+
+    /** Megatron-LM's classic bucket: 25 MB. */
     public static final long DEFAULT_BUCKET = 25_000_000L;
 
     public TrainingStep {
