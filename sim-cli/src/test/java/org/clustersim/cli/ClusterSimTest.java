@@ -155,7 +155,9 @@ class ClusterSimTest {
         Path trace = dir.resolve("oom.json");
         Result r = cli("run", oom.toString(), "--trace", trace.toString());
         assertEquals(2, r.code());
-        assertTrue(r.err().contains("runs out of memory on node0.gpu0: peak 441.2 GB against 80 GB"), r.err());
+        assertTrue(r.err().contains("runs out of memory on node0.gpu0: peak 485.9 GB against 80 GB"), r.err());
+        assertTrue(r.err().contains("weights 44.7, gradients 89.5"), "fp32 main gradients, twice the bf16 weights: "
+                + r.err());
         assertTrue(r.err().contains("workspace 1.1"), r.err());
         assertTrue(r.err().contains("optimizer state 268.5"), r.err());
         assertFalse(Files.exists(trace));

@@ -14,6 +14,7 @@ import org.clustersim.core.input.InputFileException;
 import org.clustersim.strategies.cost.Fp8Recipe;
 import org.clustersim.strategies.device.AttentionImpl;
 import org.clustersim.strategies.device.DeviceProfiles;
+import org.clustersim.strategies.training.MemoryModel;
 import org.clustersim.topology.CommTuning;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -155,6 +156,9 @@ class DeviceProfileScenarioTest {
         Scenario bf16 = new ScenarioReader().read(write("b.yaml", scenario("", "", "  mainGradDtype: bf16\n")
                 .replace("tp: 8", "dp: 8").replace("globalBatch: 4", "globalBatch: 8")));
         assertEquals(40_000_000L * 2, bf16.parallelism().gradBucketBytes());
+        double fp32Grads = new MemoryModel(eight.trainingStep()).states(0).gradients();
+        assertEquals(fp32Grads / 2, new MemoryModel(bf16.trainingStep()).states(0).gradients(), 1,
+                "bf16 main gradients hold half the memory");
         Scenario wide = new ScenarioReader().read(write("c.yaml", """
                 cluster: {preset: dgx-h100, nodes: 8}
                 model: {preset: llama3-8b, layers: 8}

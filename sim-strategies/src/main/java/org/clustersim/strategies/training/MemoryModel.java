@@ -9,8 +9,9 @@ import org.clustersim.strategies.model.TransformerModel;
  * Bytes one GPU holds for a training step: model states, workspace and activations.
  *
  * <p>Model states with mixed-precision Adam (Rajbhandari et al., ZeRO, 2020): 2 bytes of
- * weights, 2 of gradients and 12 of optimizer state (fp32 master weights and two moments) per
- * parameter; ZeRO 1 shards the optimizer state over the ranks holding the same weights (the
+ * weights, g of main gradients (4 in fp32, Megatron-LM's rule for bf16 training, making 18 bytes
+ * a parameter; 2 in bf16 or fp16, the ZeRO paper's 16) and 12 of optimizer state (fp32 master
+ * weights and two moments) per parameter; ZeRO 1 shards the optimizer state over the ranks holding the same weights (the
  * shard group under hybrid sharding; for expert weights, the ranks holding the same experts),
  * ZeRO 2 the gradients too, ZeRO 3 the weights as well (plus the gathered weights of two
  * layers, the one computing and the one prefetched).
@@ -77,7 +78,7 @@ public final class MemoryModel {
         double dense = params - experts;
         int d = step.shardSize();
         int e = step.expertShardSize();
-        double grads = 2 * (step.zero() >= 2 ? dense / d + experts / e : params);
+        double grads = step.kernels().mainGradBytes() * (step.zero() >= 2 ? dense / d + experts / e : params);
         double optimizer = 12 * (step.zero() >= 1 ? dense / d + experts / e : params);
         double weights = 2 * params;
         if (step.zero() == 3) {

@@ -32,22 +32,22 @@ class MemoryModelTest {
         double params = plain.stageParams(0);
         MemoryModel.States s = new MemoryModel(plain).states(0);
         assertEquals(2 * params, s.weights(), 1);
-        assertEquals(2 * params, s.gradients(), 1);
+        assertEquals(4 * params, s.gradients(), 1, "fp32 main gradients: 18 bytes a parameter in all");
         assertEquals(12 * params, s.optimizer(), 1);
         MemoryModel.States z1 = new MemoryModel(step(ScheduleKind.ONE_F_ONE_B, 1, 1, 8, 1, false,
                 LayerCostModel.Recompute.NONE)).states(0);
         assertEquals(12 * params / 8, z1.optimizer(), 1);
-        assertEquals(2 * params, z1.gradients(), 1);
+        assertEquals(4 * params, z1.gradients(), 1);
         MemoryModel.States z2 = new MemoryModel(step(ScheduleKind.ONE_F_ONE_B, 1, 1, 8, 2, false,
                 LayerCostModel.Recompute.NONE)).states(0);
-        assertEquals(2 * params / 8, z2.gradients(), 1);
+        assertEquals(4 * params / 8, z2.gradients(), 1);
         assertEquals(2 * params, z2.weights(), 1);
         MemoryModel.States z3 = new MemoryModel(step(ScheduleKind.ONE_F_ONE_B, 1, 1, 8, 3, false,
                 LayerCostModel.Recompute.NONE)).states(0);
         double layer = M.layerMatmulParams() + 2.0 * M.hidden();
         // the weight shard plus two gathered layers (in use and prefetched)
         assertEquals(2 * params / 8 + 4 * layer, z3.weights(), 1);
-        assertEquals(2 * params / 8, z3.gradients(), 1);
+        assertEquals(4 * params / 8, z3.gradients(), 1);
         assertEquals(12 * params / 8, z3.optimizer(), 1);
     }
 
