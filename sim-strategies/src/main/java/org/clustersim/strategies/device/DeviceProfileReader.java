@@ -91,7 +91,7 @@ public final class DeviceProfileReader {
 
     private double required(Section s, String key, double min, double max) {
         if (!s.has(key)) {
-            s.error(key, "missing required value: expected a number from " + min + " to " + max);
+            s.error(key, "missing required value: expected a number from " + plain(min) + " to " + plain(max));
             return min;
         }
         return s.optionalNumber(key, min, max).orElse(min);
@@ -112,7 +112,8 @@ public final class DeviceProfileReader {
         double c = required(model, "memoryFactor", 0, 1e3);
         double t0 = required(model, "fixedUs", 0, 1e6) * 1e3;
         if (best > peak) {
-            model.error("bestTflops", "found " + best / 1e12 + ", expected at most the peak (" + peak / 1e12 + ")");
+            model.error("bestTflops", "found " + plain(best / 1e12) + ", expected at most the peak (" + plain(peak / 1e12)
+                    + ")");
         }
         model.finish();
         List<GemmSurface.Point> points = new ArrayList<>();
@@ -256,5 +257,10 @@ public final class DeviceProfileReader {
             m.put(e.name().toLowerCase(java.util.Locale.ROOT), e);
         }
         return m;
+    }
+
+    /** A number as a person writes it: no ".0" on whole numbers. */
+    private static String plain(double v) {
+        return v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v) : Double.toString(v);
     }
 }

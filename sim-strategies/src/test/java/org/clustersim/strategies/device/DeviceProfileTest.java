@@ -84,7 +84,7 @@ class DeviceProfileTest {
         assertEquals(1, errs.size(), errs.toString());
         assertEquals("gemm.bf16.model.bestTflops", errs.get(0).path());
         assertEquals(lineOf(f, "bestTflops: 1200"), errs.get(0).location().line());
-        assertTrue(errs.get(0).message().contains("at most the peak (989"), errs.get(0).message());
+        assertEquals("found 1200, expected at most the peak (989)", errs.get(0).message());
     }
 
     @Test
