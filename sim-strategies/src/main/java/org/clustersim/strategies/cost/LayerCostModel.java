@@ -200,6 +200,17 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
      * sliding-window layer. Query/key head dimension d_qk and value head dimension d_v (equal
      * but for latent attention); FLOPs per (query, key) pair 2 (d_qk + d_v), which is the
      * FlashAttention convention's 4 d per pair when they are equal.
+     *
+     * <p>Where the causal throughput tables are read. Full attention: at the geometric mean of
+     * the query and key lengths the kernel sees (s without context parallelism). A windowed
+     * layer: at no more than twice the mean keys per query, 2 pairs / s (about 2W). A causal
+     * kernel at length L gives its queries L / 2 keys on average, with one masked diagonal tile
+     * per query tile; a windowed kernel's loop over key tiles runs over W keys per query with the
+     * same masked diagonal (and a second masked tile at the window's far edge, which we ignore),
+     * so it runs like a causal kernel at 2W. Below a table's first length the rate stays at
+     * the first measurement (AttentionCurve): for W = 128 (2W = 256) that is the 512-token causal
+     * rate, probably optimistic for so short a loop. The head dimension read is (d_qk + d_v) / 2,
+     * the equal-head kernel doing the same work per pair (latent attention: 160).
      */
     private Block attentionCore(boolean windowed) {
         double b = microBatch;
@@ -234,19 +245,6 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
         // model FLOPs of the backward: twice the forward (Megatron's count)
         return new Block(f, bi, 0, flops, 2 * flops, 0, List.of(new OpTime("attn core", f, bi, 0)));
     }
-
-    /*
-     * Where the causal throughput tables are read. Full attention: at the geometric mean of
-     * the query and key lengths the kernel sees (s without context parallelism). A windowed
-     * layer: at no more than twice the mean keys per query, 2 pairs / s (about 2W). A causal
-     * kernel at length L gives its queries L / 2 keys on average, with one masked diagonal tile
-     * per query tile; a windowed kernel's loop over key tiles runs over W keys per query with the
-     * same masked diagonal (and a second masked tile at the window's far edge, which we ignore),
-     * so it runs like a causal kernel at 2W. Below a table's first length the rate stays at
-     * the first measurement (AttentionCurve): for W = 128 (2W = 256) that is the 512-token causal
-     * rate, probably optimistic for so short a loop. The head dimension read is (d_qk + d_v) / 2,
-     * the equal-head kernel doing the same work per pair (latent attention: 160).
-     */
 
     /**
      * Bytes per score element the forward's element-wise kernels move in standard attention: the
