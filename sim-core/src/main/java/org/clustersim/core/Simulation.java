@@ -5,6 +5,7 @@ import java.util.List;
 import org.clustersim.core.engine.Counters;
 import org.clustersim.core.engine.DeviceSpeeds;
 import org.clustersim.core.engine.Engine;
+import org.clustersim.core.engine.Interference;
 import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.core.engine.Timeline;
 import org.clustersim.core.kernel.DsolKernel;
@@ -105,6 +106,18 @@ public final class Simulation {
      */
     public static Result run(TaskGraph graph, Topology topology, Fidelity fidelity, Routing routing,
                              List<LinkEvent> linkEvents, List<DeviceEvent> deviceEvents, boolean linkTracks) {
+        return run(graph, topology, fidelity, routing, linkEvents, deviceEvents, linkTracks, Interference.NONE);
+    }
+
+    /**
+     * Runs the graph to completion with link faults, device slowdowns and compute slowed by the
+     * communication beside it.
+     *
+     * @param interference what each communication task takes from its devices' compute while in flight
+     */
+    public static Result run(TaskGraph graph, Topology topology, Fidelity fidelity, Routing routing,
+                             List<LinkEvent> linkEvents, List<DeviceEvent> deviceEvents, boolean linkTracks,
+                             Interference interference) {
         if (graph.devices().size() > topology.deviceCount()) {
             throw new IllegalArgumentException("task graph uses " + graph.devices().size()
                     + " devices but topology " + topology.name() + " has " + topology.deviceCount());
@@ -136,7 +149,7 @@ public final class Simulation {
                 kernel.schedule(e.atNs(), () -> speeds.set(e.device(), e.speed()));
             }
         }
-        Timeline timeline = new Engine(graph, kernel, network, counters, speeds).run();
+        Timeline timeline = new Engine(graph, kernel, network, counters, speeds, interference).run();
         long rerates = network instanceof FlowNetwork f ? f.rerates() : 0;
         long flows = network instanceof FlowNetwork f ? f.flowsRerated() : 0;
         return new Result(timeline, network.usage(), rerates, flows);

@@ -12,9 +12,12 @@ public final class Timeline {
     private final long events;
     private final long makespan;
     private final Counters counters;
+    /** Per compute task, ns lost to communication running beside it; null when interference was off. */
+    private final double[] interferenceNs;
 
-    Timeline(TaskGraph graph, long[] start, long[] end, long events, Counters counters) {
+    Timeline(TaskGraph graph, long[] start, long[] end, long events, Counters counters, double[] interferenceNs) {
         this.counters = counters;
+        this.interferenceNs = interferenceNs;
         this.graph = graph;
         this.start = start;
         this.end = end;
@@ -24,6 +27,20 @@ public final class Timeline {
             max = Math.max(max, e);
         }
         this.makespan = max;
+    }
+
+    /** Whether the run slowed compute beside communication (an {@link Interference} other than none). */
+    public boolean interferenceModelled() {
+        return interferenceNs != null;
+    }
+
+    /**
+     * Time task {@code id} lost to communication running beside it on its devices: how much
+     * longer it took than it would have alone (0 for communication tasks and when interference
+     * was off).
+     */
+    public double interferenceNs(int id) {
+        return interferenceNs == null ? 0 : interferenceNs[id];
     }
 
     public TaskGraph graph() {

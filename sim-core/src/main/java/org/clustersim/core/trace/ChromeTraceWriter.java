@@ -150,6 +150,13 @@ public final class ChromeTraceWriter {
                 if (c.ops() != null) {
                     writeOps(g, c.ops(), timeline.end(id) - start);
                 }
+                double lost = timeline.interferenceNs(id);
+                if (lost >= 1) {
+                    // stretched by communication kernels beside it: by how much, and the time lost
+                    long dur = timeline.end(id) - start;
+                    g.writeNumberField("slowdown by communication", Math.round(dur / (dur - lost) * 1000) / 1000.0);
+                    g.writeNumberField("lost to communication (us)", Math.round(lost / 10.0) / 100.0);
+                }
             } else if (task.work() instanceof Work.Communication comm) {
                 g.writeNumberField("bytes", comm.bytes());
             }
