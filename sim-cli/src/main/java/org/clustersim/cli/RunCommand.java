@@ -20,6 +20,7 @@ import org.clustersim.cli.scenario.FaultEvents;
 import org.clustersim.cli.scenario.Scenario;
 import org.clustersim.cli.scenario.ScenarioReader;
 import org.clustersim.core.Simulation;
+import org.clustersim.core.engine.Interference;
 import org.clustersim.core.engine.Timeline;
 import org.clustersim.core.trace.ChromeTraceWriter;
 import org.clustersim.strategies.training.TrainingStep;
@@ -76,7 +77,8 @@ public final class RunCommand implements Callable<Integer> {
         TrainingStep.Built built = step.build();
         FaultEvents faults = scenario.faultEvents(step.topology());
         Simulation.Result run = Simulation.run(built.graph(), step.topology(), scenario.fidelity(),
-                scenario.routing(), faults.links(), faults.devices(), scenario.output().linkCounters());
+                scenario.routing(), faults.links(), faults.devices(), scenario.output().linkCounters(),
+                scenario.interference() ? step.interference(built.graph()) : Interference.NONE);
         Timeline timeline = run.timeline();
         RunSummary result = RunSummary.of(scenario, run, step, built);
         long hbm = scenario.cluster().accelerator().hbmBytes();

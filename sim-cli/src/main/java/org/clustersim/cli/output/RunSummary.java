@@ -42,6 +42,7 @@ import org.clustersim.topology.Link;
  * @param hfu                hardware FLOPs utilisation
  * @param bubbleFraction     mean over GPUs of compute idle time / step time
  * @param exposedCommFraction mean over GPUs of time with compute idle and communication under way / step time
+ * @param interferenceFraction mean over GPUs of compute time lost to communication kernels beside it / step time
  * @param peakMemoryBytes    largest peak memory over GPUs (model states plus live activations)
  * @param events             kernel events executed
  * @param tasks              tasks in the graph
@@ -53,7 +54,7 @@ import org.clustersim.topology.Link;
 public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeNs, int gpus, long tokensPerStep,
                          double tokensPerSecond, double modelFlopsPerStep, double flopsExecuted, double tflopsPerGpu,
                          double mfu, double mfuFp8Peak, double hfu, double bubbleFraction, double exposedCommFraction,
-                         long peakMemoryBytes, long events,
+                         double interferenceFraction, long peakMemoryBytes, long events,
                          int tasks, double weightCopiesPerRank, List<ParallelGroups.Group> groups,
                          List<Device> devices, List<LinkTraffic> links) {
 
@@ -72,12 +73,15 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
      * @param exposedCommNs   idle time during which some communication was under way
      * @param exposedByKind   per traffic kind (tp-comm, pp-p2p, dp-comm), communication time while compute was idle
      * @param overlappedByKind per traffic kind, communication time while compute was busy
+     * @param interferenceNs  compute time lost to communication kernels running beside it (how much
+     *                        longer the GPU's kernels took than alone)
      * @param peakActivations most microbatch activations alive at once, in microbatches of the rank's share
      * @param memory          peak memory and its parts
      */
     public record Device(int device, String name, int tpRank, int cpRank, int pipelineRank, int dpRank, long computeBusyNs,
                          long computeIdleNs, double bubbleFraction, long exposedCommNs, Map<String, Long> exposedByKind,
-                         Map<String, Long> overlappedByKind, double peakActivations, Memory memory) {
+                         Map<String, Long> overlappedByKind, long interferenceNs, double peakActivations,
+                         Memory memory) {
     }
 
     /**
@@ -139,6 +143,17 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
             }
         }
         List<CommBreakdown> comm = CommBreakdown.of(timeline);
+        double[] lost = new double[graph.devices().size()];
+        if (timeline.interferenceModelled()) {
+            for (org.clustersim.core.engine.Stream st : graph.streams()) {
+                if (st.kind() == org.clustersim.core.engine.StreamKind.COMPUTE) {
+                    for (int i = 0; i < graph.streamLength(st.id()); i++) {
+                        lost[st.device()] += timeline.interferenceNs(graph.streamTask(st.id(), i));
+                    }
+                }
+            }
+        }
+        double lostSum = 0;
         List<Device> devices = new ArrayList<>();
         java.util.Map<Integer, Memory> memory = new java.util.HashMap<>();
         java.util.Map<Integer, Double> peakActivations = new java.util.HashMap<>();
@@ -152,12 +167,14 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
             int p = at.pp();
             CommBreakdown c = comm.get(u.device());
             exposedSum += m.stepTimeNs() == 0 ? 0 : (double) c.exposedAnyNs() / m.stepTimeNs();
+            lostSum += m.stepTimeNs() == 0 ? 0 : lost[u.device()] / m.stepTimeNs();
             // every GPU of a stage's TP x CP group holds the same: measure each (replica, stage) once
             Memory mem = memory.computeIfAbsent(d * step.pp() + p, k -> memory(step, built, timeline, d, p));
             double peakActs = peakActivations.computeIfAbsent(d * step.pp() + p,
                     k -> built.pipelines().get(d).peakActivations(timeline, p));
             devices.add(new Device(u.device(), u.name(), at.tp(), at.cp(), p, d, u.computeBusyNs(), u.computeIdleNs(),
-                    u.bubbleFraction(), c.exposedAnyNs(), c.exposedNs(), c.overlappedNs(), peakActs, mem));
+                    u.bubbleFraction(), c.exposedAnyNs(), c.exposedNs(), c.overlappedNs(), Math.round(lost[u.device()]),
+                    peakActs, mem));
         }
         List<LinkTraffic> links = new ArrayList<>();
         LinkUsage usage = run.links();
@@ -182,6 +199,7 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
         return new RunSummary(scenario.name(), seconds, m.stepTimeNs(), gpus, tokens, tokens / seconds, modelFlops,
                 executed, perGpu / 1e12, perGpu / peak, fp8Peak > 0 ? perGpu / fp8Peak : 0,
                 executed * step.dp() / step.replicas() / seconds / gpus / peak, bubble(devices), exposedSum / devices.size(),
+                lostSum / devices.size(),
                 devices.stream().mapToLong(x -> x.memory().peakBytes()).max().orElse(0), m.events(), m.tasks(),
                 step.schedule().weightCopies(step.pp(), step.microbatches()), ParallelGroups.of(step), devices, links);
     }

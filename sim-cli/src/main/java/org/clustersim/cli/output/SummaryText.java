@@ -54,6 +54,16 @@ public final class SummaryText {
                         : "");
         out.printf(Locale.ROOT, "bubble (mean)    %.2f%% of the step, exposed communication %.2f%%%n",
                 100 * r.bubbleFraction(), 100 * r.exposedCommFraction());
+        if (!s.interference()) {
+            out.printf(Locale.ROOT, "interference     off (simulation.interference: false): overlapped communication is free%n");
+        } else if (s.device().commKernels() == null) {
+            out.printf(Locale.ROOT, "interference     not modelled: the device profile has no communication section%n");
+        } else {
+            RunSummary.Device most = r.devices().stream()
+                    .max(java.util.Comparator.comparingLong(RunSummary.Device::interferenceNs)).orElseThrow();
+            out.printf(Locale.ROOT, "interference     %.2f%% of the step lost to communication kernels beside compute "
+                    + "(most: %s on %s)%n", 100 * r.interferenceFraction(), duration(most.interferenceNs()), most.name());
+        }
         out.printf(Locale.ROOT, "weights / rank   %.2g model-copy share%s%n", r.weightCopiesPerRank(),
                 r.weightCopiesPerRank() > 1 ? "s" : "");
         RunSummary.Device worst = r.devices().stream()

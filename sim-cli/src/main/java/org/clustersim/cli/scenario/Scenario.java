@@ -40,13 +40,15 @@ import org.clustersim.topology.Topology;
  * @param faults      link, switch, NIC and GPU faults
  * @param allReplicas simulate every data-parallel replica (else one, standing for all)
  * @param allowOom    simulate even when a GPU's peak memory exceeds its HBM
+ * @param interference slow compute while communication kernels run beside it (the device
+ *                    profile's communication section); off: overlap is free
  * @param output      output paths named in the file
  */
 public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProfile device, TransformerModel model,
                        AttentionImpl attention, boolean blockingSends,
                        Parallelism parallelism, ScheduleKind schedule, Training training, Simulation.Fidelity fidelity,
                        Simulation.Routing routing, List<Fault> faults, boolean allReplicas, boolean allowOom,
-                       Output output) {
+                       boolean interference, Output output) {
 
     public Scenario {
         faults = List.copyOf(faults);
@@ -78,10 +80,11 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
      * @param shardGroup ranks ZeRO shards over (hybrid sharding), 0 for all of dp x cp
      * @param cpVariant  how context parallelism exchanges keys and values
      * @param order      mesh dimensions, innermost first
+     * @param tpCommOverlap Megatron-core's --tp-comm-overlap (Transformer Engine userbuffers)
      */
     public record Parallelism(int tp, int pp, int dp, int cp, int ep, int vp, int zero, boolean sequenceParallel,
                               boolean overlapGradReduce, long gradBucketBytes, int[] layersPerStage, int shardGroup,
-                              ContextParallel cpVariant, List<Mesh.Dim> order) {
+                              ContextParallel cpVariant, List<Mesh.Dim> order, boolean tpCommOverlap) {
         /** GPUs the layout occupies: tp x cp x pp x dp. */
         public int gpus() {
             return tp * cp * pp * dp;
@@ -153,6 +156,6 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
                 par.cpVariant(), schedule.schedule(par.vp()), microbatches(), training.microBatch(), training.seqLen(),
                 kernelCosts(), training.recompute().cost(), par.gradBucketBytes(),
                 par.overlapGradReduce(), blockingSends, allReplicas ? par.dp() : 1, par.layersPerStage() == null ? null
-                        : LayerSplit.of(model.layers(), par.layersPerStage()));
+                        : LayerSplit.of(model.layers(), par.layersPerStage()), par.tpCommOverlap());
     }
 }

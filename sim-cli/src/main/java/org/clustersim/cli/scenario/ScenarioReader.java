@@ -68,6 +68,7 @@ public final class ScenarioReader {
         Section simSec = root.section("simulation");
         boolean allReplicas = simSec.choice("replicas", Boolean.TRUE, Map.of("all", Boolean.TRUE, "one", Boolean.FALSE));
         boolean allowOom = simSec.bool("allowOom", false);
+        boolean interference = simSec.bool("interference", true);
 
         Scenario.Parallelism declared = parallelism(parSec, schedSec);
         ScheduleKind schedule = schedule(schedSec);
@@ -79,7 +80,8 @@ public final class ScenarioReader {
                 : TrainingStep.defaultBucketBytes(declared.dp() * declared.cp(), training.mainGradBytes());
         Scenario.Parallelism par = new Scenario.Parallelism(declared.tp(), declared.pp(), declared.dp(), declared.cp(),
                 declared.ep(), chunks, declared.zero(), declared.sequenceParallel(), declared.overlapGradReduce(),
-                bucket, declared.layersPerStage(), declared.shardGroup(), declared.cpVariant(), declared.order());
+                bucket, declared.layersPerStage(), declared.shardGroup(), declared.cpVariant(), declared.order(),
+                declared.tpCommOverlap());
         Optional<TransformerModel> model = model(modelSec);
         Optional<ClusterChoice> cluster = cluster(clusterSec, par, file);
         AttentionImpl attention = attention(modelSec, cluster.map(ClusterChoice::device));
@@ -100,7 +102,7 @@ public final class ScenarioReader {
         d.throwIfAny();
         ClusterChoice chosen = cluster.orElseThrow();
         return new Scenario(name, file, chosen.spec(), chosen.device(), model.orElseThrow(), attention, blockingSends,
-                par, schedule, training, fidelity, routing, faults, allReplicas, allowOom, output);
+                par, schedule, training, fidelity, routing, faults, allReplicas, allowOom, interference, output);
     }
 
     private static Scenario.Parallelism parallelism(Section s, Section schedule) {
@@ -114,6 +116,11 @@ public final class ScenarioReader {
         int zero = s.integer("zero", 0, 0, 3);
         boolean sp = s.bool("sequenceParallel", false);
         boolean overlap = s.bool("overlapGradReduce", true);
+        boolean tpCommOverlap = s.bool("tpCommOverlap", false);
+        if (tpCommOverlap && tp > 1 && !sp) {
+            s.error("tpCommOverlap", "found true without sequenceParallel: Megatron-core overlaps the sequence-parallel "
+                    + "all-gathers and reduce-scatters; set parallelism.sequenceParallel: true");
+        }
         double bucketMb = s.optionalNumber("gradBucketMB", 0.001, 1e6).orElse(TrainingStep.DEFAULT_BUCKET / 1e6);
         int[] layersPerStage = s.integerList("layersPerStage", 1, 100_000).orElse(null);
         int shardGroup = s.integer("shardGroup", 0, 1, MAX_COUNT);
@@ -145,7 +152,7 @@ public final class ScenarioReader {
             schedule.error("v", "found " + v + ", but parallelism.vp is " + vp + "; give one of them");
         }
         return new Scenario.Parallelism(tp, pp, dp, cp, ep, v, zero, sp, overlap, Math.round(bucketMb * 1e6),
-                layersPerStage, s.has("shardGroup") ? shardGroup : 0, cpVariant, order);
+                layersPerStage, s.has("shardGroup") ? shardGroup : 0, cpVariant, order, tpCommOverlap);
     }
 
     private static ScheduleKind schedule(Section s) {

@@ -84,7 +84,8 @@ public final class WhatIfStudy {
         Simulation.Result result;
         try {
             result = Simulation.run(graph, topology, scenario.fidelity(), scenario.routing(), events.links(),
-                    events.devices(), timeline != null && scenario.output().linkCounters());
+                    events.devices(), timeline != null && scenario.output().linkCounters(),
+                    scenario.interference() ? step.interference(graph) : org.clustersim.core.engine.Interference.NONE);
         } catch (RuntimeException e) {
             UnreachableException cut = unreachable(e);
             if (cut == null) {

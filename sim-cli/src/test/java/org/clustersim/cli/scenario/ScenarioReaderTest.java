@@ -532,4 +532,22 @@ class ScenarioReaderTest {
         assertEquals("model.heads", indivisible.path());
         assertTrue(indivisible.message().contains("or give model.headDim"), indivisible.message());
     }
+
+    @Test
+    void tensorParallelOverlapNeedsSequenceParallelismAndInterferenceIsOnByDefault() throws IOException {
+        String layout = VALID.replace("  pp: 8\n", "  pp: 1\n  tp: 8\n  tpCommOverlap: true\n")
+                .replace("  nodes: 1\n", "  nodes: 1\n").replace("gpt3-175b", "gpt3-1.3b");
+        InputError e = only(errors(layout));
+        assertEquals("parallelism.tpCommOverlap", e.path());
+        assertEquals(10, e.location().line());
+        assertTrue(e.message().contains("set parallelism.sequenceParallel: true"), e.message());
+        Scenario on = new ScenarioReader().read(write("on.yaml",
+                layout.replace("  tpCommOverlap: true\n", "  tpCommOverlap: true\n  sequenceParallel: true\n")));
+        assertTrue(on.parallelism().tpCommOverlap());
+        assertTrue(on.interference(), "interference is on unless the scenario turns it off");
+        assertTrue(on.trainingStep().tpCommOverlap());
+        Scenario off = new ScenarioReader().read(write("off.yaml", VALID + "simulation:\n  interference: false\n"));
+        assertEquals(false, off.interference());
+        assertEquals(false, off.parallelism().tpCommOverlap(), "Megatron-core's default");
+    }
 }

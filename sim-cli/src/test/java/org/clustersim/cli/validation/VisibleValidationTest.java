@@ -34,13 +34,12 @@ import org.junit.jupiter.api.io.TempDir;
  * published figure. Rows the simulator cannot express yet sit in pending/ and are only parsed.
  * The published throughputs are never used to set any parameter.
  *
- * <p>With the device profiles (simulated vs published tokens/s/GPU): 8B 25.09 +18.7%, 70B
- * 25.09 +2.0%, 405B 25.09 +5.3%, 8B 25.11 +8.9%, 70B 25.11 -1.7%, 405B 25.11 +4.4%, 405B B200
- * +10.0%; mean absolute error 7.3% (52% before, when FP8 ran every GEMM and the attention core
- * at 80% of the FP8 peak). The bounds are set from these, to catch drift; docs/validation.md
- * explains each row. The seven runs take about 15 s on two cores (the two 1,024-GPU 405B rows
- * 5-6 s each); the pending DeepSeek-V3 row alone takes about 140 s, another reason it is not
- * run here.
+ * <p>With the device profiles, interference and TP communication overlap (simulated vs
+ * published tokens/s/GPU): 8B 25.09 +13.7%, 70B 25.09 +7.7%, 405B 25.09 +8.1%, 8B 25.11 +4.6%,
+ * 70B 25.11 +3.5%, 405B 25.11 +7.0%, 405B B200 +7.5%; mean absolute error 7.4%. The bounds are
+ * set from these, to catch drift; docs/validation.md explains each row. The seven runs take
+ * about 25 s on two cores; the pending DeepSeek-V3 row alone takes minutes, another reason it
+ * is not run here.
  */
 class VisibleValidationTest {
     static final Path DIR = Path.of("..", "scenarios", "validation", "megatron-bridge");

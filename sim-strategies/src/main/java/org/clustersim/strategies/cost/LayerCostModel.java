@@ -321,6 +321,30 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
                 .plus(linear("kv up", t, mla.kvLoraRank(), kvUp));
     }
 
+    /**
+     * One of {@code chunks} row chunks of a dense block's tensor-parallel GEMM ({@code qkv},
+     * {@code proj}, {@code fc1}, {@code fc2}) in the forward and the input-gradient pass, as
+     * Transformer Engine's userbuffers overlap splits it: each chunk its own GEMM of rows / chunks
+     * at the surface's rate for that shape (smaller chunks run less efficiently). The weight
+     * gradient is not chunked (0 here). Empty for any other op, or for latent attention's QKV.
+     */
+    public java.util.Optional<OpTime> gemmChunk(String op, int chunks) {
+        double h = model.hidden();
+        double rows = tokens() / chunks;
+        double f = model.ffn() / (double) tp;
+        double[] kn = switch (op) {
+            case "qkv" -> model.latentAttention() == null ? new double[] {h, model.qkvWidth() / (double) tp} : null;
+            case "proj" -> new double[] {model.attentionOutputWidth() / (double) tp, h};
+            case "fc1" -> new double[] {h, (model.ffnKind().matrices() - 1) * f};
+            case "fc2" -> new double[] {f, h};
+            default -> null;
+        };
+        if (kn == null) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(new OpTime(op, costs.gemm(rows, kn[1], kn[0]), costs.gemm(rows, kn[0], kn[1]), 0));
+    }
+
     /** The MLP block, without recomputation. */
     public Block mlpBlock() {
         double h = model.hidden();

@@ -29,12 +29,14 @@ import org.clustersim.topology.AcceleratorSpec;
  * @param kernels           kernels per memory-bound operation
  * @param adamBandwidthFraction fraction of the bandwidth the fused Adam step reaches
  * @param collectives       fitted collective constants, possibly none
+ * @param commKernels       what communication kernels take from compute beside them, or null
+ *                          when the profile does not say (overlap is then free)
  */
 public record DeviceProfile(String name, String description, double bf16Flops, double fp8Flops, long hbmBytes,
                             double hbmBytesPerS, double streamEfficiency, GemmSurface bf16Gemm, GemmSurface fp8Gemm,
                             AttentionRates attention, AttentionImpl defaultAttention, Launch launch,
                             KernelCounts kernels, double adamBandwidthFraction,
-                            List<CollectiveMeasurement> collectives) {
+                            List<CollectiveMeasurement> collectives, CommKernels commKernels) {
 
     public DeviceProfile {
         collectives = List.copyOf(collectives);

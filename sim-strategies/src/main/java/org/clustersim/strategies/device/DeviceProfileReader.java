@@ -77,12 +77,13 @@ public final class DeviceProfileReader {
         double adam = required(opt, "adamBandwidthFraction", 1e-3, 1);
         opt.finish();
         List<CollectiveMeasurement> collectives = collectives(s);
+        CommKernels comm = s.has("communication") ? commKernels(s.section("communication")) : null;
         s.finish();
         if (errorCount() > before || kernels == null) {
             return Optional.empty();
         }
         return Optional.of(new DeviceProfile(name.orElse(""), description, bf16, fp8, Math.round(capacity), bandwidth,
-                stream, bf16Gemm, fp8Gemm, rates, dflt, launch, kernels, adam, collectives));
+                stream, bf16Gemm, fp8Gemm, rates, dflt, launch, kernels, adam, collectives, comm));
     }
 
     private int errorCount() {
@@ -216,6 +217,25 @@ public final class DeviceProfileReader {
         }
         k.finish();
         return counts.size() == Op.values().length ? new KernelCounts(counts) : null;
+    }
+
+    private CommKernels commKernels(Section c) {
+        int sms = c.requiredInteger("sms", 1, 100_000).orElse(1);
+        CommKernels.Kernel nvlink = kernel(c.section("nvlink"), sms);
+        CommKernels.Kernel network = kernel(c.section("network"), sms);
+        CommKernels.Kernel p2p = kernel(c.section("p2p"), sms);
+        double gemm = c.optionalNumber("overlappedGemmEfficiency", 0.01, 1).orElse(1.0);
+        c.finish();
+        return nvlink == null || network == null || p2p == null ? null
+                : new CommKernels(sms, nvlink, network, p2p, gemm);
+    }
+
+    private CommKernels.Kernel kernel(Section k, int sms) {
+        int before = errorCount();
+        int used = k.requiredInteger("sms", 0, sms).orElse(0);
+        double hbm = k.optionalNumber("hbmShare", 0, 0.5).orElse(0.0);
+        k.finish();
+        return errorCount() > before ? null : new CommKernels.Kernel(used, hbm);
     }
 
     private List<CollectiveMeasurement> collectives(Section s) {

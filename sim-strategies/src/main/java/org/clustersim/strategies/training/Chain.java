@@ -73,6 +73,17 @@ final class Chain {
         return id;
     }
 
+    /** A block's pass that also waits for task {@code after} (-1: for nothing else). */
+    int computeAfter(String name, String category, LayerCostModel.Block b, Pass p, int after) {
+        int id = graph.computeOn(name, category, compute, Math.round(p.ns(b)), p.flops(b) * devices.length,
+                blocks.ops(b, p));
+        if (after >= 0) {
+            graph.addDependency(id, after);
+        }
+        link(id);
+        return id;
+    }
+
     /** A communication on stream {@code stream} of every GPU of the rank. */
     void communicate(String name, String category, String stream, Work.Communication work) {
         link(graph.communicate(name, category, streams(stream), work));

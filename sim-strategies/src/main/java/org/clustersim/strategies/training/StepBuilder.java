@@ -38,8 +38,11 @@ public final class StepBuilder {
         ExpertParallel.Groups groups = step.ep() > 1 ? new ExpertParallel.Groups(this::expertGroups,
                 step.replicas() == 1) : null;
         LayerBlocks blocks = new LayerBlocks(cost);
+        TensorParallelOverlap overlap = step.tpCommOverlap() && tensor.sequenceParallel()
+                ? new TensorParallelOverlap(tensor, cost) : null;
         TransformerLayer layer = new TransformerLayer(blocks, tensor,
-                new KeyValueExchange(cost, step.cpKind(), plans), new ExpertParallel(cost, groups, tensor, plans));
+                new KeyValueExchange(cost, step.cpKind(), plans), new ExpertParallel(cost, groups, tensor, plans),
+                overlap);
         ShardedWeights sharded = step.zero() == 3 && step.dp() * step.cp() > 1 ? new ShardedWeights() : null;
         List<PipelineTasks> pipelines = new PipelineReplicas(step)
                 .addTo(g, new TransformerStageWork(blocks, layer, step.split(), sharded));

@@ -66,14 +66,25 @@ final class TensorParallel {
         if (tp == 1) {
             return;
         }
-        int[] devices = chain.devices();
-        Work.Communication work = merged.computeIfAbsent("tp/" + op + "/" + bytes + "/" + devices[0], k -> {
+        chain.communicate(name, "tp-comm", "tp", work(chain.devices(), op, bytes));
+    }
+
+    /** The work of a TP collective of {@code bytes} over the rank's GPUs {@code devices}, each CP group at once. */
+    Work.Communication work(int[] devices, CollectiveOp op, long bytes) {
+        return merged.computeIfAbsent("tp/" + op + "/" + bytes + "/" + devices[0], k -> {
             List<Work.Communication> parts = new ArrayList<>();
             for (int c = 0; c < cp; c++) {
                 parts.add(plans.plan("tp", op, Arrays.copyOfRange(devices, c * tp, (c + 1) * tp), bytes));
             }
             return Work.Communication.concurrent(parts);
         });
-        chain.communicate(name, "tp-comm", "tp", work);
+    }
+
+    int tp() {
+        return tp;
+    }
+
+    int cp() {
+        return cp;
     }
 }

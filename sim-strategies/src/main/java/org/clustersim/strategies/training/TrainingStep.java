@@ -2,12 +2,14 @@ package org.clustersim.strategies.training;
 
 import java.util.List;
 
+import org.clustersim.core.engine.Interference;
 import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.strategies.cost.Fp8Recipe;
 import org.clustersim.strategies.cost.KernelCosts;
 import org.clustersim.strategies.cost.LayerCostModel;
 import org.clustersim.strategies.cost.Precision;
 import org.clustersim.strategies.device.AttentionImpl;
+import org.clustersim.strategies.device.CommKernels;
 import org.clustersim.strategies.device.DeviceProfile;
 import org.clustersim.strategies.device.DeviceProfiles;
 import org.clustersim.strategies.model.TransformerModel;
@@ -59,12 +61,15 @@ import org.clustersim.topology.Topology;
  *                     reaches it, so that traffic still crosses the whole fabric, at a fraction
  *                     of the tasks
  * @param split        layers per stage ({@link LayerSplit#even} when {@code null})
+ * @param tpCommOverlap Megatron-core's --tp-comm-overlap: the sequence-parallel collectives of the
+ *                     dense blocks chunked and pipelined with their GEMMs ({@link TensorParallelOverlap})
  */
 public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh, int zero, int shardGroup,
                            boolean sequenceParallel, ContextParallel cpKind, PipelineSchedule schedule,
                            int microbatches, int microBatch, int seqLen, KernelCosts kernels,
                            LayerCostModel.Recompute recompute, long bucketBytes,
-                           boolean overlapGradReduce, boolean blockingSends, int replicas, LayerSplit split) {
+                           boolean overlapGradReduce, boolean blockingSends, int replicas, LayerSplit split,
+                           boolean tpCommOverlap) {
 
     /**
      * Bytes of an activation element on the wire (stage-to-stage sends, TP and CP collectives,
@@ -123,10 +128,32 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
         if (mesh.ep() > 1 && zero == 3) {
             throw new IllegalArgumentException("ZeRO 3 with expert parallelism is not modelled; use ZeRO 0, 1 or 2");
         }
+        if (tpCommOverlap && mesh.tp() > 1 && !sequenceParallel) {
+            throw new IllegalArgumentException("tensor-parallel communication overlap needs sequence parallelism");
+        }
         if (shardGroup < 0 || (shardGroup > 0 && (zero == 0 || (mesh.dp() * mesh.cp()) % shardGroup != 0))) {
             throw new IllegalArgumentException("a hybrid shard group of " + shardGroup + " needs ZeRO 1 to 3 and must "
                     + "divide dp x cp = " + mesh.dp() * mesh.cp());
         }
+    }
+
+    /** A step without tensor-parallel communication overlap (Megatron-core's default). */
+    public TrainingStep(TransformerModel model, Topology topology, Mesh mesh, int zero, int shardGroup,
+                        boolean sequenceParallel, ContextParallel cpKind, PipelineSchedule schedule,
+                        int microbatches, int microBatch, int seqLen, KernelCosts kernels,
+                        LayerCostModel.Recompute recompute, long bucketBytes,
+                        boolean overlapGradReduce, boolean blockingSends, int replicas, LayerSplit split) {
+        this(model, topology, mesh, zero, shardGroup, sequenceParallel, cpKind, schedule, microbatches, microBatch,
+                seqLen, kernels, recompute, bucketBytes, overlapGradReduce, blockingSends, replicas, split, false);
+    }
+
+    /**
+     * What the step's communication tasks take from the compute beside them on {@code graph}
+     * (the graph this step built), from the device profile; none when the profile does not say.
+     */
+    public Interference interference(TaskGraph graph) {
+        CommKernels k = device().commKernels();
+        return k == null ? Interference.NONE : new CommInterference(k, graph);
     }
 
     /**

@@ -18,6 +18,8 @@ final class TransformerLayer {
     private final KeyValueExchange context;
     private final ExpertParallel experts;
     private final boolean fullRecompute;
+    /** Userbuffers overlap of the dense blocks' TP communication, or null when it is off. */
+    private final TensorParallelOverlap overlap;
     /**
      * Bytes of the attention block's input-side TP exchange (the sequence-parallel all-gather in
      * the forward, the input-gradient reduction in the backward): the activations, or for latent
@@ -25,8 +27,10 @@ final class TransformerLayer {
      */
     private final long attentionInputBytes;
 
-    TransformerLayer(LayerBlocks blocks, TensorParallel tensor, KeyValueExchange context, ExpertParallel experts) {
+    TransformerLayer(LayerBlocks blocks, TensorParallel tensor, KeyValueExchange context, ExpertParallel experts,
+                     TensorParallelOverlap overlap) {
         this.blocks = blocks;
+        this.overlap = overlap;
         this.tensor = tensor;
         this.context = context;
         this.experts = experts;
@@ -85,6 +89,13 @@ final class TransformerLayer {
      */
     private int attention(Chain chain, Pass p, LayerCostModel.Block block, LayerCostModel.Block core, String name,
                           String cat, boolean gatherKv) {
+        if (overlap != null) {
+            var parts = overlap.split(block, "qkv", "proj");
+            if (parts.isPresent()) {
+                return overlap.emit(chain, p, parts.get(), name, cat,
+                        (c, pass, mid) -> context.attend(c, pass, mid, core, name + " core", cat, gatherKv));
+            }
+        }
         boolean backward = p.backward();
         tensor.gather(chain, name, backward ? tensor.activationBytes() : attentionInputBytes);
         int id = context.attend(chain, p, block, core, name, cat, gatherKv);
@@ -98,6 +109,13 @@ final class TransformerLayer {
             return experts.mlp(chain, p, layer, at, suffix, cat);
         }
         String name = at + " mlp" + suffix;
+        if (overlap != null) {
+            var parts = overlap.split(layer[1], "fc1", "fc2");
+            if (parts.isPresent()) {
+                return overlap.emit(chain, p, parts.get(), name, cat,
+                        (c, pass, mid) -> c.compute(name + " act", cat, mid, pass));
+            }
+        }
         tensor.gather(chain, name, tensor.activationBytes());
         int id = chain.compute(name, cat, layer[1], p);
         tensor.reduce(chain, name, tensor.activationBytes());

@@ -1,0 +1,247 @@
+package org.clustersim.strategies.training;
+
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.clustersim.core.engine.Flow;
+import org.clustersim.core.engine.Phase;
+import org.clustersim.core.engine.TaskGraph;
+import org.clustersim.core.engine.Work;
+import org.clustersim.strategies.collective.CollectiveOp;
+import org.clustersim.strategies.cost.LayerCostModel;
+import org.clustersim.strategies.device.CommKernels;
+
+/**
+ * Megatron-core's {@code --tp-comm-overlap}: Transformer Engine's userbuffers split the
+ * sequence-parallel all-gathers and reduce-scatters of a block into chunks pipelined with the
+ * GEMMs that consume or produce them, with TE's defaults (initialize_ub; kernels.md, section 7):
+ * <ul>
+ * <li>ring exchange for the column-parallel GEMM's input (QKV, fc1 forward; proj, fc2 input
+ *     gradient in the backward): tp - 1 peer-to-peer steps over the copy engines, chunk k of the
+ *     GEMM starting once the k-th step has brought its rows (chunk 0 is local);</li>
+ * <li>pipeline for the row-parallel GEMM's output (proj, fc2 forward): the GEMM in 4 splits, each
+ *     split's reduce-scatter running on 16 SMs while the next split computes; the block's
+ *     residual waits for the last;</li>
+ * <li>bulk in the backward of the column-parallel GEMM: the all-gather of its input (for the
+ *     weight gradient) under its input-gradient GEMM, and the reduce-scatter of that input
+ *     gradient under its weight-gradient GEMM, both on 16 SMs.</li>
+ * </ul>
+ * The tasks are real: chunked GEMMs on the compute stream, userbuffers transfers on two streams
+ * of their own, so how much is hidden (and how much compute the SM-driven chunks slow, through
+ * {@link CommInterference}) emerges from the timeline. Each chunk is costed as a GEMM of its own
+ * shape ({@link LayerCostModel#gemmChunk}), so chunking loses what smaller GEMMs lose.
+ * Blocks whose GEMMs are not the plain column/row pair (latent attention) fall back to the
+ * exposed collectives. Only inside one server: userbuffers are single-node.
+ */
+final class TensorParallelOverlap {
+    /** TP-overlap traffic is tensor-parallel traffic: the summary counts it with the rest. */
+    static final String CATEGORY = "tp-comm";
+    static final String RING_STREAM = "tp-ring";
+    static final String UB_STREAM = "tp-ub";
+    /** TE's defaults: the ring exchange drives copy engines from 1 SM; pipeline and bulk use 16. */
+    static final int RING_SMS = 1;
+    static final int UB_SMS = 16;
+    static final int PIPELINE_SPLITS = 4;
+    /** The op selective recomputation adds to the attention block (LayerCostModel's withReplay). */
+    private static final String RECOMPUTE = "recompute";
+
+    private final TensorParallel tensor;
+    private final LayerCostModel cost;
+    private final Map<LayerCostModel.Block, Optional<Parts>> parts = new IdentityHashMap<>();
+
+    /** Where the block's middle (attention core or activation) goes: it may carry its own communication. */
+    @FunctionalInterface
+    interface Middle {
+        /** Emits the middle part {@code mid} of the block in pass {@code p}. */
+        void emit(Chain chain, Pass p, LayerCostModel.Block mid);
+    }
+
+    /**
+     * A block cut around its two tensor-parallel GEMMs.
+     *
+     * @param pre    ops before the column-parallel GEMM (norm, casts)
+     * @param first  the column-parallel GEMM (its input all-gathered)
+     * @param mid    ops between the two GEMMs
+     * @param second the row-parallel GEMM (its output reduce-scattered)
+     * @param post   ops after it (residual, recomputation, gradient accumulation)
+     */
+    record Parts(LayerCostModel.Block pre, LayerCostModel.Block first, LayerCostModel.Block mid,
+                 LayerCostModel.Block second, LayerCostModel.Block post) {
+    }
+
+    TensorParallelOverlap(TensorParallel tensor, LayerCostModel cost) {
+        this.tensor = tensor;
+        this.cost = cost;
+    }
+
+    /**
+     * The block cut around GEMMs {@code first} and {@code second}, or empty when it lacks either
+     * or the cost model cannot chunk them.
+     */
+    Optional<Parts> split(LayerCostModel.Block block, String first, String second) {
+        if (cost.gemmChunk(first, 1).isEmpty() || cost.gemmChunk(second, 1).isEmpty()) {
+            return Optional.empty();
+        }
+        return parts.computeIfAbsent(block, b -> cut(b, first, second));
+    }
+
+    /**
+     * The block's pass with its TP communication overlapped.
+     *
+     * @return the block's last compute task
+     */
+    int emit(Chain chain, Pass p, Parts b, String name, String cat, Middle middle) {
+        return p.backward() ? backward(chain, p, b, name, cat, middle) : forward(chain, b, name, cat, middle);
+    }
+
+    private int forward(Chain chain, Parts b, String name, String cat, Middle middle) {
+        Pass f = Pass.F;
+        chain.compute(name + " pre", cat, b.pre(), f);
+        ringGemm(chain, name + " " + op(b.first()), cat, chunk(b.first(), tensor.tp()).fNs(), f.flops(b.first()));
+        middle.emit(chain, f, b.mid());
+        int scattered = -1;
+        int[] ub = chain.streams(UB_STREAM);
+        long chunk = tensor.activationBytes() / PIPELINE_SPLITS;
+        String gemm = name + " " + op(b.second());
+        for (int i = 1; i <= PIPELINE_SPLITS; i++) {
+            int split = chain.compute(gemm + " " + i + "/" + PIPELINE_SPLITS, cat,
+                    chunk(b.second(), PIPELINE_SPLITS).fNs(), f.flops(b.second()) / PIPELINE_SPLITS);
+            scattered = chain.graph().communicate(name + " tp-rs " + i + "/" + PIPELINE_SPLITS, CATEGORY, ub,
+                    tensor.work(chain.devices(), CollectiveOp.REDUCE_SCATTER, chunk), split);
+        }
+        return chain.computeAfter(name + " post", cat, b.post(), f, scattered);
+    }
+
+    private int backward(Chain chain, Pass p, Parts b, String name, String cat, Middle middle) {
+        boolean weights = p == Pass.B;
+        chain.compute(name + " post", cat, b.post(), p);
+        String second = name + " " + op(b.second());
+        ringGemm(chain, second + " dgrad", cat, chunk(b.second(), tensor.tp()).biNs(), b.second().biFlops());
+        if (weights) {
+            chain.compute(second + " wgrad", cat, b.second().wNs(), b.second().wFlops());
+        }
+        middle.emit(chain, p, b.mid());
+        String first = name + " " + op(b.first());
+        TaskGraph.Builder graph = chain.graph();
+        int[] ub = chain.streams(UB_STREAM);
+        int before = chain.last();
+        int dgrad = chain.compute(first + " dgrad", cat, b.first().biNs(), b.first().biFlops());
+        int gathered = -1;
+        if (weights) {
+            gathered = before >= 0
+                    ? graph.communicate(name + " tp-ag bulk", CATEGORY, ub,
+                            tensor.work(chain.devices(), CollectiveOp.ALL_GATHER, tensor.activationBytes()), before)
+                    : graph.communicate(name + " tp-ag bulk", CATEGORY, ub,
+                            tensor.work(chain.devices(), CollectiveOp.ALL_GATHER, tensor.activationBytes()));
+        }
+        int scattered = graph.communicate(name + " tp-rs bulk", CATEGORY, ub,
+                tensor.work(chain.devices(), CollectiveOp.REDUCE_SCATTER, tensor.activationBytes()), dgrad);
+        if (weights) {
+            chain.computeAfter(first + " wgrad", cat, b.first().wNs(), b.first().wFlops(), gathered);
+        }
+        return chain.computeAfter(name + " pre", cat, b.pre(), p, scattered);
+    }
+
+    /**
+     * One of {@code chunks} row chunks of a GEMM, at the surface's rate for the chunk's shape and
+     * the fraction of it chunked GEMMs keep under userbuffers overlap (the device profile's).
+     */
+    private LayerCostModel.OpTime chunk(LayerCostModel.Block gemm, int chunks) {
+        LayerCostModel.OpTime t = cost.gemmChunk(op(gemm), chunks).orElseThrow();
+        CommKernels k = cost.costs().device().commKernels();
+        double e = k == null ? 1 : k.overlappedGemmEfficiency();
+        return new LayerCostModel.OpTime(t.op(), t.fNs() / e, t.biNs() / e, t.wNs() / e);
+    }
+
+    /**
+     * A column-parallel GEMM fed by a ring exchange: tp chunks of {@code chunkNs} each, chunk k
+     * waiting for the k-th step, each step passing one tp-th of the gathered tensor to the next rank.
+     */
+    private void ringGemm(Chain chain, String name, String cat, double chunkNs, double flops) {
+        int tp = tensor.tp();
+        int[] ring = chain.streams(RING_STREAM);
+        Work.Communication shift = ringShift(chain.devices(), tensor.activationBytes() / tp);
+        int before = chain.last();
+        int arrived = -1;
+        for (int k = 0; k < tp; k++) {
+            chain.computeAfter(name + " " + (k + 1) + "/" + tp, cat, chunkNs, flops / tp, arrived);
+            if (k < tp - 1) {
+                int step = chain.graph().communicate(name + " tp-ring " + (k + 1), CATEGORY, ring, shift);
+                int after = arrived >= 0 ? arrived : before;
+                if (after >= 0) {
+                    chain.graph().addDependency(step, after);
+                }
+                arrived = step;
+            }
+        }
+    }
+
+    /** One ring step: every GPU sends {@code bytes} to the next rank of its TP group, in every CP group. */
+    private Work.Communication ringShift(int[] devices, long bytes) {
+        int tp = tensor.tp();
+        List<Flow> flows = new ArrayList<>();
+        for (int c = 0; c < tensor.cp(); c++) {
+            for (int t = 0; t < tp; t++) {
+                flows.add(new Flow(devices[c * tp + t], devices[c * tp + (t + 1) % tp], bytes));
+            }
+        }
+        return new Work.Communication(List.of(new Phase(flows)));
+    }
+
+    /** What a userbuffers task takes from compute: its SMs, and for the SM-driven kinds the NVLink traffic's HBM share. */
+    static double computeShare(String stream, CommKernels kernels) {
+        if (stream.equals(RING_STREAM)) {
+            return (double) RING_SMS / kernels.sms();
+        }
+        return kernels.computeShare(new CommKernels.Kernel(UB_SMS, kernels.nvlink().hbmShare()));
+    }
+
+    private static String op(LayerCostModel.Block gemm) {
+        return gemm.ops().get(0).op();
+    }
+
+    private static Optional<Parts> cut(LayerCostModel.Block block, String first, String second) {
+        List<LayerCostModel.OpTime> ops = block.ops();
+        int a = -1;
+        int b = -1;
+        for (int i = 0; i < ops.size(); i++) {
+            if (ops.get(i).op().equals(first)) {
+                a = i;
+            } else if (ops.get(i).op().equals(second)) {
+                b = i;
+            }
+        }
+        if (a < 0 || b < a) {
+            return Optional.empty();
+        }
+        // selective recomputation replays the attention core: it belongs with the core, in the middle
+        List<LayerCostModel.OpTime> mid = new ArrayList<>(ops.subList(a + 1, b));
+        List<LayerCostModel.OpTime> post = new ArrayList<>();
+        for (LayerCostModel.OpTime t : ops.subList(b + 1, ops.size())) {
+            (t.op().equals(RECOMPUTE) ? mid : post).add(t);
+        }
+        return Optional.of(new Parts(part(block, ops.subList(0, a)), part(block, ops.subList(a, a + 1)),
+                part(block, mid), part(block, ops.subList(b, b + 1)), part(block, post)));
+    }
+
+    /** The ops as a block of their own, each pass's FLOPs shared out by time. */
+    private static LayerCostModel.Block part(LayerCostModel.Block whole, List<LayerCostModel.OpTime> ops) {
+        double f = 0;
+        double bi = 0;
+        double w = 0;
+        for (LayerCostModel.OpTime t : ops) {
+            f += t.fNs();
+            bi += t.biNs();
+            w += t.wNs();
+        }
+        return new LayerCostModel.Block(f, bi, w, share(whole.fFlops(), f, whole.fNs()),
+                share(whole.biFlops(), bi, whole.biNs()), share(whole.wFlops(), w, whole.wNs()), ops);
+    }
+
+    private static double share(double flops, double ns, double total) {
+        return total > 0 ? flops * ns / total : 0;
+    }
+}
