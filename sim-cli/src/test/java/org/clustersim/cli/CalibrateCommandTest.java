@@ -110,7 +110,7 @@ class CalibrateCommandTest {
                 calibrated.fp8Flops(), calibrated.hbmBytes(), calibrated.hbmBytesPerS(), calibrated.streamEfficiency(),
                 calibrated.bf16Gemm(), calibrated.fp8Gemm(), shipped.attention(), calibrated.defaultAttention(),
                 calibrated.launch(), calibrated.kernels(), calibrated.adamBandwidthFraction(),
-                calibrated.collectives()));
+                calibrated.collectives(), calibrated.sharding()));
     }
 
     @Test

@@ -29,15 +29,30 @@ import org.clustersim.topology.AcceleratorSpec;
  * @param kernels           kernels per memory-bound operation
  * @param adamBandwidthFraction fraction of the bandwidth the fused Adam step reaches
  * @param collectives       fitted collective constants, possibly none
+ * @param sharding          ZeRO-3 frameworks' host time per hook ({@link ShardingHooks#NONE} when the
+ *                          profile has no {@code sharding} section)
  */
 public record DeviceProfile(String name, String description, double bf16Flops, double fp8Flops, long hbmBytes,
                             double hbmBytesPerS, double streamEfficiency, GemmSurface bf16Gemm, GemmSurface fp8Gemm,
                             AttentionRates attention, AttentionImpl defaultAttention, Launch launch,
                             KernelCounts kernels, double adamBandwidthFraction,
-                            List<CollectiveMeasurement> collectives) {
+                            List<CollectiveMeasurement> collectives, ShardingHooks sharding) {
 
     public DeviceProfile {
         collectives = List.copyOf(collectives);
+        if (sharding == null) {
+            sharding = ShardingHooks.NONE;
+        }
+    }
+
+    /** A profile without ZeRO-3 hook costs. */
+    public DeviceProfile(String name, String description, double bf16Flops, double fp8Flops, long hbmBytes,
+                         double hbmBytesPerS, double streamEfficiency, GemmSurface bf16Gemm, GemmSurface fp8Gemm,
+                         AttentionRates attention, AttentionImpl defaultAttention, Launch launch,
+                         KernelCounts kernels, double adamBandwidthFraction,
+                         List<CollectiveMeasurement> collectives) {
+        this(name, description, bf16Flops, fp8Flops, hbmBytes, hbmBytesPerS, streamEfficiency, bf16Gemm, fp8Gemm,
+                attention, defaultAttention, launch, kernels, adamBandwidthFraction, collectives, ShardingHooks.NONE);
     }
 
     /** The GEMM surface a precision runs at (fp16 and bf16 share one). */
