@@ -56,7 +56,7 @@ class CalibrateCommandTest {
         List<String> sections = new ArrayList<>();
         p.fieldNames().forEachRemaining(sections::add);
         assertEquals(List.of("name", "description", "peakTflops", "memory", "gemm", "attention", "launch", "kernels",
-                "optimizer", "communication", "collectives"), sections, "the base's sections, in their order");
+                "optimizer", "communication", "sharding", "collectives"), sections, "the base's sections, in their order");
         assertEquals("h100-sxm", p.get("name").asText());
         assertEquals(1979, p.at("/peakTflops/fp8").asInt(), "kept from the base");
         assertEquals(80, p.at("/memory/capacityGB").asInt(), "kept from the base");
@@ -110,7 +110,7 @@ class CalibrateCommandTest {
                 calibrated.fp8Flops(), calibrated.hbmBytes(), calibrated.hbmBytesPerS(), calibrated.streamEfficiency(),
                 calibrated.bf16Gemm(), calibrated.fp8Gemm(), shipped.attention(), calibrated.defaultAttention(),
                 calibrated.launch(), calibrated.kernels(), calibrated.adamBandwidthFraction(),
-                calibrated.collectives(), calibrated.commKernels()));
+                calibrated.collectives(), calibrated.commKernels(), calibrated.sharding()));
     }
 
     @Test

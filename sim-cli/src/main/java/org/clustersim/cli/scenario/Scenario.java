@@ -8,6 +8,7 @@ import java.util.Optional;
 import org.clustersim.strategies.training.ContextParallel;
 import org.clustersim.strategies.training.LayerSplit;
 import org.clustersim.strategies.training.Mesh;
+import org.clustersim.strategies.training.ShardingOptions;
 import org.clustersim.strategies.training.TrainingStep;
 import org.clustersim.strategies.cost.Fp8Recipe;
 import org.clustersim.strategies.cost.KernelCosts;
@@ -80,11 +81,13 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
      * @param shardGroup ranks ZeRO shards over (hybrid sharding), 0 for all of dp x cp
      * @param cpVariant  how context parallelism exchanges keys and values
      * @param order      mesh dimensions, innermost first
+     * @param sharding   which framework runs ZeRO 3 and its options (the defaults below ZeRO 3)
      * @param tpCommOverlap Megatron-core's --tp-comm-overlap (Transformer Engine userbuffers)
      */
     public record Parallelism(int tp, int pp, int dp, int cp, int ep, int vp, int zero, boolean sequenceParallel,
                               boolean overlapGradReduce, long gradBucketBytes, int[] layersPerStage, int shardGroup,
-                              ContextParallel cpVariant, List<Mesh.Dim> order, boolean tpCommOverlap) {
+                              ContextParallel cpVariant, List<Mesh.Dim> order, ShardingOptions sharding,
+                              boolean tpCommOverlap) {
         /** GPUs the layout occupies: tp x cp x pp x dp. */
         public int gpus() {
             return tp * cp * pp * dp;
@@ -156,6 +159,7 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
                 par.cpVariant(), schedule.schedule(par.vp()), microbatches(), training.microBatch(), training.seqLen(),
                 kernelCosts(), training.recompute().cost(), par.gradBucketBytes(),
                 par.overlapGradReduce(), blockingSends, allReplicas ? par.dp() : 1, par.layersPerStage() == null ? null
-                        : LayerSplit.of(model.layers(), par.layersPerStage()), par.tpCommOverlap());
+                        : LayerSplit.of(model.layers(), par.layersPerStage()), par.sharding(),
+                par.tpCommOverlap());
     }
 }

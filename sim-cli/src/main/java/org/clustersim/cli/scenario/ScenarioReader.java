@@ -13,6 +13,8 @@ import java.util.Optional;
 
 import org.clustersim.strategies.training.ContextParallel;
 import org.clustersim.strategies.training.Mesh;
+import org.clustersim.strategies.training.ShardingOptions;
+import org.clustersim.strategies.training.Zero3Impl;
 import org.clustersim.strategies.training.TrainingStep;
 import org.clustersim.strategies.cost.Fp8Recipe;
 import org.clustersim.strategies.cost.Precision;
@@ -81,7 +83,7 @@ public final class ScenarioReader {
         Scenario.Parallelism par = new Scenario.Parallelism(declared.tp(), declared.pp(), declared.dp(), declared.cp(),
                 declared.ep(), chunks, declared.zero(), declared.sequenceParallel(), declared.overlapGradReduce(),
                 bucket, declared.layersPerStage(), declared.shardGroup(), declared.cpVariant(), declared.order(),
-                declared.tpCommOverlap());
+                declared.sharding(), declared.tpCommOverlap());
         Optional<TransformerModel> model = model(modelSec);
         Optional<ClusterChoice> cluster = cluster(clusterSec, par, file);
         AttentionImpl attention = attention(modelSec, cluster.map(ClusterChoice::device));
@@ -151,8 +153,42 @@ public final class ScenarioReader {
         if (vp != 1 && schedule.has("v") && v != vp) {
             schedule.error("v", "found " + v + ", but parallelism.vp is " + vp + "; give one of them");
         }
+        ShardingOptions sharding = sharding(s, zero, pp, v);
         return new Scenario.Parallelism(tp, pp, dp, cp, ep, v, zero, sp, overlap, Math.round(bucketMb * 1e6),
-                layersPerStage, s.has("shardGroup") ? shardGroup : 0, cpVariant, order, tpCommOverlap);
+                layersPerStage, s.has("shardGroup") ? shardGroup : 0, cpVariant, order, sharding, tpCommOverlap);
+    }
+
+    /**
+     * ZeRO 3's framework and options: {@code zero3Impl}, {@code reshardAfterForward} (fsdp2 only)
+     * and {@code gradReduceDtype}, each an error below ZeRO 3.
+     */
+    private static ShardingOptions sharding(Section s, int zero, int pp, int v) {
+        Zero3Impl impl = s.choice("zero3Impl", Zero3Impl.DEFAULT, Zero3Impl.byId());
+        boolean reshard = s.bool("reshardAfterForward", true);
+        int reduceBytes = s.choice("gradReduceDtype", 0, Map.of("fp32", 4, "bf16", 2, "fp16", 2));
+        boolean ok = true;
+        for (String key : List.of("zero3Impl", "reshardAfterForward", "gradReduceDtype")) {
+            if (s.has(key) && zero != 3) {
+                s.error(key, "given with zero: " + zero + "; expected zero: 3, the only stage that gathers weights "
+                        + "layer by layer");
+                ok = false;
+            }
+        }
+        if (s.has("reshardAfterForward") && impl != Zero3Impl.FSDP2 && zero == 3) {
+            s.error("reshardAfterForward", "found " + reshard + " with zero3Impl: " + impl.id() + "; only fsdp2 has "
+                    + "reshard_after_forward (Megatron-FSDP always reshards; DeepSpeed keeps what its "
+                    + "stage3_max_reuse_distance says)");
+            ok = false;
+        }
+        if (impl == Zero3Impl.DEEPSPEED && zero == 3 && (pp > 1 || v > 1)) {
+            s.error("zero3Impl", "found deepspeed with " + (pp > 1 ? "pp: " + pp : v + " model chunks per rank")
+                    + "; DeepSpeed's pipeline engine runs ZeRO 0 or 1 only: expected pp: 1 and one chunk");
+            ok = false;
+        }
+        if (!ok || zero != 3) {
+            return ShardingOptions.defaults();
+        }
+        return new ShardingOptions(impl, reshard, reduceBytes, ShardingOptions.DeepSpeedConfig.DEFAULTS);
     }
 
     private static ScheduleKind schedule(Section s) {

@@ -31,15 +31,32 @@ import org.clustersim.topology.AcceleratorSpec;
  * @param collectives       fitted collective constants, possibly none
  * @param commKernels       what communication kernels take from compute beside them, or null
  *                          when the profile does not say (overlap is then free)
+ * @param sharding          ZeRO-3 frameworks' host time per hook ({@link ShardingHooks#NONE} when the
+ *                          profile has no {@code sharding} section)
  */
 public record DeviceProfile(String name, String description, double bf16Flops, double fp8Flops, long hbmBytes,
                             double hbmBytesPerS, double streamEfficiency, GemmSurface bf16Gemm, GemmSurface fp8Gemm,
                             AttentionRates attention, AttentionImpl defaultAttention, Launch launch,
                             KernelCounts kernels, double adamBandwidthFraction,
-                            List<CollectiveMeasurement> collectives, CommKernels commKernels) {
+                            List<CollectiveMeasurement> collectives, CommKernels commKernels,
+                            ShardingHooks sharding) {
 
     public DeviceProfile {
         collectives = List.copyOf(collectives);
+        if (sharding == null) {
+            sharding = ShardingHooks.NONE;
+        }
+    }
+
+    /** A profile without ZeRO-3 hook costs. */
+    public DeviceProfile(String name, String description, double bf16Flops, double fp8Flops, long hbmBytes,
+                         double hbmBytesPerS, double streamEfficiency, GemmSurface bf16Gemm, GemmSurface fp8Gemm,
+                         AttentionRates attention, AttentionImpl defaultAttention, Launch launch,
+                         KernelCounts kernels, double adamBandwidthFraction,
+                         List<CollectiveMeasurement> collectives) {
+        this(name, description, bf16Flops, fp8Flops, hbmBytes, hbmBytesPerS, streamEfficiency, bf16Gemm, fp8Gemm,
+                attention, defaultAttention, launch, kernels, adamBandwidthFraction, collectives, null,
+                ShardingHooks.NONE);
     }
 
     /** The GEMM surface a precision runs at (fp16 and bf16 share one). */

@@ -78,12 +78,18 @@ public final class DeviceProfileReader {
         opt.finish();
         List<CollectiveMeasurement> collectives = collectives(s);
         CommKernels comm = s.has("communication") ? commKernels(s.section("communication")) : null;
+        ShardingHooks sharding = ShardingHooks.NONE;
+        if (s.has("sharding")) {
+            Section sh = s.section("sharding");
+            sharding = new ShardingHooks(required(sh, "deepspeedHookUs", 0, 1e6) * 1e3);
+            sh.finish();
+        }
         s.finish();
         if (errorCount() > before || kernels == null) {
             return Optional.empty();
         }
         return Optional.of(new DeviceProfile(name.orElse(""), description, bf16, fp8, Math.round(capacity), bandwidth,
-                stream, bf16Gemm, fp8Gemm, rates, dflt, launch, kernels, adam, collectives, comm));
+                stream, bf16Gemm, fp8Gemm, rates, dflt, launch, kernels, adam, collectives, comm, sharding));
     }
 
     private int errorCount() {

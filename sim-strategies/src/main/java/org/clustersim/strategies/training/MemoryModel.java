@@ -13,8 +13,8 @@ import org.clustersim.strategies.model.TransformerModel;
  * a parameter; 2 in bf16 or fp16, the ZeRO paper's 16) and 12 of optimizer state (fp32 master
  * weights and two moments) per parameter; ZeRO 1 shards the optimizer state over the ranks holding the same weights (the
  * shard group under hybrid sharding; for expert weights, the ranks holding the same experts),
- * ZeRO 2 the gradients too, ZeRO 3 the weights as well (plus the gathered weights of two
- * layers, the one computing and the one prefetched).
+ * ZeRO 2 the gradients too, ZeRO 3 the weights as well (plus the weights it holds gathered and
+ * its unsharded gradient buffers, as the framework running it does: {@link ShardedMemory}).
  *
  * <p>Workspace: a fixed reserve for the CUDA context, cuBLAS workspaces, NCCL buffers and
  * allocator slack ({@link #FRAMEWORK_RESERVE}), and on the last stage the fp32 logits and their
@@ -82,8 +82,10 @@ public final class MemoryModel {
         double optimizer = 12 * (step.zero() >= 1 ? dense / d + experts / e : params);
         double weights = 2 * params;
         if (step.zero() == 3) {
-            // the shard, plus the gathered bf16 weights of the layer in use and the one prefetched
-            weights = 2 * dense / d + 2 * 2 * step.parameters().maxLayer();
+            // the shard, plus what the framework holds gathered, and its unsharded gradient buffers
+            ShardedMemory sharded = new ShardedMemory(step);
+            weights = 2 * dense / d + sharded.gatheredWeightBytes(p);
+            grads += sharded.gradientBufferBytes();
         }
         double workspace = FRAMEWORK_RESERVE + (last ? logitsBytes() : 0);
         return new States(weights, grads, optimizer, workspace);

@@ -43,12 +43,12 @@ public final class StepBuilder {
         TransformerLayer layer = new TransformerLayer(blocks, tensor,
                 new KeyValueExchange(cost, step.cpKind(), plans), new ExpertParallel(cost, groups, tensor, plans),
                 overlap);
-        ShardedWeights sharded = step.zero() == 3 && step.dp() * step.cp() > 1 ? new ShardedWeights() : null;
+        ShardedWeights sharded = step.zero() == 3 && step.dp() * step.cp() > 1 ? new ShardedWeights(step) : null;
         List<PipelineTasks> pipelines = new PipelineReplicas(step)
                 .addTo(g, new TransformerStageWork(blocks, layer, step.split(), sharded));
 
         DataParallelCollectives dpc = new DataParallelCollectives(g, step.topology());
-        Map<Integer, List<Integer>> shardReductions = sharded == null ? Map.of() : sharded.add(step, dpc);
+        Map<Integer, List<Integer>> shardReductions = sharded == null ? Map.of() : sharded.add(dpc);
         GradientReduction gradients = new GradientReduction(step, dpc, pipelines);
         OptimizerStep optimizer = new OptimizerStep(step, dpc, pipelines);
         for (int p = 0; p < step.pp(); p++) {

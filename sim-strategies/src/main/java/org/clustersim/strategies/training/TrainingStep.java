@@ -30,7 +30,7 @@ import org.clustersim.topology.Topology;
  * reduced over every CP and DP rank holding the same weights (expert weights over the ranks
  * holding the same experts), in buckets of main gradients (scenarios default to Megatron-core's size) that overlap the rest
  * of the backward: an all-reduce without ZeRO, a reduce-scatter with ZeRO 1 or 2 (the
- * distributed optimizer). ZeRO 3 gathers and reduces layer by layer instead. With hybrid
+ * distributed optimizer). ZeRO 3 gathers and reduces layer by layer instead, as the framework of {@link ShardingOptions} does. With hybrid
  * sharding ZeRO shards over groups of {@code shardGroup} of those ranks and replicates across
  * the groups (HSDP). The Adam step follows; with ZeRO 1 or 2 an all-gather of the updated bf16
  * weights after it.
@@ -61,6 +61,8 @@ import org.clustersim.topology.Topology;
  *                     reaches it, so that traffic still crosses the whole fabric, at a fraction
  *                     of the tasks
  * @param split        layers per stage ({@link LayerSplit#even} when {@code null})
+ * @param sharding     which framework runs ZeRO 3 and how ({@link ShardingOptions#defaults} when
+ *                     {@code null}; only ZeRO 3 may name another)
  * @param tpCommOverlap Megatron-core's --tp-comm-overlap: the sequence-parallel collectives of the
  *                     dense blocks chunked and pipelined with their GEMMs ({@link TensorParallelOverlap})
  */
@@ -69,7 +71,7 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
                            int microbatches, int microBatch, int seqLen, KernelCosts kernels,
                            LayerCostModel.Recompute recompute, long bucketBytes,
                            boolean overlapGradReduce, boolean blockingSends, int replicas, LayerSplit split,
-                           boolean tpCommOverlap) {
+                           ShardingOptions sharding, boolean tpCommOverlap) {
 
     /**
      * Bytes of an activation element on the wire (stage-to-stage sends, TP and CP collectives,
@@ -95,6 +97,9 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
     public static final long DEFAULT_BUCKET = 25_000_000L;
 
     public TrainingStep {
+        if (sharding == null) {
+            sharding = ShardingOptions.defaults();
+        }
         int stages = schedule.placement(mesh.pp(), Math.max(1, microbatches)).stages();
         if (split == null) {
             split = LayerSplit.even(model.layers(), stages);
@@ -128,6 +133,13 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
         if (mesh.ep() > 1 && zero == 3) {
             throw new IllegalArgumentException("ZeRO 3 with expert parallelism is not modelled; use ZeRO 0, 1 or 2");
         }
+        if (zero != 3 && !sharding.equals(ShardingOptions.defaults())) {
+            throw new IllegalArgumentException("a ZeRO-3 implementation's options need ZeRO 3, not " + zero);
+        }
+        if (zero == 3 && sharding.impl() == Zero3Impl.DEEPSPEED && stages != 1) {
+            throw new IllegalArgumentException("DeepSpeed runs ZeRO 3 without pipeline parallelism (its pipeline "
+                    + "engine takes ZeRO 0 or 1); the schedule has " + stages + " stages");
+        }
         if (tpCommOverlap && mesh.tp() > 1 && !sequenceParallel) {
             throw new IllegalArgumentException("tensor-parallel communication overlap needs sequence parallelism");
         }
@@ -137,14 +149,29 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
         }
     }
 
-    /** A step without tensor-parallel communication overlap (Megatron-core's default). */
+    /**
+     * A step without tensor-parallel communication overlap (Megatron-core's default), its ZeRO 3
+     * (if any) run as {@link ShardingOptions#defaults}.
+     */
     public TrainingStep(TransformerModel model, Topology topology, Mesh mesh, int zero, int shardGroup,
                         boolean sequenceParallel, ContextParallel cpKind, PipelineSchedule schedule,
                         int microbatches, int microBatch, int seqLen, KernelCosts kernels,
                         LayerCostModel.Recompute recompute, long bucketBytes,
                         boolean overlapGradReduce, boolean blockingSends, int replicas, LayerSplit split) {
         this(model, topology, mesh, zero, shardGroup, sequenceParallel, cpKind, schedule, microbatches, microBatch,
-                seqLen, kernels, recompute, bucketBytes, overlapGradReduce, blockingSends, replicas, split, false);
+                seqLen, kernels, recompute, bucketBytes, overlapGradReduce, blockingSends, replicas, split, null, false);
+    }
+
+    /** This step with ZeRO 3 run as {@code options}. */
+    public TrainingStep withSharding(ShardingOptions options) {
+        return new TrainingStep(model, topology, mesh, zero, shardGroup, sequenceParallel, cpKind, schedule,
+                microbatches, microBatch, seqLen, kernels, recompute, bucketBytes, overlapGradReduce, blockingSends,
+                replicas, split, options, tpCommOverlap);
+    }
+
+    /** Bytes of a gradient element in ZeRO 3's reduce-scatters ({@link ShardingOptions#reduceBytes}). */
+    int shardedGradReduceBytes() {
+        return sharding.reduceBytes(kernels.mainGradBytes());
     }
 
     /**

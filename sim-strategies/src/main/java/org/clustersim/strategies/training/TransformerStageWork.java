@@ -59,11 +59,16 @@ final class TransformerStageWork implements StageWork {
         for (int i = 0; i < layersPerStage; i++) {
             int l = p.backward() ? firstLayer + layersPerStage - 1 - i : firstLayer + i;
             // the weight-gradient pass (W) reuses the weights its backward gathered
-            ShardedWeights.Use use = sharded == null ? null : sharded.use(devices[0], l, p != Pass.W, beforePrevious);
-            if (use != null && use.gathers) {
+            ShardedWeights.Use use = sharded == null ? null
+                    : sharded.use(devices[0], l, p, beforePrevious, chain.last());
+            if (use != null && use.waits()) {
                 chain.onNextTask(id -> use.user = id);
             }
             beforePrevious = chain.last();
+            if (use != null && use.beforeNs > 0) {
+                // the framework's copy-out kernels and hook time on the compute stream
+                chain.compute(label + " L" + l + " unshard", "fsdp-copy", use.beforeNs, 0);
+            }
             layer.emit(chain, p, l, label, cat, grads);
             if (use != null && p.completesGradients()) {
                 use.gradsDone = chain.last();

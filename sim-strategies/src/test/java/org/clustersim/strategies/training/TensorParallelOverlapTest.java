@@ -38,7 +38,7 @@ class TensorParallelOverlapTest {
         return new TrainingStep(LLAMA, NODE, new Mesh(8, 1, 1, 1), 0, 0, true,
                 ContextParallel.ALL_GATHER, ScheduleKind.ONE_F_ONE_B.schedule(1), 1, 1, 4096,
                 KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16), LayerCostModel.Recompute.NONE,
-                TrainingStep.DEFAULT_BUCKET, true, false, 1, null, tpCommOverlap);
+                TrainingStep.DEFAULT_BUCKET, true, false, 1, null, null, tpCommOverlap);
     }
 
     private record Run(TaskGraph graph, Timeline timeline) {
