@@ -69,6 +69,7 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
      * @param dp data-parallel size
      * @param cp context-parallel size
      * @param ep expert-parallel size
+     * @param etp expert tensor-parallel size (tp unless given, as in Megatron-core)
      * @param vp model chunks per rank: v of the interleaved schedule, 2 for ZB-V and DualPipeV, else 1
      * @param zero ZeRO stage 0..3
      * @param sequenceParallel Megatron sequence parallelism with TP
@@ -79,7 +80,7 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
      * @param cpVariant  how context parallelism exchanges keys and values
      * @param order      mesh dimensions, innermost first
      */
-    public record Parallelism(int tp, int pp, int dp, int cp, int ep, int vp, int zero, boolean sequenceParallel,
+    public record Parallelism(int tp, int pp, int dp, int cp, int ep, int etp, int vp, int zero, boolean sequenceParallel,
                               boolean overlapGradReduce, long gradBucketBytes, int[] layersPerStage, int shardGroup,
                               ContextParallel cpVariant, List<Mesh.Dim> order) {
         /** GPUs the layout occupies: tp x cp x pp x dp. */
@@ -148,7 +149,7 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
     /** The training step this scenario describes. */
     public TrainingStep trainingStep() {
         Parallelism par = parallelism;
-        Mesh mesh = new Mesh(par.tp(), par.cp(), par.pp(), par.dp(), par.ep(), par.order());
+        Mesh mesh = new Mesh(par.tp(), par.cp(), par.pp(), par.dp(), par.ep(), par.etp(), par.order());
         return new TrainingStep(model, cluster.build(), mesh, par.zero(), par.shardGroup(), par.sequenceParallel(),
                 par.cpVariant(), schedule.schedule(par.vp()), microbatches(), training.microBatch(), training.seqLen(),
                 kernelCosts(), training.recompute().cost(), par.gradBucketBytes(),
