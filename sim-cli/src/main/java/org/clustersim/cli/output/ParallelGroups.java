@@ -5,6 +5,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 
+import org.clustersim.strategies.training.ExpertMesh;
 import org.clustersim.strategies.training.TrainingStep;
 import org.clustersim.topology.Link;
 import org.clustersim.topology.LinkKind;
@@ -13,8 +14,7 @@ import org.clustersim.topology.Topology;
 /**
  * The communication groups of a layout and what they cross on the fabric, so a user can check
  * that tensor parallelism stays inside a server and see which groups go over the scale-out
- * network: for each kind, the first group (TP rank, stage and replica 0 where they are not
- * the group's own dimension), its servers, and the link classes on the routes between
+ * network: for each kind, the first group (the one holding GPU 0), its servers, and the link classes on the routes between
  * neighbouring members (the ring a collective over the group would use).
  */
 public final class ParallelGroups {
@@ -24,7 +24,8 @@ public final class ParallelGroups {
     /**
      * One group kind.
      *
-     * @param kind     tp, cp, pp, dp or ep
+     * @param kind     tp, cp, pp, dp or ep, and where the experts have a layout of their own (expert
+     *                 parallelism or an expert TP), etp and edp ({@link ExpertMesh})
      * @param size     members
      * @param example  device names of the first group, in rank order
      * @param servers  distinct servers (scale-up domains) the example spans
@@ -55,11 +56,12 @@ public final class ParallelGroups {
         out.add(group("cp", cp, step.topology()));
         out.add(group("pp", pp, step.topology()));
         out.add(group("dp", dp, step.topology()));
-        int[] ep = new int[step.ep()];
-        for (int e = 0; e < ep.length; e++) {
-            ep[e] = step.device(0, 0, e);
+        ExpertMesh experts = step.mesh().experts();
+        out.add(group("ep", experts.expertParallelGroup(0), step.topology()));
+        if (step.separateExperts()) {
+            out.add(group("etp", experts.tensorGroup(0), step.topology()));
+            out.add(group("edp", experts.dataGroup(0), step.topology()));
         }
-        out.add(group("ep", ep, step.topology()));
         return out;
     }
 

@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+
 import org.clustersim.cli.scenario.Scenario;
 import org.clustersim.core.Simulation;
 import org.clustersim.core.engine.TaskGraph;
@@ -48,6 +50,8 @@ import org.clustersim.topology.Link;
  * @param tasks              tasks in the graph
  * @param weightCopiesPerRank model-copy shares of weights each pipeline rank holds (2 for DualPipe)
  * @param groups             each parallel group kind: an example group and what it crosses
+ * @param allToAll           with expert parallelism, the groups the MoE all-to-alls run over (left out of
+ *                           the JSON without)
  * @param devices            per-GPU figures of the simulated replicas
  * @param links              every link that carried traffic, busiest first
  */
@@ -56,6 +60,7 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
                          double mfu, double mfuFp8Peak, double hfu, double bubbleFraction, double exposedCommFraction,
                          double interferenceFraction, long peakMemoryBytes, long events,
                          int tasks, double weightCopiesPerRank, List<ParallelGroups.Group> groups,
+                         @JsonInclude(JsonInclude.Include.NON_NULL) AllToAllGroups allToAll,
                          List<Device> devices, List<LinkTraffic> links) {
 
     /**
@@ -201,6 +206,7 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
                 executed * step.dp() / step.replicas() / seconds / gpus / peak, bubble(devices), exposedSum / devices.size(),
                 lostSum / devices.size(),
                 devices.stream().mapToLong(x -> x.memory().peakBytes()).max().orElse(0), m.events(), m.tasks(),
-                step.schedule().weightCopies(step.pp(), step.microbatches()), ParallelGroups.of(step), devices, links);
+                step.schedule().weightCopies(step.pp(), step.microbatches()), ParallelGroups.of(step),
+                AllToAllGroups.of(step), devices, links);
     }
 }

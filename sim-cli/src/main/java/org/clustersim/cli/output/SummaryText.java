@@ -29,7 +29,7 @@ public final class SummaryText {
         out.printf(Locale.ROOT, "layout     tp=%d%s pp=%d dp=%d%s%s%s%s%s, schedule %s%s, %d microbatches of %d x %d "
                 + "tokens, recompute %s%n", p.tp(), p.cp() > 1 ? " cp=" + p.cp() + (p.cpVariant()
                         == org.clustersim.strategies.training.ContextParallel.RING ? " (ring)" : "") : "", p.pp(), p.dp(),
-                p.ep() > 1 ? " ep=" + p.ep() : "", p.zero() > 0 ? " zero=" + p.zero() : "",
+                (p.ep() > 1 ? " ep=" + p.ep() : "") + (p.etp() != p.tp() ? " etp=" + p.etp() : ""), p.zero() > 0 ? " zero=" + p.zero() : "",
                 p.shardGroup() > 0 ? " (hybrid, shards of " + p.shardGroup() + ")" : "",
                 p.sequenceParallel() ? " +sp" : "",
                 p.order().equals(org.clustersim.strategies.training.Mesh.DEFAULT_ORDER) ? "" : " order "
@@ -45,6 +45,7 @@ public final class SummaryText {
                         g.servers(), g.servers() == 1 ? "" : "s", String.join(" + ", g.crosses()), members);
             }
         }
+        allToAll(out, r.allToAll());
         out.println();
         out.printf(Locale.ROOT, "step time        %s%n", duration(r.stepTimeNs()));
         out.printf(Locale.ROOT, "throughput       %,.0f tokens/s, %.1f model TFLOP/s per GPU%n", r.tokensPerSecond(),
@@ -107,6 +108,25 @@ public final class SummaryText {
             out.printf(Locale.ROOT, "summary    %s%n", summaryJson);
         }
         out.flush();
+    }
+
+    /** The MoE all-to-all groups: how many, how wide, what they cross, and the first few. */
+    private static void allToAll(PrintWriter out, AllToAllGroups a) {
+        if (a == null) {
+            return;
+        }
+        out.printf(Locale.ROOT, "all-to-all %d EP groups of %d GPUs (%d per stage), %d of them across servers (up to %d "
+                + "each) over %s%n", a.count(), a.size(), a.perStage(), a.spanningServers(), a.maxServers(),
+                String.join(" + ", a.crosses()));
+        int shown = Math.min(4, a.groups().size());
+        for (int i = 0; i < shown; i++) {
+            AllToAllGroups.Member g = a.groups().get(i);
+            out.printf(Locale.ROOT, "           stage %d: GPUs %s on node%s %s%n", g.stage(), g.gpus(),
+                    g.serverCount() == 1 ? "" : "s", g.servers());
+        }
+        if (a.groups().size() > shown) {
+            out.printf(Locale.ROOT, "           ... %d more (all in the JSON summary)%n", a.groups().size() - shown);
+        }
     }
 
     /** Bytes in the most readable binary unit. */

@@ -72,6 +72,7 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
      * @param dp data-parallel size
      * @param cp context-parallel size
      * @param ep expert-parallel size
+     * @param etp expert tensor-parallel size (tp unless given, as in Megatron-core)
      * @param vp model chunks per rank: v of the interleaved schedule, 2 for ZB-V and DualPipeV, else 1
      * @param zero ZeRO stage 0..3
      * @param sequenceParallel Megatron sequence parallelism with TP
@@ -84,7 +85,7 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
      * @param sharding   which framework runs ZeRO 3 and its options (the defaults below ZeRO 3)
      * @param tpCommOverlap Megatron-core's --tp-comm-overlap (Transformer Engine userbuffers)
      */
-    public record Parallelism(int tp, int pp, int dp, int cp, int ep, int vp, int zero, boolean sequenceParallel,
+    public record Parallelism(int tp, int pp, int dp, int cp, int ep, int etp, int vp, int zero, boolean sequenceParallel,
                               boolean overlapGradReduce, long gradBucketBytes, int[] layersPerStage, int shardGroup,
                               ContextParallel cpVariant, List<Mesh.Dim> order, ShardingOptions sharding,
                               boolean tpCommOverlap) {
@@ -154,7 +155,7 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
     /** The training step this scenario describes. */
     public TrainingStep trainingStep() {
         Parallelism par = parallelism;
-        Mesh mesh = new Mesh(par.tp(), par.cp(), par.pp(), par.dp(), par.ep(), par.order());
+        Mesh mesh = new Mesh(par.tp(), par.cp(), par.pp(), par.dp(), par.ep(), par.etp(), par.order());
         return new TrainingStep(model, cluster.build(), mesh, par.zero(), par.shardGroup(), par.sequenceParallel(),
                 par.cpVariant(), schedule.schedule(par.vp()), microbatches(), training.microBatch(), training.seqLen(),
                 kernelCosts(), training.recompute().cost(), par.gradBucketBytes(),

@@ -81,9 +81,9 @@ public final class ScenarioReader {
         long bucket = parSec.has("gradBucketMB") ? declared.gradBucketBytes()
                 : TrainingStep.defaultBucketBytes(declared.dp() * declared.cp(), training.mainGradBytes());
         Scenario.Parallelism par = new Scenario.Parallelism(declared.tp(), declared.pp(), declared.dp(), declared.cp(),
-                declared.ep(), chunks, declared.zero(), declared.sequenceParallel(), declared.overlapGradReduce(),
-                bucket, declared.layersPerStage(), declared.shardGroup(), declared.cpVariant(), declared.order(),
-                declared.sharding(), declared.tpCommOverlap());
+                declared.ep(), declared.etp(), chunks, declared.zero(), declared.sequenceParallel(),
+                declared.overlapGradReduce(), bucket, declared.layersPerStage(), declared.shardGroup(),
+                declared.cpVariant(), declared.order(), declared.sharding(), declared.tpCommOverlap());
         Optional<TransformerModel> model = model(modelSec);
         Optional<ClusterChoice> cluster = cluster(clusterSec, par, file);
         AttentionImpl attention = attention(modelSec, cluster.map(ClusterChoice::device));
@@ -107,12 +107,33 @@ public final class ScenarioReader {
                 par, schedule, training, fidelity, routing, faults, allReplicas, allowOom, interference, output);
     }
 
+    /**
+     * The experts of a pipeline stage fold over its tp x cp x dp GPUs as etp x ep x edp
+     * (Megatron-core's MoE parallel folding): etp x ep must divide tp x cp x dp, and an expert TP
+     * group must lie inside one pipeline rank (etp dividing tp x cp).
+     */
+    private static void expertFold(Section s, int tp, int cp, int dp, int ep, int etp) {
+        int stage = tp * cp * dp;
+        if (stage % etp != 0 || (tp * cp) % etp != 0) {
+            s.error("etp", "found " + etp + "; expected a divisor of tp x cp (" + tp * cp + "): an expert TP group "
+                    + "reaching into other data-parallel replicas is not supported yet");
+        } else if (stage % (etp * ep) != 0) {
+            String why = etp == tp && cp == 1 ? "expected a divisor of parallelism.dp (" + dp + "): with etp = tp the "
+                    + "experts fold over the data-parallel replicas"
+                    : "expected etp x ep = " + etp * ep + " to divide a pipeline stage's tp x cp x dp = " + stage
+                    + " GPUs, which the experts fold over as etp x ep x edp";
+            s.error("ep", "found " + ep + ", " + why);
+        }
+    }
+
     private static Scenario.Parallelism parallelism(Section s, Section schedule) {
         int tp = s.integer("tp", 1, 1, 1024);
         int pp = s.integer("pp", 1, 1, 4096);
         int dp = s.integer("dp", 1, 1, MAX_COUNT);
         int cp = s.integer("cp", 1, 1, 1024);
         int ep = s.integer("ep", 1, 1, 4096);
+        // Megatron-core: expert_tensor_parallel_size defaults to tensor_model_parallel_size
+        int etp = s.integer("etp", tp, 1, 1024);
         int vp = s.integer("vp", 1, 1, 64);
         int v = schedule.integer("v", vp, 1, 64);
         int zero = s.integer("zero", 0, 0, 3);
@@ -138,13 +159,10 @@ public final class ScenarioReader {
                         + " (innermost first, for example tp-cp-pp-dp)");
             }
         }
-        if (dp % ep != 0) {
-            s.error("ep", "found " + ep + ", expected a divisor of parallelism.dp (" + dp
-                    + "): expert parallelism is carved out of data parallelism");
-        }
-        if (ep > 1 && zero == 3) {
-            s.error("ep", "found " + ep + " with zero: 3; sharding expert weights FSDP-style is not modelled: use "
-                    + "zero 0, 1 or 2 with expert parallelism");
+        expertFold(s, tp, cp, dp, ep, etp);
+        if ((ep > 1 || etp != tp) && zero == 3) {
+            s.error(ep > 1 ? "ep" : "etp", "found " + (ep > 1 ? ep : etp) + " with zero: 3; sharding expert weights "
+                    + "FSDP-style is not modelled: use zero 0, 1 or 2 with expert parallelism");
         }
         if (s.has("shardGroup") && (zero == 0 || (dp * cp) % shardGroup != 0)) {
             s.error("shardGroup", "found " + shardGroup + ", expected a divisor of dp x cp (" + dp * cp
@@ -154,7 +172,7 @@ public final class ScenarioReader {
             schedule.error("v", "found " + v + ", but parallelism.vp is " + vp + "; give one of them");
         }
         ShardingOptions sharding = sharding(s, zero, pp, v);
-        return new Scenario.Parallelism(tp, pp, dp, cp, ep, v, zero, sp, overlap, Math.round(bucketMb * 1e6),
+        return new Scenario.Parallelism(tp, pp, dp, cp, ep, etp, v, zero, sp, overlap, Math.round(bucketMb * 1e6),
                 layersPerStage, s.has("shardGroup") ? shardGroup : 0, cpVariant, order, sharding, tpCommOverlap);
     }
 
@@ -662,6 +680,10 @@ public final class ScenarioReader {
             parSec.error("pp", "found " + par.pp() + (stages == par.pp() ? "" : ", which with " + par.vp()
                     + " chunks per rank makes " + stages + " stages") + "; expected the stages to divide model.layers ("
                     + model.layers() + "), or give parallelism.layersPerStage");
+        }
+        if (par.etp() != par.tp() && model.experts() == null) {
+            parSec.error("etp", "found " + par.etp() + ", but " + model.name() + " has no experts; expert tensor "
+                    + "parallelism needs a mixture-of-experts model (model.experts)");
         }
         if (par.ep() > 1 && model.experts() == null) {
             parSec.error("ep", "found " + par.ep() + ", but " + model.name() + " has no experts; expert parallelism "

@@ -254,6 +254,33 @@ class ScenarioReaderTest {
     }
 
     @Test
+    void expertTensorParallelismDefaultsToTpAndFoldsWithEpOverAStage() throws IOException {
+        Scenario plain = new ScenarioReader().read(write("s.yaml", MOE));
+        assertEquals(2, plain.parallelism().etp(), "Megatron-core: expert TP is TP when unset");
+        // EP 16 no longer has to divide DP 8: with expert TP 1 it folds over the stage's 2 x 8 GPUs
+        Scenario folded = new ScenarioReader().read(write("f.yaml", MOE.replace("preset: mixtral-8x7b",
+                "preset: deepseek-v3-like\n  layers: 32\n  denseLayers: 0").replace("ep: 8", "ep: 16\n  etp: 1")));
+        assertEquals(1, folded.trainingStep().etp());
+        assertEquals(16, folded.trainingStep().mesh().expertGroup(0).length);
+        assertEquals(1, folded.trainingStep().expertShardSize());
+        InputError tooWide = only(errors(MOE.replace("preset: mixtral-8x7b", "preset: deepseek-v3-like\n  layers: 32")
+                .replace("ep: 8", "ep: 32\n  etp: 1")));
+        assertEquals("parallelism.ep", tooWide.path());
+        assertTrue(tooWide.message().contains("expected etp x ep = 32 to divide a pipeline stage's tp x cp x dp = 16"),
+                tooWide.message());
+        assertEquals(11, tooWide.location().line(), "the ep line");
+        InputError odd = only(errors(MOE.replace("ep: 8", "ep: 4\n  etp: 4")));
+        assertEquals("parallelism.etp", odd.path());
+        assertTrue(odd.message().contains("expected a divisor of tp x cp (2)"), odd.message());
+        InputError dense = only(errors(VALID.replace("  pp: 8", "  pp: 4\n  tp: 2\n  etp: 1")));
+        assertEquals("parallelism.etp", dense.path());
+        assertTrue(dense.message().contains("gpt3-175b has no experts"), dense.message());
+        InputError fsdp = only(errors(MOE.replace("ep: 8", "ep: 1\n  etp: 1\n  zero: 3")));
+        assertEquals("parallelism.etp", fsdp.path());
+        assertTrue(fsdp.message().contains("zero 0, 1 or 2 with expert parallelism"), fsdp.message());
+    }
+
+    @Test
     void meshOrderShardGroupAndContextVariantAreReadAndChecked() throws IOException {
         Scenario s = new ScenarioReader().read(write("s.yaml", MOE.replace("ep: 8",
                 "ep: 8\n  order: tp-dp-pp-cp\n  zero: 1\n  shardGroup: 4\n  cpVariant: ring")));

@@ -42,9 +42,19 @@ import org.clustersim.strategies.model.TransformerModel;
  * @param ep        expert-parallel ranks the experts of an MoE layer are spread over: each GPU
  *                  holds experts / ep of them and, with balanced routing, computes as many
  *                  expert-token pairs as its own tokens routed (top-k x capacity factor)
+ * @param etp       expert tensor-parallel size: each routed expert's matrices are split over etp
+ *                  GPUs, which gather their routed tokens (MoE parallel folding, arXiv
+ *                  2504.14960; Megatron-core's expert_tensor_parallel_size, tp when unset). The
+ *                  shared experts stay split over tp like a dense MLP
  */
 public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, boolean seqParallel, int microBatch,
-                             int seqLen, Recompute recompute, int cp, int ep) {
+                             int seqLen, Recompute recompute, int cp, int ep, int etp) {
+
+    /** Experts split over the attention's TP group (etp = tp). */
+    public LayerCostModel(TransformerModel model, KernelCosts costs, int tp, boolean seqParallel, int microBatch,
+                          int seqLen, Recompute recompute, int cp, int ep) {
+        this(model, costs, tp, seqParallel, microBatch, seqLen, recompute, cp, ep, tp);
+    }
 
     public LayerCostModel {
         if (cp < 1 || seqLen % cp != 0) {
@@ -52,6 +62,9 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
         }
         if (ep < 1 || (model.experts() != null && model.experts().count() % ep != 0)) {
             throw new IllegalArgumentException("expert parallelism " + ep + " must divide the experts");
+        }
+        if (etp < 1) {
+            throw new IllegalArgumentException("expert TP must be at least 1, not " + etp);
         }
     }
 
@@ -397,11 +410,12 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
     /**
      * The expert computation of an MoE layer on one GPU: its experts / ep local experts as
      * grouped GEMMs, each fed the tokens routed to it from the whole EP group (with balanced
-     * routing, T x topK x capacity factor / local experts rows each, after the TP group has
-     * gathered them), each expert's matrices split over t like a dense MLP; the shared experts
-     * over all T tokens; the un-permutation of the outputs. Small per-expert row counts make the
-     * grouped GEMMs less efficient, which the GEMM surface captures. With an expert imbalance
-     * the routed work takes as long as on the busiest GPU.
+     * routing, each GPU dispatches its T / t tokens x topK x capacity factor, and the expert TP
+     * group gathers etp such shares: T / t x etp x topK x capacity factor / local experts rows
+     * per expert), each expert's matrices split over etp; the shared experts over all T tokens,
+     * split over t like a dense MLP; the un-permutation of the GPU's own outputs. Small
+     * per-expert row counts make the grouped GEMMs less efficient, which the GEMM surface
+     * captures. With an expert imbalance the routed work takes as long as on the busiest GPU.
      */
     public Block experts() {
         TransformerModel.Experts e = requireExperts();
@@ -410,7 +424,9 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
         int local = e.count() / ep;
         double routed = tokens() * e.routedPerToken();
         double unpermute = routed / tp * h * E * 2;
-        Block routedWork = mlp(routed / local, h, f, "experts fc1", "experts fc2", local, false)
+        // the rows this GPU's experts see: its expert TP group's dispatched shares
+        double rows = etp == tp ? routed : routed / tp * etp;
+        Block routedWork = mlp(rows / local, h, e.ffn() / (double) etp, "experts fc1", "experts fc2", local, false)
                 .plus(memoryOp("permute", Op.PERMUTE, unpermute, unpermute));
         // the busiest GPU's routed work sets the time; the FLOPs counted are the mean's
         Block all = routedWork.slower(e.imbalance());

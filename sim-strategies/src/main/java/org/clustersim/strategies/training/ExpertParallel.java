@@ -1,9 +1,12 @@
 package org.clustersim.strategies.training;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.IntFunction;
 
 import org.clustersim.core.engine.Work;
@@ -12,29 +15,42 @@ import org.clustersim.strategies.cost.LayerCostModel;
 import org.clustersim.strategies.model.TransformerModel;
 
 /**
- * An MoE layer's MLP block under expert parallelism, as Megatron-LM's all-to-all token
- * dispatcher runs it: the router on the rank's tokens, the all-to-all dispatch of each GPU's
- * 1/t share over its expert-parallel group, a TP all-gather of the routed tokens, the experts, a
- * TP reduce-scatter, the all-to-all combine, and without sequence parallelism a TP all-gather
- * that makes the output whole on every TP rank again. The backward runs the same exchanges in
- * the reverse direction. Without expert parallelism the all-to-alls are left out.
+ * An MoE layer's MLP block under expert parallelism, as Megatron-core's all-to-all token
+ * dispatcher runs it ({@code megatron/core/transformer/moe/token_dispatcher.py},
+ * {@code MoEAlltoAllTokenDispatcher}): the router on the GPU's own (sequence-parallel) tokens,
+ * the all-to-all dispatch of each GPU's 1/t share over its expert-parallel group, an all-gather
+ * of the routed tokens over the expert TP group ({@code gather_from_sequence_parallel_region}
+ * on {@code expt_tp}), the experts, a reduce-scatter over the expert TP group, the all-to-all
+ * combine, and without sequence parallelism a TP all-gather that makes the output whole on
+ * every TP rank again. The groups are those of the {@link ExpertMesh} folded over the stage's
+ * GPUs. With expert TP equal to TP the shared experts' input rides in the same TP gather; with
+ * an expert TP of its own the shared experts (a dense MLP split over the attention's TP group)
+ * gather and reduce-scatter over the TP group separately. The backward runs the same exchanges
+ * in the reverse direction. Without expert parallelism the all-to-alls are left out.
  */
 final class ExpertParallel {
     private final Groups groups;
     private final TensorParallel tensor;
     private final GroupPlans plans;
+    /** Expert TP size, and whether it is the attention's TP group (one gather carries everything). */
+    private final int etp;
+    private final boolean etpIsTp;
     /** One GPU's routed tokens as dispatched (its 1/t share), bf16: the all-to-all's size. */
     private final long dispatchBytes;
-    /** The routed (and shared-expert) tokens the TP group gathers for the experts, bf16. */
+    /** The routed (and, with etp = tp, shared-expert) tokens the expert TP group gathers, bf16. */
     private final long routedBytes;
+    /** With an expert TP of its own: the shared experts' input the attention's TP group gathers, bf16. */
+    private final long sharedBytes;
     private final Map<Integer, Work.Communication> merged = new HashMap<>();
+    private final Map<String, Work.Communication> mergedEtp = new HashMap<>();
 
     /**
      * Where an MoE layer's tokens go: {@code groupsOf} gives the expert-parallel groups a GPU's
      * all-to-all stands for. With {@code standIn} one replica is simulated for all: its task
-     * carries every member's flows of every EP group at the GPU's mesh position (the other
-     * replicas' groups exchange at the same time); otherwise the GPU's own group, and each
-     * replica's task carries only the flows its own GPUs send (the others' tasks carry the rest).
+     * carries every member's flows of every EP group of the stage that holds a GPU at the mesh
+     * position of one of the rank's GPUs (each group once; the other replicas' groups exchange at
+     * the same time); otherwise the GPU's own group, and each replica's task carries only the
+     * flows its own GPUs send (the others' tasks carry the rest).
      */
     record Groups(IntFunction<List<int[]>> groupsOf, boolean standIn) {
     }
@@ -44,11 +60,25 @@ final class ExpertParallel {
         this.groups = groups;
         this.tensor = tensor;
         this.plans = plans;
+        this.etp = cost.etp();
+        this.etpIsTp = cost.etp() == cost.tp();
         TransformerModel.Experts e = cost.model().experts();
         double tokens = (double) cost.microBatch() * cost.seqLen() / cost.cp();
         this.dispatchBytes = e == null ? 0 : Math.round(tokens / cost.tp() * e.routedPerToken() * cost.model().hidden() * 2);
-        this.routedBytes = e == null ? 0 : Math.round(tokens * (e.routedPerToken() + (e.shared() > 0 ? 1 : 0))
-                * cost.model().hidden() * 2);
+        if (etpIsTp) {
+            this.routedBytes = e == null ? 0 : Math.round(tokens * (e.routedPerToken() + (e.shared() > 0 ? 1 : 0))
+                    * cost.model().hidden() * 2);
+            this.sharedBytes = 0;
+        } else {
+            // each of the etp GPUs contributes the tokens it received, as many as it dispatched
+            this.routedBytes = dispatchBytes * etp;
+            this.sharedBytes = e == null || e.shared() == 0 ? 0 : Math.round(tokens * cost.model().hidden() * 2);
+        }
+    }
+
+    /** The bytes one GPU dispatches in each all-to-all (its 1/t share of the routed tokens, bf16). */
+    long dispatchBytes() {
+        return dispatchBytes;
     }
 
     /** Whether MoE layers exchange tokens between GPUs (else their blocks need no exchange of their own). */
@@ -71,9 +101,9 @@ final class ExpertParallel {
             routerTask = chain.compute(router, cat, blocks[1], p);
         }
         exchange(chain, "ep-a2a " + (backward ? "combine-grad " : "dispatch ") + experts);
-        tensor.collective(chain, "tp-ag routed " + experts, CollectiveOp.ALL_GATHER, routedBytes);
+        routed(chain, experts, CollectiveOp.ALL_GATHER);
         int expertTask = chain.compute(experts, cat, blocks[2], p);
-        tensor.collective(chain, "tp-rs routed " + experts, CollectiveOp.REDUCE_SCATTER, routedBytes);
+        routed(chain, experts, CollectiveOp.REDUCE_SCATTER);
         exchange(chain, "ep-a2a " + (backward ? "dispatch-grad " : "combine ") + experts);
         if (backward) {
             routerTask = chain.compute(router, cat, blocks[1], p);
@@ -86,8 +116,35 @@ final class ExpertParallel {
     }
 
     /**
+     * The routed tokens' gather (or the outputs' reduce-scatter) over the expert TP group; with
+     * an expert TP of its own, the shared experts' over the attention's TP group follows.
+     */
+    private void routed(Chain chain, String experts, CollectiveOp op) {
+        String kind = op == CollectiveOp.ALL_GATHER ? "ag" : "rs";
+        if (etpIsTp) {
+            tensor.collective(chain, "tp-" + kind + " routed " + experts, op, routedBytes);
+            return;
+        }
+        if (etp > 1) {
+            int[] devices = chain.devices();
+            Work.Communication work = mergedEtp.computeIfAbsent(op + "/" + devices[0], k -> {
+                List<Work.Communication> parts = new ArrayList<>();
+                for (int start = 0; start < devices.length; start += etp) {
+                    parts.add(plans.plan("etp", op, Arrays.copyOfRange(devices, start, start + etp), routedBytes));
+                }
+                return Work.Communication.concurrent(parts);
+            });
+            chain.communicate("etp-" + kind + " routed " + experts, "etp-comm", "tp", work);
+        }
+        if (sharedBytes > 0) {
+            tensor.collective(chain, "tp-" + kind + " shared " + experts, op, sharedBytes);
+        }
+    }
+
+    /**
      * An all-to-all (token dispatch or combine) over every GPU's expert-parallel group: the
-     * flows this rank's GPUs send, or with a stand-in replica the whole groups' flows.
+     * flows this rank's GPUs send, or with a stand-in replica the whole groups' flows, each
+     * group once.
      */
     private void exchange(Chain chain, String name) {
         if (groups == null) {
@@ -96,8 +153,12 @@ final class ExpertParallel {
         int[] devices = chain.devices();
         Work.Communication work = merged.computeIfAbsent(devices[0], k -> {
             List<Work.Communication> parts = new ArrayList<>();
+            Set<Integer> seen = new HashSet<>();
             for (int device : devices) {
                 for (int[] group : groups.groupsOf().apply(device)) {
+                    if (groups.standIn() && !seen.add(group[0])) {
+                        continue;
+                    }
                     Work.Communication all = plans.plan("ep", CollectiveOp.ALL_TO_ALL, group, dispatchBytes);
                     parts.add(groups.standIn() ? all : GroupPlans.sentBy(all, device));
                 }

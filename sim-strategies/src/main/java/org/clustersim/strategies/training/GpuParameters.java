@@ -11,9 +11,15 @@ import org.clustersim.strategies.model.TransformerModel;
  * @param model the transformer
  * @param tp    tensor-parallel size
  * @param ep    expert-parallel size
+ * @param etp   expert tensor-parallel size: each routed expert's matrices are split over etp GPUs
  * @param split layers per stage
  */
-public record GpuParameters(TransformerModel model, int tp, int ep, LayerSplit split) {
+public record GpuParameters(TransformerModel model, int tp, int ep, int etp, LayerSplit split) {
+
+    /** Experts split over the attention's TP group (etp = tp). */
+    public GpuParameters(TransformerModel model, int tp, int ep, LayerSplit split) {
+        this(model, tp, ep, tp, split);
+    }
 
     /** Parameters for stage {@code stage} (its TP shard of the stage's layers and extras). */
     public double stage(int stage) {
@@ -62,12 +68,12 @@ public record GpuParameters(TransformerModel model, int tp, int ep, LayerSplit s
         return sharded / tp + whole + model.routerParams() + experts(l) + model.layerNormParams();
     }
 
-    /** Routed-expert parameters of layer {@code l}: experts / ep of them, split over t. */
+    /** Routed-expert parameters of layer {@code l}: experts / ep of them, split over etp. */
     public double experts(int l) {
         if (!model.isMoeLayer(l)) {
             return 0;
         }
-        return (double) model.experts().count() / ep * model.mlpParams(model.experts().ffn()) / tp;
+        return (double) model.experts().count() / ep * model.mlpParams(model.experts().ffn()) / etp;
     }
 
     /** The largest layer's parameters (what ZeRO 3 holds gathered). */

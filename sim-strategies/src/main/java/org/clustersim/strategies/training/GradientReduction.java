@@ -15,7 +15,8 @@ import org.clustersim.strategies.pipeline.StagePlacement;
  * step's bucket size), each launched as soon as the last microbatch's backward has produced every
  * gradient in it, so they overlap the rest of the backward (or all after the rank's whole
  * backward without {@code overlapGradReduce}); an all-reduce without ZeRO, a reduce-scatter with
- * it. Expert gradients are reduced over each EP rank's expert-holding ranks, and tied
+ * it. Expert gradients are reduced over each expert data-parallel group of the folded
+ * {@link ExpertMesh} (Megatron-core's expert DP group, edp = tp cp dp / (etp ep) GPUs), and tied
  * embeddings are summed between the first and the last stage. Under ZeRO-3 the layers'
  * gradients are reduced layer by layer instead ({@link ShardedWeights}); only the embedding and
  * logits weights are left to the buckets.
@@ -29,16 +30,19 @@ final class GradientReduction {
     private final int shard;
     /** The tied-embedding all-reduces, built once per (TP rank, context rank, replica). */
     private final Map<String, Integer> embeddingTasks = new HashMap<>();
+    /** The expert-gradient reductions each GPU's optimizer waits for, filled as TP ranks are reduced. */
+    private final Map<Integer, List<Integer>> expertTasks = new HashMap<>();
 
     /**
      * What one TP rank of a pipeline rank reduces.
      *
      * @param dense        the dense reductions (buckets, ZeRO-3's layer reductions, the embedding sum)
-     * @param experts      per EP rank, the reductions of its expert gradients
+     * @param experts      by GPU, the reductions of its expert gradients (every expert DP group of
+     *                     the stage is built by the first TP rank that has a member in it)
      * @param params       parameters the GPU holds over its chunks
      * @param expertParams of those, the expert weights
      */
-    record Reduced(List<Integer> dense, List<List<Integer>> experts, double params, double expertParams) {
+    record Reduced(List<Integer> dense, Map<Integer, List<Integer>> experts, double params, double expertParams) {
     }
 
     GradientReduction(TrainingStep step, DataParallelCollectives dpc, List<PipelineTasks> pipelines) {
@@ -59,28 +63,21 @@ final class GradientReduction {
     Reduced reduce(int t, int p, Map<Integer, List<Integer>> shardReductions) {
         int[] group = step.mesh().gradientGroup(t, p);
         List<Integer> reductions = new ArrayList<>();
-        List<List<Integer>> expertReductions = new ArrayList<>();
-        for (int e = 0; e < step.ep(); e++) {
-            expertReductions.add(new ArrayList<>());
-        }
         double localParams = 0;
         double localExperts = 0;
         for (int chunk = 0; chunk < placement.chunksPerRank(); chunk++) {
             int stage = placement.stageOfChunk(p, chunk);
             double params = step.stageParams(stage);
-            double expertParams = step.ep() > 1 ? step.stageExpertParams(stage) : 0;
+            double expertParams = step.separateExperts() ? step.stageExpertParams(stage) : 0;
             localParams += params;
             localExperts += expertParams;
             // ZeRO-3 reduces layer gradients per microbatch; embedding and logits weights stay here
             double reduced = (step.zero() == 3 ? params - step.parameters().stageLayers(stage) : params) - expertParams;
-            if (step.dp() * step.cp() == 1) {
-                continue;
-            }
-            if (reduced >= 1) {
+            if (step.dp() * step.cp() > 1 && reduced >= 1) {
                 buckets(group, p, stage, reduced * step.kernels().mainGradBytes(), reductions);
             }
             if (expertParams >= 1 && step.expertShardSize() > 1) {
-                experts(t, p, stage, expertParams * step.kernels().mainGradBytes(), expertReductions);
+                experts(t, p, stage, expertParams * step.kernels().mainGradBytes());
             }
         }
         reductions.addAll(shardReductions.getOrDefault(group[0], List.of()));
@@ -90,7 +87,7 @@ final class GradientReduction {
         if (step.model().tiedEmbeddings() && embedRank != logitsRank && (p == embedRank || p == logitsRank)) {
             reductions.addAll(embeddingSync(t, embedRank, logitsRank));
         }
-        return new Reduced(reductions, expertReductions, localParams, localExperts);
+        return new Reduced(reductions, expertTasks, localParams, localExperts);
     }
 
     /** A stage's dense gradients in buckets, each waiting for the backward that completes its last part. */
@@ -117,23 +114,48 @@ final class GradientReduction {
     }
 
     /**
-     * The expert gradients of one stage, reduced over each EP rank's expert-holding group once
-     * the stage's backward has finished. With one replica simulated, every group launches when
-     * replica 0 is ready; otherwise each group waits for its own replicas.
+     * The expert gradients of one stage, reduced over each expert data-parallel group whose
+     * lowest TP rank is t (so every group is built once, before the optimizer of any member)
+     * once the stage's backward has finished on its members' replicas. With one replica
+     * simulated, every group launches when replica 0 is ready.
      */
-    private void experts(int t, int p, int stage, double bytes, List<List<Integer>> out) {
-        for (int e = 0; e < step.ep(); e++) {
+    private void experts(int t, int p, int stage, double bytes) {
+        for (int[] members : step.mesh().experts().dataGroups(p)) {
+            if (lowestTpRank(members) != t) {
+                continue;
+            }
             List<Integer> deps = new ArrayList<>();
             for (int d = 0; d < step.replicas(); d++) {
-                if (step.replicas() == 1 || d % step.ep() == e) {
+                if (step.replicas() == 1 || holds(members, d)) {
                     int[] ready = pipelines.get(d).gradientsReady(p, stage);
                     deps.add(ready[ready.length - 1]);
                 }
             }
-            out.get(e).add(dpc.reduce("expert-grad " + op.id() + " stage" + stage, op,
-                    step.mesh().expertGradientGroup(t, p, e), step.expertShardSize(), Math.round(bytes),
-                    deps.stream().mapToInt(Integer::intValue).toArray(), "dp"));
+            int task = dpc.reduce("expert-grad " + op.id() + " stage" + stage, op, members, step.expertShardSize(),
+                    Math.round(bytes), deps.stream().mapToInt(Integer::intValue).toArray(), "dp");
+            for (int m : members) {
+                expertTasks.computeIfAbsent(m, k -> new ArrayList<>()).add(task);
+            }
         }
+    }
+
+    /** The lowest TP rank among a group's GPUs. */
+    private int lowestTpRank(int[] members) {
+        int t = Integer.MAX_VALUE;
+        for (int m : members) {
+            t = Math.min(t, step.coordinates(m).tp());
+        }
+        return t;
+    }
+
+    /** Whether replica d has a GPU in the group. */
+    private boolean holds(int[] members, int d) {
+        for (int m : members) {
+            if (step.coordinates(m).dp() == d) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -12,7 +12,8 @@ import org.clustersim.strategies.model.TransformerModel;
  * weights, g of main gradients (4 in fp32, Megatron-LM's rule for bf16 training, making 18 bytes
  * a parameter; 2 in bf16 or fp16, the ZeRO paper's 16) and 12 of optimizer state (fp32 master
  * weights and two moments) per parameter; ZeRO 1 shards the optimizer state over the ranks holding the same weights (the
- * shard group under hybrid sharding; for expert weights, the ranks holding the same experts),
+ * shard group under hybrid sharding; for expert weights, the expert data-parallel group of
+ * {@link ExpertMesh}: expert states are 1 / (ep x etp) of the experts per GPU, sharded over edp),
  * ZeRO 2 the gradients too, ZeRO 3 the weights as well (plus the weights it holds gathered and
  * its unsharded gradient buffers, as the framework running it does: {@link ShardedMemory}).
  *
@@ -32,7 +33,7 @@ import org.clustersim.strategies.model.TransformerModel;
  * their norms' outputs, 2 s b (2 q_lora + kv_lora + rope + kv_lora), with the unsplit part (the
  * down-projections run replicated, over the sequence-parallel shard). An MoE layer replaces the dense MLP's
  * 19 s b h with what its experts keep: the routed tokens' inputs and intermediates (top-k x
- * capacity factor per token), the shared experts' and the router's scores. A stage's
+ * capacity factor per token, the expert TP group's rows at ffn / etp), the shared experts' and the router's scores. A stage's
  * activations are allocated when its forward starts and freed when its backward has used them,
  * so the peak follows the schedule as run.
  */
@@ -72,7 +73,7 @@ public final class MemoryModel {
         for (int chunk = 0; chunk < placement.chunksPerRank(); chunk++) {
             int stage = placement.stageOfChunk(p, chunk);
             params += step.stageParams(stage);
-            experts += step.ep() > 1 ? step.stageExpertParams(stage) : 0;
+            experts += step.separateExperts() ? step.stageExpertParams(stage) : 0;
             last |= stage == step.stages() - 1;
         }
         double dense = params - experts;
@@ -134,8 +135,11 @@ public final class MemoryModel {
         TransformerModel.Experts e = model.experts();
         double tokens = s * b;
         int matrices = model.ffnKind().matrices();
-        double perRoutedToken = 2 * h + 2.0 * matrices * e.ffn() / t;
-        double moe = tokens * e.routedPerToken() * perRoutedToken
+        int et = step.etp();
+        // each GPU keeps the routed rows its expert TP group gathered (etp of the t shares) at ffn / etp
+        double perRoutedToken = 2 * h + 2.0 * matrices * e.ffn() / et;
+        double routedRows = et == t ? tokens * e.routedPerToken() : tokens * e.routedPerToken() / t * et;
+        double moe = routedRows * perRoutedToken
                 + tokens * e.shared() * (2 * h / (sp ? t : 1) + 2.0 * matrices * e.ffn() / t)
                 + tokens * e.count() * 4.0 / (sp ? t : 1);
         double mlp = sp ? 19 * tokens * h / t : 2 * tokens * h + 17 * tokens * h / t;

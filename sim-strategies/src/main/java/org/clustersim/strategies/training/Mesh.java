@@ -9,18 +9,23 @@ import java.util.Locale;
  * The device mesh of a parallel layout: tensor (TP), context (CP), pipeline (PP) and data (DP)
  * dimensions laid over the cluster's GPU numbering in a chosen order, innermost first. The
  * default, TP then CP then PP then DP, keeps each TP group inside one server's NVLink domain
- * and puts the data-parallel replicas furthest apart, as Megatron-LM and Llama 3 do. Expert
- * parallelism (EP) is carved out of DP: an EP group is {@code ep} consecutive data-parallel
- * ranks at the same TP, CP and PP position.
+ * and puts the data-parallel replicas furthest apart, as Megatron-LM and Llama 3 do. The MoE
+ * layers have a mesh of their own folded over each pipeline stage's tp x cp x dp GPUs, expert
+ * TP (etp) x expert parallelism (ep) x expert data parallelism (edp) ({@link ExpertMesh},
+ * Megatron-core's "MoE parallel folding", arXiv 2504.14960). With etp = tp (Megatron-core's
+ * default) and cp = 1, an EP group is {@code ep} consecutive data-parallel ranks at the same TP
+ * and PP position.
  *
  * @param tp    tensor-parallel size
  * @param cp    context-parallel size
  * @param pp    pipeline-parallel size
  * @param dp    data-parallel size
- * @param ep    expert-parallel size, dividing dp
+ * @param ep    expert-parallel size
+ * @param etp   expert tensor-parallel size; etp x ep must divide tp x cp x dp, and etp must divide
+ *              tp x cp (an expert TP group inside one pipeline rank of one replica)
  * @param order the four dimensions, innermost (consecutive GPU numbers) first
  */
-public record Mesh(int tp, int cp, int pp, int dp, int ep, List<Dim> order) {
+public record Mesh(int tp, int cp, int pp, int dp, int ep, int etp, List<Dim> order) {
 
     /** A mesh dimension. */
     public enum Dim {
@@ -35,11 +40,16 @@ public record Mesh(int tp, int cp, int pp, int dp, int ep, List<Dim> order) {
     public static final List<Dim> DEFAULT_ORDER = List.of(Dim.TP, Dim.CP, Dim.PP, Dim.DP);
 
     public Mesh {
-        if (tp < 1 || cp < 1 || pp < 1 || dp < 1 || ep < 1) {
+        if (tp < 1 || cp < 1 || pp < 1 || dp < 1 || ep < 1 || etp < 1) {
             throw new IllegalArgumentException("mesh sizes must be at least 1");
         }
-        if (dp % ep != 0) {
-            throw new IllegalArgumentException("expert parallelism " + ep + " must divide data parallelism " + dp);
+        if ((tp * cp * dp) % (etp * ep) != 0) {
+            throw new IllegalArgumentException("expert TP " + etp + " x expert parallelism " + ep + " must divide a "
+                    + "pipeline stage's tp x cp x dp = " + tp * cp * dp + " GPUs");
+        }
+        if ((tp * cp) % etp != 0) {
+            throw new IllegalArgumentException("expert TP " + etp + " must divide tp x cp = " + tp * cp
+                    + ": an expert TP group wider than a pipeline rank is not modelled");
         }
         order = List.copyOf(order);
         if (order.size() != 4 || !order.containsAll(DEFAULT_ORDER)) {
@@ -50,6 +60,16 @@ public record Mesh(int tp, int cp, int pp, int dp, int ep, List<Dim> order) {
     /** TP, CP, PP, DP in the default order, no expert parallelism. */
     public Mesh(int tp, int cp, int pp, int dp) {
         this(tp, cp, pp, dp, 1, DEFAULT_ORDER);
+    }
+
+    /** Expert TP equal to TP, Megatron-core's default when expert_tensor_parallel_size is unset. */
+    public Mesh(int tp, int cp, int pp, int dp, int ep, List<Dim> order) {
+        this(tp, cp, pp, dp, ep, tp, order);
+    }
+
+    /** The MoE layers' mesh folded over each stage's GPUs. */
+    public ExpertMesh experts() {
+        return new ExpertMesh(this);
     }
 
     /**
@@ -124,11 +144,6 @@ public record Mesh(int tp, int cp, int pp, int dp, int ep, List<Dim> order) {
         return (device / stride(dim)) % size(dim);
     }
 
-    /** The expert-parallel group of data-parallel rank {@code d}: its first member's DP rank. */
-    public int expertGroupStart(int d) {
-        return d - d % ep;
-    }
-
     /**
      * The GPUs that hold the same weights as TP rank t of pipeline rank p and reduce their
      * gradients together: every context and data-parallel rank, ordered replica by replica (so
@@ -144,28 +159,8 @@ public record Mesh(int tp, int cp, int pp, int dp, int ep, List<Dim> order) {
         return group;
     }
 
-    /**
-     * The GPUs holding the same experts as TP rank t of pipeline rank p in EP rank e: every
-     * context rank of every replica whose EP rank is e, replica by replica.
-     */
-    public int[] expertGradientGroup(int t, int p, int e) {
-        int[] group = new int[dp / ep * cp];
-        for (int k = 0; k < dp / ep; k++) {
-            for (int c = 0; c < cp; c++) {
-                group[k * cp + c] = device(t, c, p, e + k * ep);
-            }
-        }
-        return group;
-    }
-
-    /** The expert-parallel group of a GPU: the GPUs at its TP, CP and PP position in its ep replicas. */
+    /** The expert-parallel group of a GPU ({@link ExpertMesh#expertParallelGroup}). */
     public int[] expertGroup(int device) {
-        Coordinates at = coordinates(device);
-        int first = expertGroupStart(at.dp());
-        int[] group = new int[ep];
-        for (int i = 0; i < group.length; i++) {
-            group[i] = device(at.tp(), at.cp(), at.pp(), first + i);
-        }
-        return group;
+        return experts().expertParallelGroup(device);
     }
 }

@@ -1,7 +1,9 @@
 package org.clustersim.strategies.training;
 
-import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 
 import org.clustersim.core.engine.StreamKind;
 import org.clustersim.core.engine.TaskGraph;
@@ -15,7 +17,7 @@ import org.clustersim.strategies.pipeline.StagePlacement;
  * compute task over each GPU's share of the parameters, once its gradients are reduced (without
  * data parallelism, once the rank's own backward is done); with ZeRO 1 or 2 (the distributed
  * optimizer) followed by an all-gather of the updated bf16 weights, dense ones over the shard
- * group, expert ones over the ranks holding the same experts.
+ * group, expert ones over each expert data-parallel group ({@link ExpertMesh}).
  */
 final class OptimizerStep {
     /** Bytes Adam reads and writes per parameter: fp32 weight, gradient and two moments in, three and bf16 weight out. */
@@ -25,6 +27,8 @@ final class OptimizerStep {
     private final DataParallelCollectives dpc;
     private final List<PipelineTasks> pipelines;
     private final StagePlacement placement;
+    /** Each simulated GPU's Adam task, for the expert weights' gathers. */
+    private final Map<Integer, Integer> optimizers = new HashMap<>();
 
     OptimizerStep(TrainingStep step, DataParallelCollectives dpc, List<PipelineTasks> pipelines) {
         this.step = step;
@@ -48,7 +52,7 @@ final class OptimizerStep {
             int d = i / step.cp();
             int stream = g.stream(group[i], "compute", StreamKind.COMPUTE);
             optimizer[i] = g.compute("adam step", "optimizer", stream, Math.round(adamNs), 0);
-            List<Integer> own = reduced.experts().get(d % step.ep());
+            List<Integer> own = reduced.experts().getOrDefault(group[i], List.of());
             for (int r : reductions) {
                 g.addDependency(optimizer[i], r);
             }
@@ -64,33 +68,48 @@ final class OptimizerStep {
                 }
             }
         }
+        for (int i = 0; i < optimizer.length; i++) {
+            optimizers.put(group[i], optimizer[i]);
+        }
         if ((step.zero() == 1 || step.zero() == 2) && step.dp() * step.cp() > 1) {
             long weightBytes = Math.round((localParams - localExperts) * step.weightGatherBytes());
             dpc.gather("dp-param all-gather rank" + p, group, shard, weightBytes, optimizer, "dp");
-            if (localExperts >= 1 && step.expertShardSize() > 1) {
-                for (int e = 0; e < step.ep(); e++) {
-                    int[] members = step.mesh().expertGradientGroup(t, p, e);
-                    int[] deps = optimizersOf(members, group, optimizer);
+        }
+        if ((step.zero() == 1 || step.zero() == 2) && localExperts >= 1 && step.expertShardSize() > 1) {
+            for (int[] members : step.mesh().experts().dataGroups(p)) {
+                if (highestTpRank(members) == t) {
                     dpc.gather("expert-param all-gather rank" + p, members, step.expertShardSize(),
-                            Math.round(localExperts * step.weightGatherBytes()), deps, "dp");
+                            Math.round(localExperts * step.weightGatherBytes()), optimizersOf(members), "dp");
                 }
             }
         }
     }
 
-    /** The optimizer tasks (indexed like {@code group}'s simulated prefix) of the members that have one. */
-    private static int[] optimizersOf(int[] members, int[] group, int[] optimizer) {
-        List<Integer> deps = new ArrayList<>();
+    /** The highest TP rank among a group's GPUs: the last to have its optimizer steps built. */
+    private int highestTpRank(int[] members) {
+        int t = 0;
         for (int m : members) {
-            for (int i = 0; i < optimizer.length; i++) {
-                if (group[i] == m) {
-                    deps.add(optimizer[i]);
-                }
+            t = Math.max(t, step.coordinates(m).tp());
+        }
+        return t;
+    }
+
+    /**
+     * The optimizer tasks of a group's members, in member order; a member of a replica that is
+     * not simulated is stood in for by its counterpart in replica 0.
+     */
+    private int[] optimizersOf(int[] members) {
+        LinkedHashSet<Integer> deps = new LinkedHashSet<>();
+        for (int m : members) {
+            Integer own = optimizers.get(m);
+            if (own != null) {
+                deps.add(own);
             }
         }
         if (deps.isEmpty()) {
-            for (int o : optimizer) {
-                deps.add(o);
+            for (int m : members) {
+                Mesh.Coordinates at = step.coordinates(m);
+                deps.add(optimizers.get(step.device(at.tp(), at.cp(), at.pp(), 0)));
             }
         }
         return deps.stream().mapToInt(Integer::intValue).toArray();

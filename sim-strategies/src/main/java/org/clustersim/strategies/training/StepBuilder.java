@@ -61,7 +61,8 @@ public final class StepBuilder {
 
     /**
      * The expert-parallel groups one GPU's all-to-all stands for: its own, and with one replica
-     * simulated for all, every EP group at its TP, CP and PP position.
+     * simulated for all, the EP group of every replica's GPU at its TP, CP and PP position
+     * (replica by replica, each group once).
      */
     private List<int[]> expertGroups(int device) {
         Mesh mesh = step.mesh();
@@ -70,8 +71,12 @@ public final class StepBuilder {
         }
         Mesh.Coordinates at = mesh.coordinates(device);
         List<int[]> groups = new ArrayList<>();
-        for (int first = 0; first < mesh.dp(); first += mesh.ep()) {
-            groups.add(mesh.expertGroup(mesh.device(at.tp(), at.cp(), at.pp(), first)));
+        java.util.Set<Integer> seen = new java.util.HashSet<>();
+        for (int d = 0; d < mesh.dp(); d++) {
+            int[] group = mesh.expertGroup(mesh.device(at.tp(), at.cp(), at.pp(), d));
+            if (seen.add(group[0])) {
+                groups.add(group);
+            }
         }
         return groups;
     }

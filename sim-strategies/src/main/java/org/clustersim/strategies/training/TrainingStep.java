@@ -26,9 +26,9 @@ import org.clustersim.topology.Topology;
  * <p>Devices form a {@link Mesh}, by default TP innermost (inside a server's NVLink domain),
  * then CP, then PP, then DP. Every data-parallel replica runs the pipeline schedule over its p
  * groups of tp x cp GPUs; stage boundaries send b s h activations split over the group; MoE
- * layers exchange tokens over the expert-parallel group (ep consecutive replicas). Gradients are
- * reduced over every CP and DP rank holding the same weights (expert weights over the ranks
- * holding the same experts), in buckets of main gradients (scenarios default to Megatron-core's size) that overlap the rest
+ * layers exchange tokens over the expert-parallel groups of the {@link ExpertMesh} folded over
+ * each stage's GPUs (etp x ep x edp). Gradients are reduced over every CP and DP rank holding
+ * the same weights (expert weights over the expert data-parallel group), in buckets of main gradients (scenarios default to Megatron-core's size) that overlap the rest
  * of the backward: an all-reduce without ZeRO, a reduce-scatter with ZeRO 1 or 2 (the
  * distributed optimizer). ZeRO 3 gathers and reduces layer by layer instead, as the framework of {@link ShardingOptions} does. With hybrid
  * sharding ZeRO shards over groups of {@code shardGroup} of those ranks and replicates across
@@ -39,8 +39,8 @@ import org.clustersim.topology.Topology;
  * @param topology     the cluster
  * @param mesh         the device mesh: TP, CP, PP, DP (and EP inside DP) sizes and their order
  * @param zero         ZeRO stage (0 to 3)
- * @param shardGroup   ranks ZeRO shards over (hybrid sharding), 0 for all of them (dp x cp; dp x
- *                     cp / ep for expert weights)
+ * @param shardGroup   ranks ZeRO shards over (hybrid sharding), 0 for all of them (dp x cp; the
+ *                     expert data-parallel group for expert weights)
  * @param sequenceParallel Megatron sequence parallelism
  * @param cpKind       how context parallelism exchanges keys and values
  * @param schedule     pipeline schedule
@@ -130,7 +130,10 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
             throw new IllegalArgumentException("expert parallelism " + mesh.ep() + " needs a model whose experts it "
                     + "divides");
         }
-        if (mesh.ep() > 1 && zero == 3) {
+        if (mesh.etp() != mesh.tp() && model.experts() == null) {
+            throw new IllegalArgumentException("expert TP " + mesh.etp() + " needs a model with experts");
+        }
+        if ((mesh.ep() > 1 || mesh.etp() != mesh.tp()) && zero == 3) {
             throw new IllegalArgumentException("ZeRO 3 with expert parallelism is not modelled; use ZeRO 0, 1 or 2");
         }
         if (zero != 3 && !sharding.equals(ShardingOptions.defaults())) {
@@ -223,9 +226,23 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
         return shardGroup == 0 ? dp() * cp() : shardGroup;
     }
 
-    /** Ranks ZeRO shards expert weights over: every CP and DP rank holding the same experts. */
+    /** Expert tensor-parallel size. */
+    public int etp() {
+        return mesh.etp();
+    }
+
+    /** Ranks ZeRO shards expert weights over: the expert data-parallel group (edp GPUs of a stage). */
     public int expertShardSize() {
-        return dp() * cp() / ep();
+        return mesh.experts().edp();
+    }
+
+    /**
+     * Whether expert weights are held and reduced apart from the dense ones: with expert
+     * parallelism or an expert TP of their own. Otherwise every GPU of a TP rank holds all the
+     * experts' TP shards and reduces them with the dense gradients.
+     */
+    public boolean separateExperts() {
+        return mesh.ep() > 1 || mesh.etp() != mesh.tp();
     }
 
     /** Device of (tensor rank, pipeline rank, data-parallel rank), context rank 0. */
@@ -265,7 +282,7 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
 
     /** Per-stage cost model. */
     public LayerCostModel layerCost() {
-        return new LayerCostModel(model, kernels, tp(), sequenceParallel, microBatch, seqLen, recompute, cp(), ep());
+        return new LayerCostModel(model, kernels, tp(), sequenceParallel, microBatch, seqLen, recompute, cp(), ep(), etp());
     }
 
     /** Stages on a microbatch's path. */
@@ -275,7 +292,7 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
 
     /** The parameters one GPU holds, by layer and stage. */
     public GpuParameters parameters() {
-        return new GpuParameters(model, tp(), ep(), split);
+        return new GpuParameters(model, tp(), ep(), etp(), split);
     }
 
     /** Parameters one GPU holds for stage {@code stage} ({@link GpuParameters#stage}). */
