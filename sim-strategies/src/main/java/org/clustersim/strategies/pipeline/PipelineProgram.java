@@ -108,6 +108,7 @@ public final class PipelineProgram {
         List<List<PipelineOp>> programs = new ArrayList<>(ranks);
         List<PipelineTasks.Entry> ledger = new ArrayList<>();
         java.util.Map<Integer, int[]> gradReady = new java.util.HashMap<>();
+        java.util.Map<Integer, Integer> firstForward = new java.util.HashMap<>();
         List<int[]> firstTasks = new ArrayList<>(ranks);
         for (int r = 0; r < ranks; r++) {
             List<PipelineOp> program = schedule.program(r, ranks, microbatches);
@@ -121,6 +122,9 @@ public final class PipelineProgram {
                     StageWork.Emitted e = work.emit(graph, rankDevices[r], r, stage, a, label(a));
                     firsts[index++] = e.first();
                     record(r, a, stage, e, fwd, bIn, bW, ledger);
+                    if (a.kind() == ActionKind.FORWARD) {
+                        firstForward.putIfAbsent(r * stages + stage, e.first());
+                    }
                     if (e.gradReady().length > 0) {
                         gradReady.put(r * stages + stage, e.gradReady());
                     }
@@ -131,6 +135,7 @@ public final class PipelineProgram {
                             label(pair.forward()) + " & " + label(pair.backward()));
                     firsts[index++] = Math.min(o.forward().first(), o.backward().first());
                     record(r, pair.forward(), fs, o.forward(), fwd, bIn, bW, ledger);
+                    firstForward.putIfAbsent(r * stages + fs, o.forward().first());
                     record(r, pair.backward(), bs, o.backward(), fwd, bIn, bW, ledger);
                     gradReady.put(r * stages + bs, o.backward().gradReady());
                 }
@@ -156,7 +161,7 @@ public final class PipelineProgram {
                 }
             }
         }
-        return new PipelineTasks(ranks, stages, placement.chunkShare(), ledger, gradReady);
+        return new PipelineTasks(ranks, stages, placement.chunkShare(), ledger, gradReady, firstForward);
     }
 
     /** First and last task of each (microbatch, stage) for one kind of pass. */
