@@ -8,6 +8,7 @@ import java.util.Optional;
 import org.clustersim.strategies.training.ContextParallel;
 import org.clustersim.strategies.training.LayerSplit;
 import org.clustersim.strategies.training.Mesh;
+import org.clustersim.strategies.training.StepSequence;
 import org.clustersim.strategies.training.TrainingStep;
 import org.clustersim.strategies.cost.Fp8Recipe;
 import org.clustersim.strategies.cost.KernelCosts;
@@ -22,7 +23,7 @@ import org.clustersim.topology.ClusterSpec;
 import org.clustersim.topology.Topology;
 
 /**
- * A validated scenario: everything needed to simulate one training step. Built only by
+ * A validated scenario: everything needed to simulate one training step, or several back to back. Built only by
  * {@link ScenarioReader}, which guarantees the values are consistent.
  *
  * @param name        scenario name (the file's stem unless given)
@@ -40,13 +41,14 @@ import org.clustersim.topology.Topology;
  * @param faults      link, switch, NIC and GPU faults
  * @param allReplicas simulate every data-parallel replica (else one, standing for all)
  * @param allowOom    simulate even when a GPU's peak memory exceeds its HBM
+ * @param steps       consecutive training steps to simulate; summaries report the last
  * @param output      output paths named in the file
  */
 public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProfile device, TransformerModel model,
                        AttentionImpl attention, boolean blockingSends,
                        Parallelism parallelism, ScheduleKind schedule, Training training, Simulation.Fidelity fidelity,
                        Simulation.Routing routing, List<Fault> faults, boolean allReplicas, boolean allowOom,
-                       Output output) {
+                       int steps, Output output) {
 
     public Scenario {
         faults = List.copyOf(faults);
@@ -78,10 +80,12 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
      * @param shardGroup ranks ZeRO shards over (hybrid sharding), 0 for all of dp x cp
      * @param cpVariant  how context parallelism exchanges keys and values
      * @param order      mesh dimensions, innermost first
+     * @param overlapParamGather with ZeRO 1 or 2, all-gather updated weights per bucket ahead of the next
+     *                   forward (Megatron-core's --overlap-param-gather) instead of after the optimizer
      */
     public record Parallelism(int tp, int pp, int dp, int cp, int ep, int vp, int zero, boolean sequenceParallel,
                               boolean overlapGradReduce, long gradBucketBytes, int[] layersPerStage, int shardGroup,
-                              ContextParallel cpVariant, List<Mesh.Dim> order) {
+                              ContextParallel cpVariant, List<Mesh.Dim> order, boolean overlapParamGather) {
         /** GPUs the layout occupies: tp x cp x pp x dp. */
         public int gpus() {
             return tp * cp * pp * dp;
@@ -143,6 +147,11 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
     public KernelCosts kernelCosts() {
         return new KernelCosts(device, training.precision(), training.fp8Recipe(), attention,
                 training.gradAccumulationFusion(), training.fp8ParamGather(), training.mainGradBytes());
+    }
+
+    /** The steps to simulate back to back and how each step's weight update reaches the next. */
+    public StepSequence stepSequence() {
+        return new StepSequence(steps, parallelism.overlapParamGather());
     }
 
     /** The training step this scenario describes. */
