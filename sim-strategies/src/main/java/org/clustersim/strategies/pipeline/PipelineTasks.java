@@ -33,9 +33,13 @@ public final class PipelineTasks {
     private final int stages;
     /** Key as for gradReady: the first task of the first forward of the stage on the rank. */
     private final java.util.Map<Integer, Integer> firstForward;
+    /** Key as for gradReady: the tasks delivering the input of that first forward. */
+    private final java.util.Map<Integer, int[]> firstInputs;
 
     PipelineTasks(int ranks, int stages, double chunkShare, List<Entry> entries,
-                  java.util.Map<Integer, int[]> gradReady, java.util.Map<Integer, Integer> firstForward) {
+                  java.util.Map<Integer, int[]> gradReady, java.util.Map<Integer, Integer> firstForward,
+                  java.util.Map<Integer, int[]> firstInputs) {
+        this.firstInputs = java.util.Map.copyOf(firstInputs);
         this.ranks = ranks;
         this.stages = stages;
         this.chunkShare = chunkShare;
@@ -59,7 +63,8 @@ public final class PipelineTasks {
         for (PipelineTasks s : steps) {
             all.addAll(s.entries);
         }
-        return new PipelineTasks(last.ranks, last.stages, last.chunkShare, all, last.gradReady, last.firstForward);
+        return new PipelineTasks(last.ranks, last.stages, last.chunkShare, all, last.gradReady, last.firstForward,
+                last.firstInputs);
     }
 
     /**
@@ -69,6 +74,15 @@ public final class PipelineTasks {
      */
     public int firstForward(int rank, int stage) {
         return firstForward.getOrDefault(rank * stages + stage, -1);
+    }
+
+    /**
+     * The tasks whose end delivers the input activations of that first forward (the sends from
+     * the previous stage, or its forward on the same rank); empty for the first stage.
+     */
+    public int[] firstForwardInputs(int rank, int stage) {
+        int[] t = firstInputs.get(rank * stages + stage);
+        return t == null ? new int[0] : t.clone();
     }
 
     /**

@@ -25,8 +25,12 @@ import org.clustersim.strategies.pipeline.StagePlacement;
  * </ul>
  * A collective issued by the host starts on the GPU once the compute queued before it has run
  * (PyTorch's NCCL process group makes its stream wait for the current one), so the gather of
- * bucket j + 1 waits for the task before bucket j's first module, and the first bucket for the
- * rank's previous update (its Adam step: the gather reads the updated shard). Expert weights
+ * bucket j + 1 waits for the task before bucket j's first module, and the first two buckets for
+ * the rank's previous update (its Adam step: the gather reads the updated shard) and for the
+ * forward's input activations: the schedule receives them before it runs the forward (the
+ * current stream waits for the receive, and with Megatron-core's default {@code batch_p2p_sync}
+ * the host synchronises on it), so on a later pipeline rank the first bucket is exposed after
+ * the activations arrive rather than hidden behind the wait. Expert weights
  * form a chain of their own, dispatched and waited for at the first MoE layer of the chunk.
  * Gathers run on the data-parallel stream, ahead of the step's gradient reductions.
  */
@@ -170,6 +174,11 @@ final class ParamGatherPrefetch {
             List<ForwardEntries.Entry> list = entries.of(step.device(0, 0, p, d), stage);
             if (issueAt >= 0 && list.get(issueAt).before() >= 0) {
                 deps.add(list.get(issueAt).before());
+            } else {
+                // at the forward's start: after its input activations have arrived
+                for (int input : pipelines.get(d).firstForwardInputs(p, stage)) {
+                    deps.add(input);
+                }
             }
         }
         int task = dpc.gather(name, members, shard, bytes, deps.stream().mapToInt(Integer::intValue).toArray(), "dp");

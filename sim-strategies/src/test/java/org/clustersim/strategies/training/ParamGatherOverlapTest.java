@@ -122,20 +122,21 @@ class ParamGatherOverlapTest {
     }
 
     @Test
-    void aLaterStageHidesEvenTheFirstBucketBehindItsWaitForActivations() {
-        // pp 2 x dp 4: rank 1's first forward waits for rank 0's whole first forward, far longer
-        // than its first bucket's gather, which starts at once; rank 0 waits for its first bucket
+    void aLaterStageGathersItsFirstBucketOnceItsActivationsHaveArrived() {
+        // pp 2 x dp 4: the schedule receives rank 1's input before running its forward, so the
+        // pre-hook that dispatches the first bucket runs only then: the bucket is exposed there too
         TrainingStep s = step(2, 4);
         Timeline after = run(s, StepSequence.ONE);
         Timeline ahead = run(s, new StepSequence(1, true));
         int rank0 = s.device(0, 0, 0);
         int rank1 = s.device(0, 1, 0);
-        long firstBucket = duration(ahead, gathers(ahead, rank0).get(0));
-        assertEquals(firstCompute(after, rank0) + firstBucket, firstCompute(ahead, rank0));
+        long firstBucket0 = duration(ahead, gathers(ahead, rank0).get(0));
+        assertEquals(firstCompute(after, rank0) + firstBucket0, firstCompute(ahead, rank0));
+        // rank 0's delay reaches rank 1 with the activations; rank 1 then gathers, then computes
         int firstOnRank1 = gathers(ahead, rank1).get(0);
-        assertTrue(ahead.end(firstOnRank1) < firstCompute(ahead, rank1));
-        // rank 1 is late only by the delay rank 0 passes down with its activations: its own gathers cost it nothing
-        assertEquals(firstCompute(after, rank1) + firstBucket, firstCompute(ahead, rank1));
+        long arrival = firstCompute(after, rank1) + firstBucket0;
+        assertEquals(arrival, ahead.start(firstOnRank1));
+        assertEquals(arrival + duration(ahead, firstOnRank1), firstCompute(ahead, rank1));
     }
 
     @Test
