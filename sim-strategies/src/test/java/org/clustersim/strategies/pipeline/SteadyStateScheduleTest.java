@@ -65,6 +65,25 @@ class SteadyStateScheduleTest {
     }
 
     @Test
+    void zbH2sSteadyStateMatchesThePublishedFormAcrossTheGrid() {
+        // inside the form's conditions (m >= 2p-1, F+Bi >= 2W), the measured steady state equals
+        // the reference's closed form on every rank count and ratio tried
+        long[][] ratios = {{1000, 1000, 1000}, {1000, 1200, 800}, {1000, 1500, 500}, {1000, 2000, 0}};
+        for (int p : new int[] {2, 4, 8}) {
+            for (int m : new int[] {2 * p - 1, 2 * p, 4 * p}) {
+                for (long[] r : ratios) {
+                    double oracle = AnalyticalBubble.bubble(ScheduleKind.ZB_H2, p, 1, r[0], r[1], r[2],
+                            r[0] + r[1] + r[2]);
+                    ScheduleStudy.Result res = run(ScheduleKind.ZB_H2, p, m, r[0], r[1], r[2], 3);
+                    String c = "p=" + p + " m=" + m + " " + r[0] + ":" + r[1] + ":" + r[2];
+                    assertEquals(oracle, res.maxSteadyIdle(), 1.0, c);
+                    assertEquals(m * (r[0] + r[1] + r[2]) + oracle, res.stepTime(), 1.0, c);
+                }
+            }
+        }
+    }
+
+    @Test
     void consecutiveStepsHoldNoMoreActivationsThanReallyOverlap() {
         // ZB-H2 holds 2p-1 microbatches, 1F1B p, whether one step runs or three back to back
         assertEquals(7, run(ScheduleKind.ZB_H2, 4, 8, 1000, 1000, 1000, 3).peakActivations(), 1e-12);
