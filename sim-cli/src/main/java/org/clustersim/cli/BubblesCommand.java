@@ -21,8 +21,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code clustersim bubbles}: every schedule valid for the given p, m, v simulated side by
- * side, with the measured bubble, the published closed form, their difference, peak
- * activations and weights per rank.
+ * side, with the measured bubble of one step, the published closed form, their difference, the
+ * steady-state bubble measured over consecutive steps, peak activations and weights per rank.
  */
 @Command(name = "bubbles", mixinStandardHelpOptions = true,
         description = "Simulate every schedule valid for the given values and compare measured with analytical bubbles.")
@@ -51,13 +51,17 @@ public final class BubblesCommand implements Callable<Integer> {
      * @param analyticalBubble    the published closed form
      * @param difference          measured minus analytical
      * @param measuredSpanBubble  worst rank's idle time within its own active span
+     * @param measuredSteadyBubble worst rank's idle time per step once consecutive steps overlap as
+     *                            the schedule lets them: the last of {@link ScheduleStudy#STEADY_STEPS}
+     *                            steps simulated back to back
+     * @param steadyStepTime      that step's time (the period at which steps complete)
      * @param peakActivations     measured peak live activations (worst rank)
      * @param analyticalPeakActivations the published peak
      * @param weightsPerRank      model-copy shares of weights per rank
      */
     public record Row(String kind, int p, int m, int v, double f, double bi, double w, double fb,
                       double measuredBubble, double analyticalBubble, double difference, double measuredSpanBubble,
-                      double peakActivations, double analyticalPeakActivations, double weightsPerRank) {
+                      double measuredSteadyBubble, double steadyStepTime, double peakActivations, double analyticalPeakActivations, double weightsPerRank) {
     }
 
     @Override
@@ -78,12 +82,16 @@ public final class BubblesCommand implements Callable<Integer> {
             }
             ScheduleStudy.Result r = new ScheduleStudy(schedule, p, m, options.costs(schedule),
                     options.hopLatencyNs()).run();
+            ScheduleStudy.Result steady = new ScheduleStudy(schedule, p, m, options.costs(schedule),
+                    options.hopLatencyNs()).runSteadyState();
             int v = options.chunksFor(k);
             double measured = ScheduleOptions.units(r.maxIdle());
             double analytical = AnalyticalBubble.bubble(k, p, v, options.f, options.bi, options.w,
                     options.overlapped());
             rows.add(new Row(k.id(), p, m, v, options.f, options.bi, options.w, options.overlapped(), measured,
-                    analytical, measured - analytical, ScheduleOptions.units(r.maxSpanIdle()), r.peakActivations(),
+                    analytical, measured - analytical, ScheduleOptions.units(r.maxSpanIdle()),
+                    ScheduleOptions.units(steady.maxSteadyIdle()), ScheduleOptions.units(steady.stepTime()),
+                    r.peakActivations(),
                     AnalyticalBubble.peakActivations(k, p, m, v), schedule.weightCopies(p, m)));
         }
         PrintWriter out = spec.commandLine().getOut();
@@ -91,21 +99,23 @@ public final class BubblesCommand implements Callable<Integer> {
                 ScheduleCommand.num(options.bi), ScheduleCommand.num(options.w),
                 ScheduleCommand.num(options.overlapped()),
                 options.latency > 0 ? "send latency " + ScheduleCommand.num(options.latency) : "free communication");
-        out.printf(Locale.ROOT, "%-12s %3s %10s %10s %10s %10s %10s %10s %8s%n", "schedule", "v", "measured",
-                "analytical", "diff", "own-span", "peak acts", "(table)", "weights");
+        out.printf(Locale.ROOT, "%-12s %3s %10s %10s %10s %10s %10s %10s %10s %8s%n", "schedule", "v", "measured",
+                "analytical", "diff", "own-span", "steady", "peak acts", "(table)", "weights");
         for (Row row : rows) {
-            out.printf(Locale.ROOT, "%-12s %3d %10s %10s %10s %10s %10s %10s %7sx%n", row.kind(), row.v(),
+            out.printf(Locale.ROOT, "%-12s %3d %10s %10s %10s %10s %10s %10s %10s %7sx%n", row.kind(), row.v(),
                     ScheduleCommand.num(row.measuredBubble()), ScheduleCommand.num(row.analyticalBubble()),
                     ScheduleCommand.num(row.difference()), ScheduleCommand.num(row.measuredSpanBubble()),
+                    ScheduleCommand.num(row.measuredSteadyBubble()),
                     ScheduleCommand.num(row.peakActivations()), ScheduleCommand.num(row.analyticalPeakActivations()),
                     ScheduleCommand.num(row.weightsPerRank()));
         }
         for (String s : skipped) {
             out.printf(Locale.ROOT, "skipped %s%n", s);
         }
-        out.printf(Locale.ROOT, "%nmeasured: worst rank's compute idle time in the simulated step; own-span: idle "
-                + "between a rank's first and last task%n(the bubble when steps overlap, as zero-bubble schedules "
-                + "assume); see docs/validation.md for where each closed form holds.%n");
+        out.printf(Locale.ROOT, "%nmeasured: worst rank's compute idle time in one simulated step; own-span: idle "
+                + "between a rank's first and last task;%nsteady: worst rank's idle per step with %d steps simulated "
+                + "back to back (the last one measured), each overlapping%nthe next as far as the schedule lets it; "
+                + "see docs/validation.md for where each closed form holds.%n", ScheduleStudy.STEADY_STEPS);
         if (json != null) {
             OutputFiles.writeJson(json, rows);
             out.printf(Locale.ROOT, "json %s%n", json);

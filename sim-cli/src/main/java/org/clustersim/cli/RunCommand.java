@@ -33,11 +33,13 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code clustersim run SCENARIO}: simulates one training step, prints a summary and writes
- * the Chrome trace (and, on request, a JSON summary). Outputs appear only when complete.
+ * {@code clustersim run SCENARIO}: simulates one training step (or {@code simulation.steps} back
+ * to back, reporting the last), prints a summary and writes the Chrome trace (and, on request, a
+ * JSON summary). Outputs appear only when complete.
  */
 @Command(name = "run", mixinStandardHelpOptions = true,
-        description = "Simulate one training step of a scenario; print the summary and write the trace.")
+        description = "Simulate one training step of a scenario (or simulation.steps back to back, reporting the last); "
+                + "print the summary and write the trace.")
 public final class RunCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "SCENARIO", description = "Scenario file (.yaml, .yml or .json).")
     Path scenarioFile;
@@ -74,7 +76,7 @@ public final class RunCommand implements Callable<Integer> {
 
         long t0 = System.nanoTime();
         TrainingStep step = scenario.trainingStep();
-        TrainingStep.Built built = step.build();
+        TrainingStep.Built built = step.build(scenario.stepSequence());
         FaultEvents faults = scenario.faultEvents(step.topology());
         Simulation.Result run = Simulation.run(built.graph(), step.topology(), scenario.fidelity(),
                 scenario.routing(), faults.links(), faults.devices(), scenario.output().linkCounters(),

@@ -23,7 +23,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code clustersim schedule}: simulates one bare pipeline schedule on uniform stages and
  * draws every rank's compute timeline as text, with each rank's measured bubble next to the
- * published closed form.
+ * published closed form, and the bubble that remains per step once consecutive steps overlap
+ * (several steps simulated back to back).
  */
 @Command(name = "schedule", mixinStandardHelpOptions = true,
         description = {"Simulate a bare pipeline schedule (uniform stages, free communication unless --latency)",
@@ -63,6 +64,8 @@ public final class ScheduleCommand implements Callable<Integer> {
         int m = options.microbatches();
         ScheduleStudy.Result r = new ScheduleStudy(schedule, p, m, options.costs(schedule), options.hopLatencyNs())
                 .run();
+        ScheduleStudy.Result steady = new ScheduleStudy(schedule, p, m, options.costs(schedule),
+                options.hopLatencyNs()).runSteadyState();
         if (unit != null && !(unit > 0)) {
             throw new InputException("--unit must be > 0, got " + unit);
         }
@@ -79,9 +82,10 @@ public final class ScheduleCommand implements Callable<Integer> {
         String[] lines = AsciiTimeline.render(r.timeline(), unitNs);
         int width = String.valueOf(p - 1).length();
         for (int rank = 0; rank < p; rank++) {
-            out.printf(Locale.ROOT, "rank %" + width + "d |%s|  bubble %s  own-span %s  peak acts %s%n", rank,
-                    lines[rank], num(ScheduleOptions.units(r.idle(rank))),
-                    num(ScheduleOptions.units(r.spanIdle(rank))), num(r.peakActivations(rank)));
+            out.printf(Locale.ROOT, "rank %" + width + "d |%s|  bubble %s  own-span %s  steady %s  peak acts %s%n",
+                    rank, lines[rank], num(ScheduleOptions.units(r.idle(rank))),
+                    num(ScheduleOptions.units(r.spanIdle(rank))), num(ScheduleOptions.units(steady.steadyIdle(rank))),
+                    num(r.peakActivations(rank)));
         }
         out.println();
         out.printf(Locale.ROOT, "makespan %s; bubble (worst rank) %s measured, %s analytical (difference %s)%n",
@@ -92,6 +96,9 @@ public final class ScheduleCommand implements Callable<Integer> {
                 num(ScheduleOptions.units(r.maxSpanIdle())), num(r.peakActivations()),
                 num(AnalyticalBubble.peakActivations(k, p, m, options.chunksFor(k))),
                 num(schedule.weightCopies(p, m)));
+        out.printf(Locale.ROOT, "steady state (%d steps back to back, the last measured): step time %s, idle (worst "
+                + "rank) %s%n", ScheduleStudy.STEADY_STEPS, num(ScheduleOptions.units(steady.stepTime())),
+                num(ScheduleOptions.units(steady.maxSteadyIdle())));
         if (trace != null) {
             OutputFiles.write(Map.of(trace, o -> ChromeTraceWriter.write(r.timeline(), o, Map.of("schedule",
                     k.id()))));

@@ -93,6 +93,35 @@ class ScheduleCommandsTest {
     }
 
     @Test
+    void bubblesMeasuresTheSteadyStateOfConsecutiveSteps() throws IOException {
+        Path json = dir.resolve("steady.json");
+        ClusterSimTest.Result r = ClusterSimTest.cli("bubbles", "-p", "4", "-m", "8", "--json", json.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("steady"), r.out());
+        Map<String, JsonNode> byKind = new HashMap<>();
+        for (JsonNode row : new ObjectMapper().readTree(json.toFile())) {
+            byKind.put(row.get("kind").asText(), row);
+        }
+        // F = Bi = W = 1, p = 4, m = 8: ZB-H2 fills its cool-down with the next step's warm-up forwards,
+        // (p-1)(F+Bi-2W) = 0 per step of m(F+Bi+W) = 24, while one step alone idles (p-1)F = 3
+        assertEquals(0.0, byKind.get("zb-h2").get("measuredSteadyBubble").asDouble(), 1e-9);
+        assertEquals(24.0, byKind.get("zb-h2").get("steadyStepTime").asDouble(), 1e-9);
+        assertEquals(3.0, byKind.get("zb-h2").get("measuredBubble").asDouble(), 1e-9);
+        // 1F1B keeps (p-1)(F+Bf) = 9 of a 33 step
+        assertEquals(9.0, byKind.get("1f1b").get("measuredSteadyBubble").asDouble(), 1e-9);
+        assertEquals(33.0, byKind.get("1f1b").get("steadyStepTime").asDouble(), 1e-9);
+    }
+
+    @Test
+    void scheduleShowsEachRanksSteadyStateIdle() {
+        ClusterSimTest.Result r = ClusterSimTest.cli("schedule", "--kind", "1f1b", "-p", "4", "-m", "8");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("own-span 9  steady 9  peak acts"), r.out());
+        assertTrue(r.out().contains("steady state (3 steps back to back, the last measured): step time 33, idle "
+                + "(worst rank) 9"), r.out());
+    }
+
+    @Test
     void bubblesListsTheSchedulesItSkips() {
         ClusterSimTest.Result r = ClusterSimTest.cli("bubbles", "-p", "4", "-m", "6");
         assertEquals(0, r.code(), r.err());

@@ -14,6 +14,7 @@ import org.clustersim.core.engine.Work;
 import org.clustersim.core.metrics.CommBreakdown;
 import org.clustersim.core.metrics.DeviceUsage;
 import org.clustersim.core.metrics.StepMetrics;
+import org.clustersim.core.metrics.StepWindows;
 import org.clustersim.core.network.LinkUsage;
 import org.clustersim.strategies.training.TrainingStep;
 import org.clustersim.strategies.cost.Precision;
@@ -30,9 +31,19 @@ import org.clustersim.topology.Link;
  * ({@code mfuFp8Peak} gives the same against the FP8 peak). HFU uses the FLOPs actually
  * executed (recomputation included, causal attention halved) instead.
  *
+ * <p>With several steps simulated back to back the figures are those of the last step
+ * ({@link StepWindows}): its step time runs from the end of the step before (the end of that
+ * step's last task anywhere) to the end of its own last task; each GPU's busy, idle and
+ * exposed-communication times are measured within a window one step time long that starts
+ * where that GPU finished its own work of the step before; executed FLOPs are the last step's
+ * tasks'. Peak memory is the peak over the whole run, links carry the whole run's traffic (their
+ * busy fraction is over the whole run), and events and tasks count the whole run. Every step's
+ * span is listed in {@code steps}, which is absent for a single step.
+ *
  * @param scenario           scenario name
  * @param stepTimeSeconds    makespan of the step
  * @param stepTimeNs         makespan in nanoseconds
+ * @param steps              with several steps simulated, each step's span; null (left out) for one
  * @param gpus               GPUs in the layout
  * @param tokensPerStep      globalBatch x seqLen
  * @param tokensPerSecond    tokens per step over step time
@@ -55,13 +66,25 @@ import org.clustersim.topology.Link;
  * @param devices            per-GPU figures of the simulated replicas
  * @param links              every link that carried traffic, busiest first
  */
-public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeNs, int gpus, long tokensPerStep,
+public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeNs,
+                         @JsonInclude(JsonInclude.Include.NON_NULL) List<StepSpan> steps, int gpus, long tokensPerStep,
                          double tokensPerSecond, double modelFlopsPerStep, double flopsExecuted, double tflopsPerGpu,
                          double mfu, double mfuFp8Peak, double hfu, double bubbleFraction, double exposedCommFraction,
                          double interferenceFraction, long peakMemoryBytes, long events,
                          int tasks, double weightCopiesPerRank, List<ParallelGroups.Group> groups,
                          @JsonInclude(JsonInclude.Include.NON_NULL) AllToAllGroups allToAll,
                          List<Device> devices, List<LinkTraffic> links) {
+
+    /**
+     * One simulated step.
+     *
+     * @param step       its index, from 0
+     * @param startNs    its start: the end of the step before, 0 for the first
+     * @param endNs      the end of its last task
+     * @param durationNs end minus start: its step time
+     */
+    public record StepSpan(int step, long startNs, long endNs, long durationNs) {
+    }
 
     /**
      * One GPU's figures.
@@ -139,21 +162,33 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
     /** Measures a finished run of {@code scenario} (only the simulated replicas' GPUs are listed). */
     public static RunSummary of(Scenario scenario, Simulation.Result run, TrainingStep step, TrainingStep.Built built) {
         Timeline timeline = run.timeline();
-        StepMetrics m = StepMetrics.of(timeline);
+        StepWindows windows = StepWindows.of(timeline, built.firstTasks());
+        int last = windows.last();
+        StepMetrics m = StepMetrics.of(windows, last);
         TaskGraph graph = timeline.graph();
         double executed = 0;
         for (int t = 0; t < graph.taskCount(); t++) {
-            if (graph.task(t).work() instanceof Work.Compute c) {
+            if (windows.inStep(t, last) && graph.task(t).work() instanceof Work.Compute c) {
                 executed += c.flops();
             }
         }
-        List<CommBreakdown> comm = CommBreakdown.of(timeline);
+        List<CommBreakdown> comm = CommBreakdown.of(windows, last);
+        List<StepSpan> steps = null;
+        if (windows.count() > 1) {
+            steps = new ArrayList<>();
+            for (int n = 0; n < windows.count(); n++) {
+                steps.add(new StepSpan(n, windows.start(n), windows.end(n), windows.duration(n)));
+            }
+        }
         double[] lost = new double[graph.devices().size()];
         if (timeline.interferenceModelled()) {
             for (org.clustersim.core.engine.Stream st : graph.streams()) {
                 if (st.kind() == org.clustersim.core.engine.StreamKind.COMPUTE) {
                     for (int i = 0; i < graph.streamLength(st.id()); i++) {
-                        lost[st.device()] += timeline.interferenceNs(graph.streamTask(st.id(), i));
+                        int t = graph.streamTask(st.id(), i);
+                        if (windows.inStep(t, last)) {
+                            lost[st.device()] += timeline.interferenceNs(t);
+                        }
                     }
                 }
             }
@@ -186,7 +221,7 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
         for (Link l : usage.topology().links()) {
             if (usage.bytes(l.id()) > 0) {
                 links.add(new LinkTraffic(l.name(), l.kind().name(), usage.bytes(l.id()), usage.busyNs(l.id()),
-                        m.stepTimeNs() == 0 ? 0 : (double) usage.busyNs(l.id()) / m.stepTimeNs()));
+                        timeline.makespan() == 0 ? 0 : (double) usage.busyNs(l.id()) / timeline.makespan()));
             }
         }
         links.sort((a, b) -> a.busyNs() != b.busyNs() ? Long.compare(b.busyNs(), a.busyNs())
@@ -201,7 +236,7 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
                 ? Precision.FP8.peak(scenario.cluster().accelerator()) : 0;
         long tokens = sequences * s;
         double perGpu = modelFlops / seconds / gpus;
-        return new RunSummary(scenario.name(), seconds, m.stepTimeNs(), gpus, tokens, tokens / seconds, modelFlops,
+        return new RunSummary(scenario.name(), seconds, m.stepTimeNs(), steps, gpus, tokens, tokens / seconds, modelFlops,
                 executed, perGpu / 1e12, perGpu / peak, fp8Peak > 0 ? perGpu / fp8Peak : 0,
                 executed * step.dp() / step.replicas() / seconds / gpus / peak, bubble(devices), exposedSum / devices.size(),
                 lostSum / devices.size(),

@@ -47,6 +47,19 @@ public final class SummaryText {
         }
         allToAll(out, r.allToAll());
         out.println();
+        if (r.steps() != null) {
+            int last = r.steps().size() - 1;
+            out.printf(Locale.ROOT, "steps            %d simulated back to back; the figures below are step %d's, "
+                    + "from the end of step %d to its own end%n", r.steps().size(), last, last - 1);
+            for (RunSummary.StepSpan st : r.steps()) {
+                out.printf(Locale.ROOT, "  step %-3d       %s to %s: %s%n", st.step(), duration(st.startNs()),
+                        duration(st.endNs()), duration(st.durationNs()));
+            }
+        }
+        if (s.parallelism().overlapParamGather()) {
+            out.printf(Locale.ROOT, "param gather     overlapped with the forward, bucket by bucket "
+                    + "(overlapParamGather)%n");
+        }
         out.printf(Locale.ROOT, "step time        %s%n", duration(r.stepTimeNs()));
         out.printf(Locale.ROOT, "throughput       %,.0f tokens/s, %.1f model TFLOP/s per GPU%n", r.tokensPerSecond(),
                 r.tflopsPerGpu());
@@ -90,11 +103,12 @@ public final class SummaryText {
         }
         if (!r.links().isEmpty()) {
             out.println();
-            out.printf(Locale.ROOT, "busiest links (%s network model)%n", s.fidelity().name().toLowerCase(Locale.ROOT));
+            out.printf(Locale.ROOT, "busiest links (%s network model%s)%n", s.fidelity().name().toLowerCase(Locale.ROOT),
+                    r.steps() == null ? "" : ", all " + r.steps().size() + " steps");
             for (int i = 0; i < Math.min(5, r.links().size()); i++) {
                 RunSummary.LinkTraffic l = r.links().get(i);
-                out.printf(Locale.ROOT, "  %-40s %12s busy %s (%.1f%% of the step)%n", l.link(), bytes(l.bytes()),
-                        duration(l.busyNs()), 100 * l.busyFraction());
+                out.printf(Locale.ROOT, "  %-40s %12s busy %s (%.1f%% of the %s)%n", l.link(), bytes(l.bytes()),
+                        duration(l.busyNs()), 100 * l.busyFraction(), r.steps() == null ? "step" : "run");
             }
         }
         out.println();

@@ -9,6 +9,7 @@ import org.clustersim.strategies.training.ContextParallel;
 import org.clustersim.strategies.training.LayerSplit;
 import org.clustersim.strategies.training.Mesh;
 import org.clustersim.strategies.training.ShardingOptions;
+import org.clustersim.strategies.training.StepSequence;
 import org.clustersim.strategies.training.TrainingStep;
 import org.clustersim.strategies.cost.Fp8Recipe;
 import org.clustersim.strategies.cost.KernelCosts;
@@ -23,7 +24,7 @@ import org.clustersim.topology.ClusterSpec;
 import org.clustersim.topology.Topology;
 
 /**
- * A validated scenario: everything needed to simulate one training step. Built only by
+ * A validated scenario: everything needed to simulate one training step, or several back to back. Built only by
  * {@link ScenarioReader}, which guarantees the values are consistent.
  *
  * @param name        scenario name (the file's stem unless given)
@@ -43,13 +44,14 @@ import org.clustersim.topology.Topology;
  * @param allowOom    simulate even when a GPU's peak memory exceeds its HBM
  * @param interference slow compute while communication kernels run beside it (the device
  *                    profile's communication section); off: overlap is free
+ * @param steps       consecutive training steps to simulate; summaries report the last
  * @param output      output paths named in the file
  */
 public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProfile device, TransformerModel model,
                        AttentionImpl attention, boolean blockingSends,
                        Parallelism parallelism, ScheduleKind schedule, Training training, Simulation.Fidelity fidelity,
                        Simulation.Routing routing, List<Fault> faults, boolean allReplicas, boolean allowOom,
-                       boolean interference, Output output) {
+                       boolean interference, int steps, Output output) {
 
     public Scenario {
         faults = List.copyOf(faults);
@@ -84,11 +86,13 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
      * @param order      mesh dimensions, innermost first
      * @param sharding   which framework runs ZeRO 3 and its options (the defaults below ZeRO 3)
      * @param tpCommOverlap Megatron-core's --tp-comm-overlap (Transformer Engine userbuffers)
+     * @param overlapParamGather with ZeRO 1 or 2, all-gather updated weights per bucket ahead of the next
+     *                   forward (Megatron-core's --overlap-param-gather) instead of after the optimizer
      */
     public record Parallelism(int tp, int pp, int dp, int cp, int ep, int etp, int vp, int zero, boolean sequenceParallel,
                               boolean overlapGradReduce, long gradBucketBytes, int[] layersPerStage, int shardGroup,
                               ContextParallel cpVariant, List<Mesh.Dim> order, ShardingOptions sharding,
-                              boolean tpCommOverlap) {
+                              boolean tpCommOverlap, boolean overlapParamGather) {
         /** GPUs the layout occupies: tp x cp x pp x dp. */
         public int gpus() {
             return tp * cp * pp * dp;
@@ -150,6 +154,11 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
     public KernelCosts kernelCosts() {
         return new KernelCosts(device, training.precision(), training.fp8Recipe(), attention,
                 training.gradAccumulationFusion(), training.fp8ParamGather(), training.mainGradBytes());
+    }
+
+    /** The steps to simulate back to back and how each step's weight update reaches the next. */
+    public StepSequence stepSequence() {
+        return new StepSequence(steps, parallelism.overlapParamGather());
     }
 
     /** The training step this scenario describes. */

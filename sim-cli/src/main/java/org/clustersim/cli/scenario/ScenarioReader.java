@@ -43,6 +43,8 @@ import org.clustersim.topology.SwitchedClusterSpec;
  */
 public final class ScenarioReader {
     private static final int MAX_COUNT = 1 << 24;
+    /** Consecutive steps one run may simulate: enough to reach any schedule's steady state. */
+    private static final int MAX_STEPS = 1000;
     private static final Map<String, String> FABRICS = names("single-switch", "rail-optimized", "fat-tree",
             "torus-2d", "torus-3d", "nvl72");
 
@@ -71,6 +73,7 @@ public final class ScenarioReader {
         boolean allReplicas = simSec.choice("replicas", Boolean.TRUE, Map.of("all", Boolean.TRUE, "one", Boolean.FALSE));
         boolean allowOom = simSec.bool("allowOom", false);
         boolean interference = simSec.bool("interference", true);
+        int steps = simSec.integer("steps", 1, 1, MAX_STEPS);
 
         Scenario.Parallelism declared = parallelism(parSec, schedSec);
         ScheduleKind schedule = schedule(schedSec);
@@ -83,7 +86,8 @@ public final class ScenarioReader {
         Scenario.Parallelism par = new Scenario.Parallelism(declared.tp(), declared.pp(), declared.dp(), declared.cp(),
                 declared.ep(), declared.etp(), chunks, declared.zero(), declared.sequenceParallel(),
                 declared.overlapGradReduce(), bucket, declared.layersPerStage(), declared.shardGroup(),
-                declared.cpVariant(), declared.order(), declared.sharding(), declared.tpCommOverlap());
+                declared.cpVariant(), declared.order(), declared.sharding(), declared.tpCommOverlap(),
+                declared.overlapParamGather());
         Optional<TransformerModel> model = model(modelSec);
         Optional<ClusterChoice> cluster = cluster(clusterSec, par, file);
         AttentionImpl attention = attention(modelSec, cluster.map(ClusterChoice::device));
@@ -104,7 +108,8 @@ public final class ScenarioReader {
         d.throwIfAny();
         ClusterChoice chosen = cluster.orElseThrow();
         return new Scenario(name, file, chosen.spec(), chosen.device(), model.orElseThrow(), attention, blockingSends,
-                par, schedule, training, fidelity, routing, faults, allReplicas, allowOom, interference, output);
+                par, schedule, training, fidelity, routing, faults, allReplicas, allowOom, interference, steps,
+                output);
     }
 
     /**
@@ -144,6 +149,7 @@ public final class ScenarioReader {
             s.error("tpCommOverlap", "found true without sequenceParallel: Megatron-core overlaps the sequence-parallel "
                     + "all-gathers and reduce-scatters; set parallelism.sequenceParallel: true");
         }
+        boolean overlapParamGather = s.bool("overlapParamGather", false);
         double bucketMb = s.optionalNumber("gradBucketMB", 0.001, 1e6).orElse(TrainingStep.DEFAULT_BUCKET / 1e6);
         int[] layersPerStage = s.integerList("layersPerStage", 1, 100_000).orElse(null);
         int shardGroup = s.integer("shardGroup", 0, 1, MAX_COUNT);
@@ -168,12 +174,22 @@ public final class ScenarioReader {
             s.error("shardGroup", "found " + shardGroup + ", expected a divisor of dp x cp (" + dp * cp
                     + ") with zero 1, 2 or 3: hybrid sharding shards inside groups of that many ranks");
         }
+        if (overlapParamGather && zero != 1 && zero != 2) {
+            s.error("overlapParamGather", "found true with zero: " + zero + "; expected zero: 1 or 2: the updated "
+                    + "weights are all-gathered only under the distributed optimizer (Megatron-core's "
+                    + "--overlap-param-gather needs --use-distributed-optimizer)");
+        }
+        if (overlapParamGather && !overlap) {
+            s.error("overlapParamGather", "found true with overlapGradReduce: false; expected overlapGradReduce: true "
+                    + "(Megatron-core's --overlap-param-gather needs --overlap-grad-reduce)");
+        }
         if (vp != 1 && schedule.has("v") && v != vp) {
             schedule.error("v", "found " + v + ", but parallelism.vp is " + vp + "; give one of them");
         }
         ShardingOptions sharding = sharding(s, zero, pp, v);
         return new Scenario.Parallelism(tp, pp, dp, cp, ep, etp, v, zero, sp, overlap, Math.round(bucketMb * 1e6),
-                layersPerStage, s.has("shardGroup") ? shardGroup : 0, cpVariant, order, sharding, tpCommOverlap);
+                layersPerStage, s.has("shardGroup") ? shardGroup : 0, cpVariant, order, sharding, tpCommOverlap,
+                overlapParamGather);
     }
 
     /**

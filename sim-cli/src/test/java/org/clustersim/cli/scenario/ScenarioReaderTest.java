@@ -80,6 +80,45 @@ class ScenarioReaderTest {
     }
 
     @Test
+    void stepsAndParamGatherOverlapAreRead() throws IOException {
+        Scenario plain = new ScenarioReader().read(write("s.yaml", VALID));
+        assertEquals(1, plain.steps());
+        assertEquals(false, plain.parallelism().overlapParamGather());
+        Scenario s = new ScenarioReader().read(write("t.yaml", VALID.replace("  pp: 8", "  pp: 8\n  zero: 2\n"
+                + "  overlapParamGather: true") + "simulation:\n  steps: 4\n"));
+        assertEquals(4, s.steps());
+        assertTrue(s.parallelism().overlapParamGather());
+        assertTrue(s.stepSequence().overlapParamGather());
+        assertEquals(4, s.stepSequence().steps());
+    }
+
+    @Test
+    void stepsMustBeAPositiveInteger() throws IOException {
+        InputError e = only(errors(VALID + "simulation:\n  steps: 0\n"));
+        assertEquals("simulation.steps", e.path());
+        assertEquals(16, e.location().line());
+        assertEquals(10, e.location().column());
+        assertEquals("found 0, expected an integer from 1 to 1000", e.message());
+        InputError text = only(errors(VALID + "simulation:\n  steps: many\n"));
+        assertTrue(text.message().contains("found the text \"many\", expected an integer"), text.message());
+    }
+
+    @Test
+    void paramGatherOverlapNeedsTheDistributedOptimizerAndOverlappedGradients() throws IOException {
+        InputError zero = only(errors(VALID.replace("  pp: 8", "  pp: 8\n  overlapParamGather: true")));
+        assertEquals("parallelism.overlapParamGather", zero.path());
+        assertEquals(9, zero.location().line());
+        assertEquals("found true with zero: 0; expected zero: 1 or 2: the updated weights are all-gathered only under "
+                + "the distributed optimizer (Megatron-core's --overlap-param-gather needs --use-distributed-optimizer)",
+                zero.message());
+        InputError grads = only(errors(VALID.replace("  pp: 8", "  pp: 8\n  zero: 1\n  overlapGradReduce: false\n"
+                + "  overlapParamGather: true")));
+        assertEquals("parallelism.overlapParamGather", grads.path());
+        assertTrue(grads.message().startsWith("found true with overlapGradReduce: false; expected overlapGradReduce: "
+                + "true"), grads.message());
+    }
+
+    @Test
     void unknownFieldIsReportedWithLineAndSuggestion() throws IOException {
         InputError e = only(errors(VALID.replace("  pp: 8", "  pp: 8\n  ppp: 2")));
         assertEquals("parallelism.ppp", e.path());

@@ -227,6 +227,24 @@ public final class TaskGraph {
             taskDeps.get(task).add(dependency);
         }
 
+        /**
+         * The first task numbered {@code fromTask} or later queued on stream {@code name} of
+         * {@code device}; -1 if there is none or no such stream.
+         */
+        public int firstTaskFrom(int device, String name, int fromTask) {
+            Integer stream = streamByKey.get(device + "/" + name);
+            if (stream == null) {
+                return -1;
+            }
+            IntList list = streamTasks.get(stream);
+            for (int i = 0; i < list.size; i++) {
+                if (list.data[i] >= fromTask) {
+                    return list.data[i];
+                }
+            }
+            return -1;
+        }
+
         /** Number of tasks added so far. */
         public int taskCount() {
             return pending.size();

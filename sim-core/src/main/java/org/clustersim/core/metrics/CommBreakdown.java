@@ -28,6 +28,18 @@ public record CommBreakdown(int device, Map<String, Long> exposedNs, Map<String,
 
     /** Measures every device of a run. */
     public static List<CommBreakdown> of(Timeline timeline) {
+        return of(timeline, null, 0);
+    }
+
+    /**
+     * Measures every device within its window of step {@code n} of a run of consecutive steps
+     * ({@link StepWindows}): intervals are clipped to the window first.
+     */
+    public static List<CommBreakdown> of(StepWindows steps, int n) {
+        return steps.count() == 1 ? of(steps.timeline()) : of(steps.timeline(), steps, n);
+    }
+
+    private static List<CommBreakdown> of(Timeline timeline, StepWindows steps, int step) {
         TaskGraph g = timeline.graph();
         int n = g.devices().size();
         List<List<long[]>> compute = new ArrayList<>();
@@ -40,6 +52,10 @@ public record CommBreakdown(int device, Map<String, Long> exposedNs, Map<String,
             for (int i = 0; i < g.streamLength(s.id()); i++) {
                 int t = g.streamTask(s.id(), i);
                 long[] iv = {timeline.start(t), timeline.end(t)};
+                if (steps != null) {
+                    iv[0] = Math.max(iv[0], steps.windowStart(s.device(), step));
+                    iv[1] = Math.min(iv[1], steps.windowEnd(s.device(), step));
+                }
                 if (iv[1] <= iv[0]) {
                     continue;
                 }

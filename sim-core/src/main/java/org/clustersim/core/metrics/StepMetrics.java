@@ -33,6 +33,24 @@ public record StepMetrics(long stepTimeNs, List<DeviceUsage> devices, long event
         return new StepMetrics(step, usage, timeline.events(), timeline.graph().taskCount());
     }
 
+    /**
+     * Measures step {@code n} of a run of consecutive steps: its step time, and each device's
+     * compute busy and idle time within its window of the step ({@link StepWindows}). For a
+     * run of one step the same as {@link #of(Timeline)}.
+     */
+    public static StepMetrics of(StepWindows steps, int n) {
+        Timeline timeline = steps.timeline();
+        long step = steps.duration(n);
+        long[] busy = steps.computeBusy(n);
+        List<DeviceUsage> usage = new ArrayList<>();
+        for (DeviceInfo d : timeline.graph().devices()) {
+            long idle = step - busy[d.index()];
+            usage.add(new DeviceUsage(d.index(), d.name(), busy[d.index()], idle,
+                    step == 0 ? 0 : (double) idle / step));
+        }
+        return new StepMetrics(step, usage, timeline.events(), timeline.graph().taskCount());
+    }
+
     /** Mean bubble fraction over all devices. */
     public double meanBubbleFraction() {
         double sum = 0;

@@ -108,6 +108,7 @@ public final class PipelineProgram {
         List<List<PipelineOp>> programs = new ArrayList<>(ranks);
         List<PipelineTasks.Entry> ledger = new ArrayList<>();
         java.util.Map<Integer, int[]> gradReady = new java.util.HashMap<>();
+        java.util.Map<Integer, Integer> firstForward = new java.util.HashMap<>();
         List<int[]> firstTasks = new ArrayList<>(ranks);
         for (int r = 0; r < ranks; r++) {
             List<PipelineOp> program = schedule.program(r, ranks, microbatches);
@@ -121,6 +122,9 @@ public final class PipelineProgram {
                     StageWork.Emitted e = work.emit(graph, rankDevices[r], r, stage, a, label(a));
                     firsts[index++] = e.first();
                     record(r, a, stage, e, fwd, bIn, bW, ledger);
+                    if (a.kind() == ActionKind.FORWARD) {
+                        firstForward.putIfAbsent(r * stages + stage, e.first());
+                    }
                     if (e.gradReady().length > 0) {
                         gradReady.put(r * stages + stage, e.gradReady());
                     }
@@ -131,6 +135,7 @@ public final class PipelineProgram {
                             label(pair.forward()) + " & " + label(pair.backward()));
                     firsts[index++] = Math.min(o.forward().first(), o.backward().first());
                     record(r, pair.forward(), fs, o.forward(), fwd, bIn, bW, ledger);
+                    firstForward.putIfAbsent(r * stages + fs, o.forward().first());
                     record(r, pair.backward(), bs, o.backward(), fwd, bIn, bW, ledger);
                     gradReady.put(r * stages + bs, o.backward().gradReady());
                 }
@@ -147,16 +152,19 @@ public final class PipelineProgram {
                 }
             }
         }
+        java.util.Map<Integer, List<Integer>> inputs = new java.util.HashMap<>();
         for (int r = 0; r < ranks; r++) {
             List<PipelineOp> program = programs.get(r);
             for (int i = 0; i < program.size(); i++) {
                 int next = blockingSends && i + 1 < program.size() ? firstTasks.get(r)[i + 1] : -1;
                 for (PipelineOp.Action a : actions(program.get(i))) {
-                    connect(graph, rankDevices, r, a, fwd, bIn, next);
+                    connect(graph, rankDevices, r, a, fwd, bIn, next, firstForward, inputs);
                 }
             }
         }
-        return new PipelineTasks(ranks, stages, placement.chunkShare(), ledger, gradReady);
+        java.util.Map<Integer, int[]> firstInputs = new java.util.HashMap<>();
+        inputs.forEach((k, v) -> firstInputs.put(k, v.stream().mapToInt(Integer::intValue).toArray()));
+        return new PipelineTasks(ranks, stages, placement.chunkShare(), ledger, gradReady, firstForward, firstInputs);
     }
 
     /** First and last task of each (microbatch, stage) for one kind of pass. */
@@ -170,9 +178,13 @@ public final class PipelineProgram {
         }
     }
 
-    /** Adds the data dependencies that leave the stage of {@code a}: same-rank edges or sends. */
+    /**
+     * Adds the data dependencies that leave the stage of {@code a}: same-rank edges or sends.
+     * What arrives for the first forward of a stage on a rank is noted in {@code inputs}.
+     */
     private void connect(TaskGraph.Builder graph, int[][] rankDevices, int r, PipelineOp.Action a, Spans fwd,
-                         Spans bIn, int blockedUntilSent) {
+                         Spans bIn, int blockedUntilSent, java.util.Map<Integer, Integer> firstForward,
+                         java.util.Map<Integer, List<Integer>> inputs) {
         int mb = a.microbatch();
         int k = stageOf(r, a);
         int target;
@@ -199,8 +211,14 @@ public final class PipelineProgram {
             return;
         }
         int q = placement.rank(mb, target);
+        Integer first = firstForward.get(q * placement.stages() + target);
+        List<Integer> arriving = a.kind() == ActionKind.FORWARD && first != null && first == consumer
+                ? inputs.computeIfAbsent(q * placement.stages() + target, key -> new ArrayList<>()) : null;
         if (q == r) {
             graph.addDependency(consumer, producer);
+            if (arriving != null) {
+                arriving.add(producer);
+            }
             return;
         }
         int[] from = rankDevices[r];
@@ -212,6 +230,9 @@ public final class PipelineProgram {
                     new int[] {send, recv}, Work.Communication.pointToPoint(from[i], to[i % to.length],
                             boundaryBytes / from.length), producer);
             graph.addDependency(consumer, t);
+            if (arriving != null) {
+                arriving.add(t);
+            }
             if (blockedUntilSent >= 0) {
                 graph.addDependency(blockedUntilSent, t);
             }

@@ -9,7 +9,9 @@ import org.clustersim.core.engine.Timeline;
  * Which tasks of a pipeline create and free activations, so that the number of microbatch
  * activations alive on each rank can be measured from a timeline: a forward makes one chunk's
  * activations live when it starts; they die when the task that consumes them for the last
- * time ends (the full backward, or the W after a split backward).
+ * time ends (the full backward, or the W after a split backward). Also where each stage's
+ * weights are first used (its first forward) and where its gradients are complete: what a
+ * step's weight update waits for and what the next step's update must precede.
  */
 public final class PipelineTasks {
     /**
@@ -29,14 +31,58 @@ public final class PipelineTasks {
     /** Key: rank x stages + stage (DualPipe runs every stage on two ranks, one per direction). */
     private final java.util.Map<Integer, int[]> gradReady;
     private final int stages;
+    /** Key as for gradReady: the first task of the first forward of the stage on the rank. */
+    private final java.util.Map<Integer, Integer> firstForward;
+    /** Key as for gradReady: the tasks delivering the input of that first forward. */
+    private final java.util.Map<Integer, int[]> firstInputs;
 
     PipelineTasks(int ranks, int stages, double chunkShare, List<Entry> entries,
-                  java.util.Map<Integer, int[]> gradReady) {
+                  java.util.Map<Integer, int[]> gradReady, java.util.Map<Integer, Integer> firstForward,
+                  java.util.Map<Integer, int[]> firstInputs) {
+        this.firstInputs = java.util.Map.copyOf(firstInputs);
         this.ranks = ranks;
         this.stages = stages;
         this.chunkShare = chunkShare;
         this.entries = List.copyOf(entries);
         this.gradReady = java.util.Map.copyOf(gradReady);
+        this.firstForward = java.util.Map.copyOf(firstForward);
+    }
+
+    /**
+     * The activation bookkeeping of consecutive steps of one pipeline, for measuring memory over
+     * all of them: every step's forwards allocate and its backwards free, so activations of two
+     * steps count together only while both are really alive. Gradient readiness and first
+     * forwards are those of the last step.
+     */
+    public static PipelineTasks acrossSteps(List<PipelineTasks> steps) {
+        if (steps.size() == 1) {
+            return steps.get(0);
+        }
+        PipelineTasks last = steps.get(steps.size() - 1);
+        List<Entry> all = new ArrayList<>();
+        for (PipelineTasks s : steps) {
+            all.addAll(s.entries);
+        }
+        return new PipelineTasks(last.ranks, last.stages, last.chunkShare, all, last.gradReady, last.firstForward,
+                last.firstInputs);
+    }
+
+    /**
+     * The task that starts the first forward of stage {@code stage} on rank {@code rank} in the
+     * step: the first use of the stage's weights there, which the previous step's update of them
+     * must precede; -1 if the rank does not run the stage.
+     */
+    public int firstForward(int rank, int stage) {
+        return firstForward.getOrDefault(rank * stages + stage, -1);
+    }
+
+    /**
+     * The tasks whose end delivers the input activations of that first forward (the sends from
+     * the previous stage, or its forward on the same rank); empty for the first stage.
+     */
+    public int[] firstForwardInputs(int rank, int stage) {
+        int[] t = firstInputs.get(rank * stages + stage);
+        return t == null ? new int[0] : t.clone();
     }
 
     /**

@@ -98,9 +98,9 @@ final class Chain {
         return streams;
     }
 
-    /** Tells {@code hook} the id of the next task the chain adds. */
+    /** Tells {@code hook} the id of the next task the chain adds (after any hook set before). */
     void onNextTask(IntConsumer hook) {
-        nextTask = hook;
+        nextTask = nextTask == null ? hook : nextTask.andThen(hook);
     }
 
     /** Appends task {@code id}: it waits for the chain's last task. */

@@ -15,7 +15,7 @@ import org.clustersim.strategies.pipeline.StagePlacement;
  * step's bucket size), each launched as soon as the last microbatch's backward has produced every
  * gradient in it, so they overlap the rest of the backward (or all after the rank's whole
  * backward without {@code overlapGradReduce}); an all-reduce without ZeRO, a reduce-scatter with
- * it. Expert gradients are reduced over each expert data-parallel group of the folded
+ * it ({@link GradientBuckets}). Expert gradients are reduced over each expert data-parallel group of the folded
  * {@link ExpertMesh} (Megatron-core's expert DP group, edp = tp cp dp / (etp ep) GPUs), and tied
  * embeddings are summed between the first and the last stage. Under ZeRO-3 the layers'
  * gradients are reduced layer by layer instead ({@link ShardedWeights}); only the embedding and
@@ -94,13 +94,8 @@ final class GradientReduction {
     private void buckets(int[] group, int p, int stage, double bytes, List<Integer> out) {
         int[] readyFirst = pipelines.get(0).gradientsReady(p, stage);
         int parts = step.zero() == 3 ? 1 : Math.max(1, readyFirst.length);
-        double partBytes = bytes / parts;
-        double pending = 0;
-        for (int i = 0; i < parts; i++) {
-            pending += partBytes;
-            if (pending < step.bucketBytes() && i < parts - 1) {
-                continue;
-            }
+        for (GradientBuckets.Bucket b : GradientBuckets.split(parts, bytes, step.bucketBytes())) {
+            int i = b.lastPart();
             int[] deps = new int[step.replicas()];
             for (int d = 0; d < step.replicas(); d++) {
                 int[] ready = pipelines.get(d).gradientsReady(p, stage);
@@ -108,8 +103,7 @@ final class GradientReduction {
                         : ready.length - 1];
             }
             out.add(dpc.reduce("dp-grad " + op.id() + " stage" + stage + " part" + i, op, group, shard,
-                    Math.round(pending), deps, "dp"));
-            pending = 0;
+                    Math.round(b.bytes()), deps, "dp"));
         }
     }
 

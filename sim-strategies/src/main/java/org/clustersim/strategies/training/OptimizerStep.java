@@ -17,7 +17,9 @@ import org.clustersim.strategies.pipeline.StagePlacement;
  * compute task over each GPU's share of the parameters, once its gradients are reduced (without
  * data parallelism, once the rank's own backward is done); with ZeRO 1 or 2 (the distributed
  * optimizer) followed by an all-gather of the updated bf16 weights, dense ones over the shard
- * group, expert ones over each expert data-parallel group ({@link ExpertMesh}).
+ * group, expert ones over each expert data-parallel group ({@link ExpertMesh}), unless that
+ * gather is overlapped with the next step's forward instead ({@link ParamGatherPrefetch}). What
+ * completes the update on each GPU is kept for the next step's first use of the weights.
  */
 final class OptimizerStep {
     /** Bytes Adam reads and writes per parameter: fp32 weight, gradient and two moments in, three and bf16 weight out. */
@@ -29,6 +31,8 @@ final class OptimizerStep {
     private final StagePlacement placement;
     /** Each simulated GPU's Adam task, for the expert weights' gathers. */
     private final Map<Integer, Integer> optimizers = new HashMap<>();
+    /** Per device, the tasks that complete its weight update. */
+    private final Map<Integer, List<Integer>> updates = new HashMap<>();
 
     OptimizerStep(TrainingStep step, DataParallelCollectives dpc, List<PipelineTasks> pipelines) {
         this.step = step;
@@ -38,8 +42,23 @@ final class OptimizerStep {
         this.placement = step.schedule().placement(step.pp(), step.microbatches());
     }
 
-    /** Adds the step of TP rank t of pipeline rank p after {@code reduced}, sharded over {@code shard} ranks. */
-    void add(int t, int p, GradientReduction.Reduced reduced, int shard) {
+    /**
+     * The tasks that complete the weight update on {@code device}: its Adam step and the weight
+     * all-gathers it takes part in (empty for a GPU of a replica not simulated).
+     */
+    List<Integer> updatesOf(int device) {
+        return updates.getOrDefault(device, List.of());
+    }
+
+    private void updated(int device, int task) {
+        updates.computeIfAbsent(device, k -> new java.util.ArrayList<>()).add(task);
+    }
+
+    /**
+     * Adds the step of TP rank t of pipeline rank p after {@code reduced}, sharded over {@code shard}
+     * ranks; with {@code gatherAfter} (and ZeRO 1 or 2) the all-gather of the updated weights follows.
+     */
+    void add(int t, int p, GradientReduction.Reduced reduced, int shard, boolean gatherAfter) {
         int[] group = step.mesh().gradientGroup(t, p);
         double localParams = reduced.params();
         double localExperts = reduced.expertParams();
@@ -52,6 +71,7 @@ final class OptimizerStep {
             int d = i / step.cp();
             int stream = g.stream(group[i], "compute", StreamKind.COMPUTE);
             optimizer[i] = g.compute("adam step", "optimizer", stream, Math.round(adamNs), 0);
+            updated(group[i], optimizer[i]);
             List<Integer> own = reduced.experts().getOrDefault(group[i], List.of());
             for (int r : reductions) {
                 g.addDependency(optimizer[i], r);
@@ -71,15 +91,22 @@ final class OptimizerStep {
         for (int i = 0; i < optimizer.length; i++) {
             optimizers.put(group[i], optimizer[i]);
         }
-        if ((step.zero() == 1 || step.zero() == 2) && step.dp() * step.cp() > 1) {
+        boolean distributed = gatherAfter && (step.zero() == 1 || step.zero() == 2);
+        if (distributed && step.dp() * step.cp() > 1) {
             long weightBytes = Math.round((localParams - localExperts) * step.weightGatherBytes());
-            dpc.gather("dp-param all-gather rank" + p, group, shard, weightBytes, optimizer, "dp");
+            int gather = dpc.gather("dp-param all-gather rank" + p, group, shard, weightBytes, optimizer, "dp");
+            for (int member : group) {
+                updated(member, gather);
+            }
         }
-        if ((step.zero() == 1 || step.zero() == 2) && localExperts >= 1 && step.expertShardSize() > 1) {
+        if (distributed && localExperts >= 1 && step.expertShardSize() > 1) {
             for (int[] members : step.mesh().experts().dataGroups(p)) {
                 if (highestTpRank(members) == t) {
-                    dpc.gather("expert-param all-gather rank" + p, members, step.expertShardSize(),
+                    int experts = dpc.gather("expert-param all-gather rank" + p, members, step.expertShardSize(),
                             Math.round(localExperts * step.weightGatherBytes()), optimizersOf(members), "dp");
+                    for (int member : members) {
+                        updated(member, experts);
+                    }
                 }
             }
         }

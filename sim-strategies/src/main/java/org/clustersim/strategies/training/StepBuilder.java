@@ -15,16 +15,26 @@ import org.clustersim.strategies.pipeline.PipelineTasks;
  * of every simulated replica ({@link TransformerStageWork}, {@link PipelineReplicas}); then the
  * data-parallel half: ZeRO-3's per-layer gathers and reductions ({@link ShardedWeights}), the
  * gradient reduction ({@link GradientReduction}) and the optimizer step ({@link OptimizerStep}).
+ * Several steps ({@link StepSequence}) are built one after the other, each step's first use of
+ * its weights waiting for the previous step's update ({@link StepHandover}), or, with the
+ * updated weights gathered ahead of the forward, for their gathers ({@link ParamGatherPrefetch}).
  * A framework that composes the dimensions differently composes these parts differently.
  */
 public final class StepBuilder {
     private final TrainingStep step;
+    private final StepSequence sequence;
 
     public StepBuilder(TrainingStep step) {
-        this.step = step;
+        this(step, StepSequence.ONE);
     }
 
-    /** The step's tasks on every GPU of the mesh. */
+    /** Builds {@code sequence.steps()} consecutive steps of {@code step}. */
+    public StepBuilder(TrainingStep step, StepSequence sequence) {
+        this.step = step;
+        this.sequence = sequence;
+    }
+
+    /** The tasks of every step on every GPU of the mesh, step after step. */
     public TrainingStep.Built build() {
         TaskGraph.Builder g = TaskGraph.builder();
         for (int d = 0; d < step.mesh().gpus(); d++) {
@@ -43,20 +53,44 @@ public final class StepBuilder {
         TransformerLayer layer = new TransformerLayer(blocks, tensor,
                 new KeyValueExchange(cost, step.cpKind(), plans), new ExpertParallel(cost, groups, tensor, plans),
                 overlap);
-        ShardedWeights sharded = step.zero() == 3 && step.dp() * step.cp() > 1 ? new ShardedWeights(step) : null;
-        List<PipelineTasks> pipelines = new PipelineReplicas(step)
-                .addTo(g, new TransformerStageWork(blocks, layer, step.split(), sharded));
-
         DataParallelCollectives dpc = new DataParallelCollectives(g, step.topology());
-        Map<Integer, List<Integer>> shardReductions = sharded == null ? Map.of() : sharded.add(dpc);
-        GradientReduction gradients = new GradientReduction(step, dpc, pipelines);
-        OptimizerStep optimizer = new OptimizerStep(step, dpc, pipelines);
-        for (int p = 0; p < step.pp(); p++) {
-            for (int t = 0; t < step.tp(); t++) {
-                optimizer.add(t, p, gradients.reduce(t, p, shardReductions), gradients.shard());
+        boolean prefetch = sequence.overlapParamGather() && (step.zero() == 1 || step.zero() == 2);
+        int[] firstTasks = new int[sequence.steps()];
+        List<List<PipelineTasks>> perReplica = new ArrayList<>();
+        for (int d = 0; d < step.replicas(); d++) {
+            perReplica.add(new ArrayList<>());
+        }
+        OptimizerStep previous = null;
+        for (int n = 0; n < sequence.steps(); n++) {
+            firstTasks[n] = g.taskCount();
+            ShardedWeights sharded = step.zero() == 3 && step.dp() * step.cp() > 1 ? new ShardedWeights(step) : null;
+            ForwardEntries entries = prefetch ? new ForwardEntries(step.stages()) : null;
+            List<PipelineTasks> pipelines = new PipelineReplicas(step)
+                    .addTo(g, new TransformerStageWork(blocks, layer, step.split(), sharded, entries));
+            if (prefetch) {
+                new ParamGatherPrefetch(step, dpc, pipelines, entries).add(previous);
+            }
+            Map<Integer, List<Integer>> shardReductions = sharded == null ? Map.of() : sharded.add(dpc);
+            if (previous != null) {
+                new StepHandover(step, g, previous).link(pipelines, firstTasks[n], sharded != null);
+            }
+            GradientReduction gradients = new GradientReduction(step, dpc, pipelines);
+            OptimizerStep optimizer = new OptimizerStep(step, dpc, pipelines);
+            for (int p = 0; p < step.pp(); p++) {
+                for (int t = 0; t < step.tp(); t++) {
+                    optimizer.add(t, p, gradients.reduce(t, p, shardReductions), gradients.shard(), !prefetch);
+                }
+            }
+            previous = optimizer;
+            for (int d = 0; d < step.replicas(); d++) {
+                perReplica.get(d).add(pipelines.get(d));
             }
         }
-        return new TrainingStep.Built(g.build(), pipelines);
+        List<PipelineTasks> pipelines = new ArrayList<>();
+        for (List<PipelineTasks> steps : perReplica) {
+            pipelines.add(PipelineTasks.acrossSteps(steps));
+        }
+        return new TrainingStep.Built(g.build(), pipelines, firstTasks);
     }
 
     /**

@@ -306,16 +306,26 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
     }
 
     /**
-     * A built step.
+     * A built step, or several consecutive ones.
      *
-     * @param graph     the task graph over all tp x cp x pp x dp devices
-     * @param pipelines activation bookkeeping per data-parallel replica
+     * @param graph      the task graph over all tp x cp x pp x dp devices
+     * @param pipelines  activation bookkeeping per data-parallel replica, over all steps
+     * @param firstTasks the id of each step's first task (steps own consecutive task ids)
      */
-    public record Built(TaskGraph graph, List<PipelineTasks> pipelines) {
+    public record Built(TaskGraph graph, List<PipelineTasks> pipelines, int[] firstTasks) {
+        /** Steps in the graph. */
+        public int steps() {
+            return firstTasks.length;
+        }
     }
 
     /** The step's task graph ({@link StepBuilder}). */
     public Built build() {
         return new StepBuilder(this).build();
+    }
+
+    /** The task graph of consecutive steps ({@link StepBuilder}, {@link StepSequence}). */
+    public Built build(StepSequence sequence) {
+        return new StepBuilder(this, sequence).build();
     }
 }

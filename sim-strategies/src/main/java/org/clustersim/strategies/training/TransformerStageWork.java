@@ -15,7 +15,9 @@ import org.clustersim.strategies.pipeline.StageWork;
  * stage's layers in between runs as a {@link TransformerLayer} (in reverse for the backward).
  * Each layer's weight gradients are complete when its block's weight pass (or full backward)
  * ends, which is what gradient buckets wait for. Under ZeRO-3 every layer pass is recorded as a
- * use of the layer's sharded weights ({@link ShardedWeights}).
+ * use of the layer's sharded weights ({@link ShardedWeights}); where updated weights are
+ * gathered ahead of the forward, the first forward of each stage records where it enters each
+ * module ({@link ForwardEntries}).
  */
 final class TransformerStageWork implements StageWork {
     private final LayerBlocks blocks;
@@ -26,8 +28,16 @@ final class TransformerStageWork implements StageWork {
     private final ShardedWeights sharded;
     private final LayerCostModel.Block logits;
     private final LayerCostModel.Block embedding;
+    /** Where first forwards enter their modules, or null when nobody needs it. */
+    private final ForwardEntries forwards;
 
     TransformerStageWork(LayerBlocks blocks, TransformerLayer layer, LayerSplit split, ShardedWeights sharded) {
+        this(blocks, layer, split, sharded, null);
+    }
+
+    TransformerStageWork(LayerBlocks blocks, TransformerLayer layer, LayerSplit split, ShardedWeights sharded,
+                         ForwardEntries forwards) {
+        this.forwards = forwards;
         this.blocks = blocks;
         this.layer = layer;
         this.split = split;
@@ -46,6 +56,8 @@ final class TransformerStageWork implements StageWork {
         String cat = a.kind().category();
         int firstLayer = split.firstLayer(stage);
         int layersPerStage = split.layers(stage);
+        List<ForwardEntries.Entry> entered = p == Pass.F && forwards != null ? forwards.start(devices[0], stage)
+                : null;
         if (p == Pass.F && stage == 0) {
             chain.compute(label + " embed", cat, embedding, p);
         }
@@ -64,6 +76,9 @@ final class TransformerStageWork implements StageWork {
             if (use != null && use.waits()) {
                 chain.onNextTask(id -> use.user = id);
             }
+            if (entered != null) {
+                enter(chain, entered, l);
+            }
             beforePrevious = chain.last();
             if (use != null && use.beforeNs > 0) {
                 // the framework's copy-out kernels and hook time on the compute stream
@@ -75,10 +90,27 @@ final class TransformerStageWork implements StageWork {
             }
         }
         if (p == Pass.F && stage == stages - 1) {
+            if (entered != null) {
+                enter(chain, entered, -1);
+            }
             chain.compute(label + " logits", cat, logits, p);
         }
         int[] ready = grads.stream().mapToInt(Integer::intValue).toArray();
         return new Emitted(chain.first(), chain.last(), ready);
+    }
+
+    /**
+     * Records where the forward enters module {@code layer} (-1: the logits): the chain's next
+     * task, after the chain's last; at the forward's start (an embedding, if any, included) its
+     * first task, after nothing.
+     */
+    private static void enter(Chain chain, List<ForwardEntries.Entry> entered, int layer) {
+        if (entered.isEmpty() && chain.first() >= 0) {
+            entered.add(new ForwardEntries.Entry(chain.first(), -1, layer));
+            return;
+        }
+        int before = chain.last();
+        chain.onNextTask(id -> entered.add(new ForwardEntries.Entry(id, before, layer)));
     }
 
     /**

@@ -1,0 +1,162 @@
+package org.clustersim.strategies.training;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.clustersim.core.Simulation;
+import org.clustersim.core.engine.Stream;
+import org.clustersim.core.engine.StreamKind;
+import org.clustersim.core.engine.TaskGraph;
+import org.clustersim.core.engine.Timeline;
+import org.clustersim.core.metrics.StepWindows;
+import org.clustersim.strategies.pipeline.ScheduleKind;
+import org.clustersim.topology.SwitchedClusterSpec;
+import org.clustersim.topology.Topology;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The distributed optimizer's all-gather of updated weights, after the optimizer (Megatron-core's
+ * default) or overlapped with the next forward bucket by bucket ({@code --overlap-param-gather}).
+ * The model (8 layers, hidden 2048, vocabulary 32000) falls into 9 buckets of the default 25 MB
+ * (each layer's, and the logits', gradients are bigger than that): one per layer and one for the
+ * logits part, gathered in forward order.
+ */
+class ParamGatherOverlapTest {
+    private static final String GATHER = "dp-param all-gather";
+
+    private static TrainingStep step(int pp, int dp) {
+        Topology node = SwitchedClusterSpec.dgxH100(1).build();
+        return TrainingStepTest.make(TrainingStepTest.SMALL, node, 1, 1, pp, dp, 1,
+                ScheduleKind.ONE_F_ONE_B.schedule(1), 2, 1, 2048, true, null);
+    }
+
+    private static Timeline run(TrainingStep s, StepSequence sequence) {
+        return Simulation.run(s.build(sequence).graph(), s.topology(), Simulation.Fidelity.FLOW,
+                Simulation.Routing.ECMP, List.of(), false).timeline();
+    }
+
+    /** The weight gathers on one device, in start order. */
+    private static List<Integer> gathers(Timeline t, int device) {
+        TaskGraph g = t.graph();
+        List<Integer> out = new ArrayList<>();
+        for (Stream s : g.streams()) {
+            if (s.device() != device || s.kind() != StreamKind.COMMUNICATION) {
+                continue;
+            }
+            for (int i = 0; i < g.streamLength(s.id()); i++) {
+                int task = g.streamTask(s.id(), i);
+                if (g.task(task).name().startsWith(GATHER)) {
+                    out.add(task);
+                }
+            }
+        }
+        out.sort((a, b) -> Long.compare(t.start(a), t.start(b)));
+        return out;
+    }
+
+    /** Time a device spent gathering weights while its compute stream stood idle. */
+    private static long exposedGather(Timeline t, int device) {
+        TaskGraph g = t.graph();
+        List<long[]> busy = new ArrayList<>();
+        for (Stream s : g.streams()) {
+            if (s.device() == device && s.kind() == StreamKind.COMPUTE) {
+                for (int i = 0; i < g.streamLength(s.id()); i++) {
+                    int task = g.streamTask(s.id(), i);
+                    busy.add(new long[] {t.start(task), t.end(task)});
+                }
+            }
+        }
+        long exposed = 0;
+        for (int gather : gathers(t, device)) {
+            long covered = 0;
+            for (long[] b : busy) {
+                covered += Math.max(0, Math.min(b[1], t.end(gather)) - Math.max(b[0], t.start(gather)));
+            }
+            exposed += t.end(gather) - t.start(gather) - covered;
+        }
+        return exposed;
+    }
+
+    private static long duration(Timeline t, int task) {
+        return t.end(task) - t.start(task);
+    }
+
+    @Test
+    void overlapHidesEveryBucketButTheFirst() {
+        TrainingStep s = step(1, 8);
+        Timeline after = run(s, StepSequence.ONE);
+        Timeline ahead = run(s, new StepSequence(1, true));
+        // after the optimizer: one gather of all weights, the step's last task, compute idle all along
+        List<Integer> one = gathers(after, 0);
+        assertEquals(1, one.size());
+        long whole = duration(after, one.get(0));
+        assertTrue(whole > 0);
+        assertEquals(after.makespan(), after.end(one.get(0)));
+        assertEquals(whole, exposedGather(after, 0));
+        // ahead of the forward: 9 buckets in forward order; the first is waited for by the embedding,
+        // the others are each issued at the start of the previous bucket's layer and take less than that
+        // layer's forward, so they end before their own layer needs them
+        List<Integer> buckets = gathers(ahead, 0);
+        assertEquals(9, buckets.size());
+        long first = duration(ahead, buckets.get(0));
+        assertEquals(0, ahead.start(buckets.get(0)));
+        assertEquals(first, exposedGather(ahead, 0), "only the first bucket is exposed");
+        // by hand: the step gets shorter by the whole gather, and longer by the first bucket's
+        assertEquals(after.makespan() - whole + first, ahead.makespan());
+        assertTrue(first < whole / 5, first + " of " + whole);
+    }
+
+    /** When a device's compute stream first runs. */
+    private static long firstCompute(Timeline t, int device) {
+        TaskGraph g = t.graph();
+        long first = Long.MAX_VALUE;
+        for (Stream s : g.streams()) {
+            if (s.device() == device && s.kind() == StreamKind.COMPUTE && g.streamLength(s.id()) > 0) {
+                first = Math.min(first, t.start(g.streamTask(s.id(), 0)));
+            }
+        }
+        return first;
+    }
+
+    @Test
+    void aLaterStageGathersItsFirstBucketOnceItsActivationsHaveArrived() {
+        // pp 2 x dp 4: the schedule receives rank 1's input before running its forward, so the
+        // pre-hook that dispatches the first bucket runs only then: the bucket is exposed there too
+        TrainingStep s = step(2, 4);
+        Timeline after = run(s, StepSequence.ONE);
+        Timeline ahead = run(s, new StepSequence(1, true));
+        int rank0 = s.device(0, 0, 0);
+        int rank1 = s.device(0, 1, 0);
+        long firstBucket0 = duration(ahead, gathers(ahead, rank0).get(0));
+        assertEquals(firstCompute(after, rank0) + firstBucket0, firstCompute(ahead, rank0));
+        // rank 0's delay reaches rank 1 with the activations; rank 1 then gathers, then computes
+        int firstOnRank1 = gathers(ahead, rank1).get(0);
+        long arrival = firstCompute(after, rank1) + firstBucket0;
+        assertEquals(arrival, ahead.start(firstOnRank1));
+        assertEquals(arrival + duration(ahead, firstOnRank1), firstCompute(ahead, rank1));
+    }
+
+    @Test
+    void theSteadyStateRepeatsTheSingleStepThatBeginsWithTheGathers() {
+        TrainingStep s = step(1, 8);
+        Timeline single = run(s, new StepSequence(1, true));
+        TrainingStep.Built built = s.build(new StepSequence(3, true));
+        Timeline three = Simulation.run(built.graph(), s.topology(), Simulation.Fidelity.FLOW,
+                Simulation.Routing.ECMP, List.of(), false).timeline();
+        StepWindows w = StepWindows.of(three, built.firstTasks());
+        for (int n = 0; n < 3; n++) {
+            assertEquals(single.makespan(), w.duration(n), "step " + n);
+        }
+        // each step gathers once: 9 buckets a step
+        assertEquals(27, gathers(three, 0).size());
+        // and without the overlap each step ends with one gather of everything
+        TrainingStep.Built plain = s.build(new StepSequence(3, false));
+        Timeline p = Simulation.run(plain.graph(), s.topology(), Simulation.Fidelity.FLOW,
+                Simulation.Routing.ECMP, List.of(), false).timeline();
+        assertEquals(3, gathers(p, 0).size());
+        assertEquals(run(s, StepSequence.ONE).makespan() * 3, p.makespan());
+    }
+}
