@@ -34,17 +34,18 @@ import org.junit.jupiter.api.io.TempDir;
  * published figure. Rows the simulator cannot express yet sit in pending/ and are only parsed.
  * The published throughputs are never used to set any parameter.
  *
- * <p>With the device profiles, interference and TP communication overlap (simulated vs
- * published tokens/s/GPU): 8B 25.09 +13.7%, 70B 25.09 +7.7%, 405B 25.09 +8.1%, 8B 25.11 +4.6%,
- * 70B 25.11 +3.5%, 405B 25.11 +7.0%, 405B B200 +7.5%; mean absolute error 7.4%. The bounds are
+ * <p>With the device profiles, interference, TP communication overlap and the parameter gathers
+ * overlapped with the forward (simulated vs published tokens/s/GPU): 8B 25.09 +13.7%, 70B 25.09
+ * +7.5%, 405B 25.09 +2.8%, 8B 25.11 +4.6%, 70B 25.11 +3.4%, 405B 25.11 +2.2%, 405B B200 -5.6%;
+ * mean absolute error 5.7%. The bounds are
  * set from these, to catch drift; docs/validation.md explains each row. The seven runs take
  * about 25 s on two cores; the pending DeepSeek-V3 row alone takes minutes, another reason it
  * is not run here.
  */
 class VisibleValidationTest {
     static final Path DIR = Path.of("..", "scenarios", "validation", "megatron-bridge");
-    static final double ROW_BOUND = 0.22;
-    static final double MEAN_BOUND = 0.09;
+    static final double ROW_BOUND = 0.17;
+    static final double MEAN_BOUND = 0.08;
 
     /** file (without .yaml), GPUs, global batch, sequence length, published tokens/s/GPU. */
     record Row(String file, int gpus, int globalBatch, int seqLen, double published) {
