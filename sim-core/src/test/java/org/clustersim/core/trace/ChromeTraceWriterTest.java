@@ -1,6 +1,7 @@
 package org.clustersim.core.trace;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -76,5 +77,34 @@ class ChromeTraceWriterTest {
         // the send starts when F ends; both flow ends sit at its start, on sender then receiver
         assertEquals(List.of("s@1/2@1.5", "f@2/3@1.5"), flows);
         assertEquals(100, x.get(1).get("args").get("bytes").asLong());
+    }
+
+    @Test
+    void aSliceStretchedByCommunicationCarriesItsSlowdownAndLoss() throws IOException {
+        TaskGraph.Builder b = TaskGraph.builder();
+        b.device("node0.gpu0", 0);
+        b.device("node0.gpu1", 0);
+        int c0 = b.stream(0, "compute", StreamKind.COMPUTE);
+        int s0 = b.stream(0, "dp", StreamKind.COMMUNICATION);
+        int s1 = b.stream(1, "dp", StreamKind.COMMUNICATION);
+        b.compute("gemm", "forward", c0, 1000, 1e9);
+        b.compute("after", "forward", c0, 1000, 1e9);
+        // 100 kB at 100 GB/s: 1000 ns, beside the first kernel only
+        b.communicate("nccl", "dp-comm", new int[] {s0, s1}, Work.Communication.pointToPoint(0, 1, 100_000));
+        var topo = new SwitchedClusterSpec("t", AcceleratorSpec.H100_SXM, 1, 2, 100e9, 0, 100e9, 0, 0).build();
+        Timeline t = Simulation.run(b.build(), topo, Simulation.Fidelity.FLOW, Simulation.Routing.ECMP, List.of(),
+                List.of(), false, task -> task.name().equals("nccl") ? 0.2 : 0).timeline();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ChromeTraceWriter.write(t, out, Map.of());
+        Map<String, JsonNode> args = new java.util.HashMap<>();
+        for (JsonNode e : new ObjectMapper().readTree(out.toByteArray()).get("traceEvents")) {
+            if (e.get("ph").asText().equals("X")) {
+                args.put(e.get("name").asText(), e.get("args"));
+            }
+        }
+        // 1000 ns at 0.8 does 800 of the kernel's work; 200 more at full speed: 1200 ns, 200 lost
+        assertEquals(1.2, args.get("gemm").get("slowdown by communication").asDouble(), 1e-9);
+        assertEquals(0.2, args.get("gemm").get("lost to communication (us)").asDouble(), 1e-9);
+        assertTrue(args.get("after").get("slowdown by communication") == null, "the next kernel ran alone");
     }
 }
