@@ -38,6 +38,7 @@ public final class FlowNetwork implements FabricNetwork {
     private final double[] linkRate;
     /** Scratch for {@link #maxMin}: a link's index inside the component being rated. */
     private final int[] componentIndex;
+    private final MaxMinScratch scratch = new MaxMinScratch();
     private final long[] linkBusySince;
     private final PriorityQueue<Due> finishing = new PriorityQueue<>(
             (a, b) -> a.at != b.at ? Long.compare(a.at, b.at) : Long.compare(a.flow.id, b.flow.id));
@@ -292,68 +293,88 @@ public final class FlowNetwork implements FabricNetwork {
         armTimer();
     }
 
-    /** Max-min fair rates (bytes per ns) by progressive filling over a component. */
+    /**
+     * Max-min fair rates (bytes per ns) by progressive filling over a component: the link with
+     * the smallest fair share (capacity left over its unfrozen flows; ties to the lower index)
+     * freezes its flows at that share, and every other link they cross gives up that much
+     * capacity and one flow. Links sit in an indexed heap keyed by share and updated in place
+     * (no stale entries); the scratch arrays are reused from one call to the next.
+     */
     private double[] maxMin(List<ActiveFlow> flows, List<Link> links) {
         int nl = links.size();
+        int nf = flows.size();
+        MaxMinScratch m = scratch.sized(nl, nf);
         int[] index = componentIndex;
         for (int i = 0; i < nl; i++) {
             index[links.get(i).id()] = i;
+            m.cap[i] = states.capacity(links.get(i)) / 1e9;
+            m.unfrozen[i] = 0;
         }
-        double[] cap = new double[nl];
-        int[] unfrozen = new int[nl];
-        for (int i = 0; i < nl; i++) {
-            cap[i] = states.capacity(links.get(i)) / 1e9;
+        int hops = 0;
+        for (int f = 0; f < nf; f++) {
+            hops += flows.get(f).links.length;
         }
-        int[][] flowLinks = new int[flows.size()][];
-        for (int f = 0; f < flows.size(); f++) {
-            ActiveFlow a = flows.get(f);
-            flowLinks[f] = new int[a.links.length];
-            for (int k = 0; k < a.links.length; k++) {
-                int li = index[a.links[k].id()];
-                flowLinks[f][k] = li;
-                unfrozen[li]++;
+        m.hops(hops);
+        int k0 = 0;
+        for (int f = 0; f < nf; f++) {
+            Link[] ls = flows.get(f).links;
+            m.flowLinkStart[f] = k0;
+            for (Link l : ls) {
+                int li = index[l.id()];
+                m.flowLink[k0++] = li;
+                m.unfrozen[li]++;
             }
+            m.frozen[f] = false;
         }
+        m.flowLinkStart[nf] = k0;
         // flows of each link in compressed rows: flowsOf[start[li] .. start[li + 1])
-        int[] start = new int[nl + 1];
+        int[] start = m.start;
+        start[0] = 0;
         for (int i = 0; i < nl; i++) {
-            start[i + 1] = start[i] + unfrozen[i];
+            start[i + 1] = start[i] + m.unfrozen[i];
+            m.fill[i] = start[i];
         }
-        int[] fill = java.util.Arrays.copyOf(start, nl);
-        int[] flowsOf = new int[start[nl]];
-        for (int f = 0; f < flowLinks.length; f++) {
-            for (int li : flowLinks[f]) {
-                flowsOf[fill[li]++] = f;
+        for (int f = 0; f < nf; f++) {
+            for (int k = m.flowLinkStart[f]; k < m.flowLinkStart[f + 1]; k++) {
+                int li = m.flowLink[k];
+                m.flowsOf[m.fill[li]++] = f;
             }
         }
-        double[] rate = new double[flows.size()];
-        PriorityQueue<double[]> pq = new PriorityQueue<>((x, y) -> x[0] != y[0] ? Double.compare(x[0], y[0])
-                : Double.compare(x[1], y[1]));
+        double[] rate = new double[nf];
+        m.heapSize = 0;
         for (int i = 0; i < nl; i++) {
-            if (unfrozen[i] > 0) {
-                pq.add(new double[] {cap[i] / unfrozen[i], i, unfrozen[i]});
+            m.pos[i] = -1;
+            if (m.unfrozen[i] > 0) {
+                m.key[i] = m.cap[i] / m.unfrozen[i];
+                m.heap[m.heapSize] = i;
+                m.pos[i] = m.heapSize++;
             }
         }
-        boolean[] frozen = new boolean[flows.size()];
-        while (!pq.isEmpty()) {
-            double[] top = pq.poll();
-            int li = (int) top[1];
-            if (unfrozen[li] == 0 || (int) top[2] != unfrozen[li]) {
-                continue;
-            }
-            double share = Math.max(0, cap[li] / unfrozen[li]);
+        for (int h = m.heapSize / 2 - 1; h >= 0; h--) {
+            m.siftDown(h);
+        }
+        while (m.heapSize > 0) {
+            int li = m.pollMin();
+            double share = Math.max(0, m.cap[li] / m.unfrozen[li]);
             for (int k = start[li]; k < start[li + 1]; k++) {
-                int f = flowsOf[k];
-                if (frozen[f]) {
+                int f = m.flowsOf[k];
+                if (m.frozen[f]) {
                     continue;
                 }
-                frozen[f] = true;
+                m.frozen[f] = true;
                 rate[f] = share;
-                for (int lj : flowLinks[f]) {
-                    cap[lj] -= share;
-                    unfrozen[lj]--;
-                    if (lj != li && unfrozen[lj] > 0) {
-                        pq.add(new double[] {Math.max(0, cap[lj]) / unfrozen[lj], lj, unfrozen[lj]});
+                for (int q = m.flowLinkStart[f]; q < m.flowLinkStart[f + 1]; q++) {
+                    int lj = m.flowLink[q];
+                    m.cap[lj] -= share;
+                    m.unfrozen[lj]--;
+                    if (lj != li && m.pos[lj] >= 0) {
+                        if (m.unfrozen[lj] == 0) {
+                            m.remove(lj);
+                        } else {
+                            m.key[lj] = Math.max(0, m.cap[lj]) / m.unfrozen[lj];
+                            m.siftDown(m.pos[lj]);
+                            m.siftUp(m.pos[lj]);
+                        }
                     }
                 }
             }
@@ -444,5 +465,108 @@ public final class FlowNetwork implements FabricNetwork {
     /** Current total rate on a link, bytes per ns. */
     double linkRate(int linkId) {
         return linkRate[linkId];
+    }
+
+    /** Reusable arrays of {@link #maxMin}: per link of the component, per flow, per (flow, link) hop. */
+    private static final class MaxMinScratch {
+        double[] cap = new double[0];
+        double[] key = new double[0];
+        int[] unfrozen = new int[0];
+        int[] start = new int[1];
+        int[] fill = new int[0];
+        int[] heap = new int[0];
+        int[] pos = new int[0];
+        int heapSize;
+        int[] flowLinkStart = new int[1];
+        boolean[] frozen = new boolean[0];
+        int[] flowLink = new int[0];
+        int[] flowsOf = new int[0];
+
+        MaxMinScratch sized(int links, int flows) {
+            if (cap.length < links) {
+                int n = Math.max(links, cap.length * 2);
+                cap = new double[n];
+                key = new double[n];
+                unfrozen = new int[n];
+                start = new int[n + 1];
+                fill = new int[n];
+                heap = new int[n];
+                pos = new int[n];
+            }
+            if (frozen.length < flows) {
+                int n = Math.max(flows, frozen.length * 2);
+                frozen = new boolean[n];
+                flowLinkStart = new int[n + 1];
+            }
+            return this;
+        }
+
+        void hops(int hops) {
+            if (flowLink.length < hops) {
+                int n = Math.max(hops, flowLink.length * 2);
+                flowLink = new int[n];
+                flowsOf = new int[n];
+            }
+        }
+
+        private boolean less(int a, int b) {
+            return key[a] != key[b] ? key[a] < key[b] : a < b;
+        }
+
+        int pollMin() {
+            int top = heap[0];
+            remove(top);
+            return top;
+        }
+
+        void remove(int link) {
+            int h = pos[link];
+            int last = heap[--heapSize];
+            pos[link] = -1;
+            if (h < heapSize) {
+                heap[h] = last;
+                pos[last] = h;
+                siftDown(h);
+                siftUp(pos[last]);
+            }
+        }
+
+        void siftUp(int h) {
+            int x = heap[h];
+            while (h > 0) {
+                int parent = (h - 1) >>> 1;
+                int p = heap[parent];
+                if (!less(x, p)) {
+                    break;
+                }
+                heap[h] = p;
+                pos[p] = h;
+                h = parent;
+            }
+            heap[h] = x;
+            pos[x] = h;
+        }
+
+        void siftDown(int h) {
+            int x = heap[h];
+            int half = heapSize >>> 1;
+            while (h < half) {
+                int child = 2 * h + 1;
+                int c = heap[child];
+                int right = child + 1;
+                if (right < heapSize && less(heap[right], c)) {
+                    child = right;
+                    c = heap[child];
+                }
+                if (!less(c, x)) {
+                    break;
+                }
+                heap[h] = c;
+                pos[c] = h;
+                h = child;
+            }
+            heap[h] = x;
+            pos[x] = h;
+        }
     }
 }
