@@ -4,6 +4,7 @@ import org.clustersim.core.input.InputFileException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 import org.clustersim.strategies.training.ContextParallel;
 import org.clustersim.strategies.training.LayerSplit;
@@ -15,9 +16,12 @@ import org.clustersim.strategies.cost.Fp8Recipe;
 import org.clustersim.strategies.cost.KernelCosts;
 import org.clustersim.strategies.cost.LayerCostModel;
 import org.clustersim.strategies.cost.Precision;
+import org.clustersim.strategies.cost.RecomputeModule;
 import org.clustersim.strategies.device.AttentionImpl;
 import org.clustersim.strategies.device.DeviceProfile;
 import org.clustersim.strategies.model.TransformerModel;
+import org.clustersim.strategies.pipeline.CombinedOneFOneB;
+import org.clustersim.strategies.pipeline.PipelineSchedule;
 import org.clustersim.strategies.pipeline.ScheduleKind;
 import org.clustersim.core.Simulation;
 import org.clustersim.topology.ClusterSpec;
@@ -88,11 +92,15 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
      * @param tpCommOverlap Megatron-core's --tp-comm-overlap (Transformer Engine userbuffers)
      * @param overlapParamGather with ZeRO 1 or 2, all-gather updated weights per bucket ahead of the next
      *                   forward (Megatron-core's --overlap-param-gather) instead of after the optimizer
+     * @param overlapMoeExpertParallelComm Megatron-core's --overlap-moe-expert-parallel-comm: the
+     *                   combined 1F1B schedule ({@link CombinedOneFOneB}), one microbatch's forward run with
+     *                   another's backward so that each one's all-to-alls run under the other's compute
      */
     public record Parallelism(int tp, int pp, int dp, int cp, int ep, int etp, int vp, int zero, boolean sequenceParallel,
                               boolean overlapGradReduce, long gradBucketBytes, int[] layersPerStage, int shardGroup,
                               ContextParallel cpVariant, List<Mesh.Dim> order, ShardingOptions sharding,
-                              boolean tpCommOverlap, boolean overlapParamGather) {
+                              boolean tpCommOverlap, boolean overlapParamGather,
+                              boolean overlapMoeExpertParallelComm) {
         /** GPUs the layout occupies: tp x cp x pp x dp. */
         public int gpus() {
             return tp * cp * pp * dp;
@@ -111,10 +119,13 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
      * @param gradAccumulationFusion weight-gradient GEMMs accumulate into the fp32 main gradient
      * @param fp8ParamGather ZeRO gathers FP8 weights (with precision fp8)
      * @param mainGradBytes bytes of a main-gradient element (4 fp32, 2 bf16 or fp16)
+     * @param recomputeModules under selective recomputation, the modules recomputed (empty: the
+     *                   attention core, Megatron-core's default)
+     * @param adamMomentBytes bytes of each Adam moment (4 fp32, 2 bf16 under the precision-aware optimizer)
      */
     public record Training(int globalBatch, int microBatch, int seqLen, Precision precision, Fp8Recipe fp8Recipe,
                            Recompute recompute, boolean gradAccumulationFusion, boolean fp8ParamGather,
-                           int mainGradBytes) {
+                           int mainGradBytes, Set<RecomputeModule> recomputeModules, int adamMomentBytes) {
     }
 
     /** Activation recomputation policy. */
@@ -153,7 +164,8 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
     /** What each kernel costs on this cluster's GPUs with this scenario's numerics. */
     public KernelCosts kernelCosts() {
         return new KernelCosts(device, training.precision(), training.fp8Recipe(), attention,
-                training.gradAccumulationFusion(), training.fp8ParamGather(), training.mainGradBytes());
+                training.gradAccumulationFusion(), training.fp8ParamGather(), training.mainGradBytes(),
+                training.adamMomentBytes());
     }
 
     /** The steps to simulate back to back and how each step's weight update reaches the next. */
@@ -161,15 +173,24 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
         return new StepSequence(steps, parallelism.overlapParamGather());
     }
 
+    /**
+     * The pipeline schedule as run: the named one, or with the MoE all-to-all overlap Megatron-core's
+     * combined 1F1B form of it.
+     */
+    public PipelineSchedule pipelineSchedule() {
+        PipelineSchedule base = schedule.schedule(parallelism.vp());
+        return parallelism.overlapMoeExpertParallelComm() ? new CombinedOneFOneB(base) : base;
+    }
+
     /** The training step this scenario describes. */
     public TrainingStep trainingStep() {
         Parallelism par = parallelism;
         Mesh mesh = new Mesh(par.tp(), par.cp(), par.pp(), par.dp(), par.ep(), par.etp(), par.order());
         return new TrainingStep(model, cluster.build(), mesh, par.zero(), par.shardGroup(), par.sequenceParallel(),
-                par.cpVariant(), schedule.schedule(par.vp()), microbatches(), training.microBatch(), training.seqLen(),
+                par.cpVariant(), pipelineSchedule(), microbatches(), training.microBatch(), training.seqLen(),
                 kernelCosts(), training.recompute().cost(), par.gradBucketBytes(),
                 par.overlapGradReduce(), blockingSends, allReplicas ? par.dp() : 1, par.layersPerStage() == null ? null
                         : LayerSplit.of(model.layers(), par.layersPerStage()), par.sharding(),
-                par.tpCommOverlap());
+                par.tpCommOverlap(), training.recomputeModules());
     }
 }

@@ -6,7 +6,10 @@ import org.clustersim.core.input.Section;
 import org.clustersim.core.input.SourceNode;
 import org.clustersim.core.input.SourceTreeReader;
 import java.nio.file.Path;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Set;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -18,6 +21,7 @@ import org.clustersim.strategies.training.Zero3Impl;
 import org.clustersim.strategies.training.TrainingStep;
 import org.clustersim.strategies.cost.Fp8Recipe;
 import org.clustersim.strategies.cost.Precision;
+import org.clustersim.strategies.cost.RecomputeModule;
 import org.clustersim.strategies.device.AttentionImpl;
 import org.clustersim.strategies.device.DeviceProfile;
 import org.clustersim.strategies.device.DeviceProfileReader;
@@ -87,7 +91,7 @@ public final class ScenarioReader {
                 declared.ep(), declared.etp(), chunks, declared.zero(), declared.sequenceParallel(),
                 declared.overlapGradReduce(), bucket, declared.layersPerStage(), declared.shardGroup(),
                 declared.cpVariant(), declared.order(), declared.sharding(), declared.tpCommOverlap(),
-                declared.overlapParamGather());
+                declared.overlapParamGather(), declared.overlapMoeExpertParallelComm());
         Optional<TransformerModel> model = model(modelSec);
         Optional<ClusterChoice> cluster = cluster(clusterSec, par, file);
         AttentionImpl attention = attention(modelSec, cluster.map(ClusterChoice::device));
@@ -150,6 +154,7 @@ public final class ScenarioReader {
                     + "all-gathers and reduce-scatters; set parallelism.sequenceParallel: true");
         }
         boolean overlapParamGather = s.bool("overlapParamGather", false);
+        boolean a2aOverlap = s.bool("overlapMoeExpertParallelComm", false);
         double bucketMb = s.optionalNumber("gradBucketMB", 0.001, 1e6).orElse(TrainingStep.DEFAULT_BUCKET / 1e6);
         int[] layersPerStage = s.integerList("layersPerStage", 1, 100_000).orElse(null);
         int shardGroup = s.integer("shardGroup", 0, 1, MAX_COUNT);
@@ -186,10 +191,14 @@ public final class ScenarioReader {
         if (vp != 1 && schedule.has("v") && v != vp) {
             schedule.error("v", "found " + v + ", but parallelism.vp is " + vp + "; give one of them");
         }
+        if (a2aOverlap && ep == 1) {
+            s.error("overlapMoeExpertParallelComm", "found true with ep: 1; expected ep > 1: Megatron-core overlaps "
+                    + "the expert-parallel all-to-all only under expert parallelism");
+        }
         ShardingOptions sharding = sharding(s, zero, pp, v);
         return new Scenario.Parallelism(tp, pp, dp, cp, ep, etp, v, zero, sp, overlap, Math.round(bucketMb * 1e6),
                 layersPerStage, s.has("shardGroup") ? shardGroup : 0, cpVariant, order, sharding, tpCommOverlap,
-                overlapParamGather);
+                overlapParamGather, a2aOverlap);
     }
 
     /**
@@ -472,7 +481,49 @@ public final class ScenarioReader {
             s.error("fp8ParamGather", "gathering FP8 weights needs training.precision: fp8");
         }
         int mainGrad = s.choice("mainGradDtype", 4, Map.of("fp32", 4, "bf16", 2, "fp16", 2));
-        return new Scenario.Training(global, micro, seq, precision, recipe, recompute, fusion, fp8Gather, mainGrad);
+        int moments = s.choice("adamMomentDtype", 4, Map.of("fp32", 4, "bf16", 2));
+        Set<RecomputeModule> modules = recomputeModules(s, recompute);
+        return new Scenario.Training(global, micro, seq, precision, recipe, recompute, fusion, fp8Gather, mainGrad,
+                modules, moments);
+    }
+
+    /**
+     * {@code training.recomputeModules}: Megatron-core's {@code recompute_modules} names, each once,
+     * with {@code recompute: selective}; empty when absent (the attention core).
+     */
+    private static Set<RecomputeModule> recomputeModules(Section s, Scenario.Recompute recompute) {
+        if (!s.has("recomputeModules")) {
+            s.list("recomputeModules");
+            return Set.of();
+        }
+        List<SourceNode> items = s.list("recomputeModules");
+        Set<RecomputeModule> out = EnumSet.noneOf(RecomputeModule.class);
+        String path = s.pathOf("recomputeModules");
+        for (int i = 0; i < items.size(); i++) {
+            SourceNode item = items.get(i);
+            Optional<RecomputeModule> m = item instanceof SourceNode.ScalarNode sc
+                    && sc.kind() == SourceNode.ScalarKind.STRING ? RecomputeModule.byId(sc.text()) : Optional.empty();
+            if (m.isEmpty()) {
+                s.diagnostics().error(item.location(), path + "[" + i + "]", "found " + item.describe()
+                        + "; expected one of " + RecomputeModule.names());
+            } else if (!m.get().supported()) {
+                s.diagnostics().error(item.location(), path + "[" + i + "]", "not supported yet: recomputing '"
+                        + m.get().id() + "' (the whole MoE layer, its all-to-alls replayed) is not modelled");
+            } else if (!out.add(m.get())) {
+                s.diagnostics().error(item.location(), path + "[" + i + "]", "found '" + m.get().id()
+                        + "' twice; expected each module once");
+            }
+        }
+        if (items.isEmpty()) {
+            s.error("recomputeModules", "found an empty list; expected at least one of " + RecomputeModule.names());
+        }
+        if (recompute != Scenario.Recompute.SELECTIVE) {
+            s.error("recomputeModules", "found a list with recompute: " + recompute.name().toLowerCase(Locale.ROOT)
+                    + "; expected recompute: selective (Megatron-core applies recompute_modules under "
+                    + "--recompute-granularity selective only)");
+            return Set.of();
+        }
+        return out;
     }
 
     /** The cluster and the device profile of its GPUs. */
@@ -729,6 +780,23 @@ public final class ScenarioReader {
             } catch (IllegalArgumentException e) {
                 schedSec.error("kind", e.getMessage() + " (m = training.globalBatch / (microBatch x dp) = " + m + ")");
             }
+        }
+        if (par.overlapMoeExpertParallelComm()) {
+            boolean combinable = schedule == ScheduleKind.INTERLEAVED || (schedule == ScheduleKind.ONE_F_ONE_B
+                    && par.pp() == 1);
+            if (!combinable) {
+                parSec.error("overlapMoeExpertParallelComm", "found true with schedule.kind: " + schedule.id()
+                        + " on pp " + par.pp() + "; expected schedule.kind: interleaved (Megatron-core needs a virtual "
+                        + "pipeline size when pp > 1), or 1f1b with pp: 1");
+            }
+            if (training.recompute() == Scenario.Recompute.FULL) {
+                parSec.error("overlapMoeExpertParallelComm", "found true with training.recompute: full; Megatron-core "
+                        + "disables full recomputation under the all-to-all overlap");
+            }
+        }
+        if (training.recomputeModules().contains(RecomputeModule.MLA_UP_PROJ) && model.latentAttention() == null) {
+            trainSec.error("recomputeModules", "found mla_up_proj, but " + model.name() + " has no latent attention "
+                    + "(model.latentAttention)");
         }
         if (!(training.precision().peak(cluster.accelerator()) > 0)) {
             trainSec.error("precision", "found " + training.precision().name().toLowerCase(java.util.Locale.ROOT)

@@ -92,6 +92,78 @@ class ScenarioReaderTest {
         assertEquals(4, s.stepSequence().steps());
     }
 
+    private static final String DSV3 = """
+            cluster:
+              preset: dgx-h100
+              nodes: 2
+            model:
+              preset: deepseek-v3-like
+              layers: 8
+            parallelism:
+              pp: 2
+              dp: 8
+              ep: 8
+              zero: 1
+              order: tp-cp-dp-pp
+            schedule:
+              kind: interleaved
+              v: 2
+            training:
+              globalBatch: 32
+              seqLen: 1024
+            """;
+
+    @Test
+    void readsRecomputeModulesMomentDtypeAndTheAllToAllOverlap() throws IOException {
+        Scenario s = new ScenarioReader().read(write("m.yaml", DSV3.replace("  order: tp-cp-dp-pp",
+                "  order: tp-cp-dp-pp\n  overlapMoeExpertParallelComm: true") + "  recompute: selective\n"
+                + "  recomputeModules: [mla_up_proj, mlp]\n  adamMomentDtype: bf16\n"));
+        assertEquals(java.util.Set.of(org.clustersim.strategies.cost.RecomputeModule.MLA_UP_PROJ,
+                org.clustersim.strategies.cost.RecomputeModule.MLP), s.training().recomputeModules());
+        assertEquals(2, s.training().adamMomentBytes());
+        assertEquals(8, s.kernelCosts().optimizerStateBytes());
+        assertTrue(s.pipelineSchedule() instanceof org.clustersim.strategies.pipeline.CombinedOneFOneB);
+        Scenario plain = new ScenarioReader().read(write("p.yaml", DSV3));
+        assertEquals(4, plain.training().adamMomentBytes());
+        assertTrue(plain.training().recomputeModules().isEmpty());
+        assertTrue(plain.pipelineSchedule() instanceof org.clustersim.strategies.pipeline.InterleavedSchedule);
+    }
+
+    @Test
+    void badRecomputeModulesAreLocated() throws IOException {
+        InputError unknown = only(errors(DSV3 + "  recompute: selective\n  recomputeModules: [mlp, attn]\n"));
+        assertEquals("training.recomputeModules[1]", unknown.path());
+        assertEquals(20, unknown.location().line());
+        assertTrue(unknown.message().startsWith("found the text \"attn\"; expected one of core_attn, mla_up_proj"),
+                unknown.message());
+        InputError twice = only(errors(DSV3 + "  recompute: selective\n  recomputeModules: [mlp, mlp]\n"));
+        assertEquals("training.recomputeModules[1]", twice.path());
+        InputError moe = only(errors(DSV3 + "  recompute: selective\n  recomputeModules: [moe]\n"));
+        assertTrue(moe.message().startsWith("not supported yet: recomputing 'moe'"), moe.message());
+        InputError full = only(errors(DSV3 + "  recompute: full\n  recomputeModules: [mlp]\n"));
+        assertEquals("training.recomputeModules", full.path());
+        assertTrue(full.message().contains("expected recompute: selective"), full.message());
+        InputError mla = only(errors(VALID + "  recompute: selective\n  recomputeModules: [mla_up_proj]\n"));
+        assertTrue(mla.message().contains("has no latent attention"), mla.message());
+        InputError dtype = only(errors(DSV3 + "  adamMomentDtype: fp16\n"));
+        assertEquals("training.adamMomentDtype", dtype.path());
+    }
+
+    @Test
+    void theAllToAllOverlapNeedsExpertParallelismAndACombinableSchedule() throws IOException {
+        InputError noEp = only(errors(VALID.replace("  pp: 8", "  pp: 8\n  overlapMoeExpertParallelComm: true")));
+        assertEquals("parallelism.overlapMoeExpertParallelComm", noEp.path());
+        assertEquals(9, noEp.location().line());
+        assertTrue(noEp.message().startsWith("found true with ep: 1"), noEp.message());
+        InputError oneF = only(errors(DSV3.replace("  order: tp-cp-dp-pp", "  order: tp-cp-dp-pp\n"
+                + "  overlapMoeExpertParallelComm: true").replace("  kind: interleaved\n  v: 2", "  kind: 1f1b")
+                .replace("  layers: 8", "  layers: 8").replace("  pp: 2", "  pp: 2")));
+        assertTrue(oneF.message().contains("expected schedule.kind: interleaved"), oneF.message());
+        InputError full = only(errors(DSV3.replace("  order: tp-cp-dp-pp", "  order: tp-cp-dp-pp\n"
+                + "  overlapMoeExpertParallelComm: true") + "  recompute: full\n"));
+        assertTrue(full.message().contains("disables full recomputation"), full.message());
+    }
+
     @Test
     void stepsMustBeAPositiveInteger() throws IOException {
         InputError e = only(errors(VALID + "simulation:\n  steps: 0\n"));

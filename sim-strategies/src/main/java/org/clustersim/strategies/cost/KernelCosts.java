@@ -30,13 +30,28 @@ import org.clustersim.strategies.device.Op;
  *                  bf16 training) or 2 (bf16 or fp16: Megatron-core's {@code grad_reduce_in_fp32}
  *                  off, Megatron-LM's fp16 default). Gradients are accumulated and reduced over
  *                  data-parallel ranks in this type
+ * @param adamMomentBytes bytes of each of Adam's two moments: 4 (fp32, Megatron-core's default
+ *                  {@code exp_avg_dtype} / {@code exp_avg_sq_dtype}) or 2 (bf16, under
+ *                  {@code --use-precision-aware-optimizer}, as Megatron-Bridge's DeepSeek-V3
+ *                  recipe sets them; {@code megatron/core/optimizer/optimizer_config.py}). The
+ *                  fp32 master weights stay 4 bytes
  */
 public record KernelCosts(DeviceProfile device, Precision precision, Fp8Recipe recipe, AttentionImpl attention,
-                          boolean gradAccumulationFusion, boolean fp8ParamGather, int mainGradBytes) {
+                          boolean gradAccumulationFusion, boolean fp8ParamGather, int mainGradBytes,
+                          int adamMomentBytes) {
+
+    /** With fp32 Adam moments (Megatron-core's default). */
+    public KernelCosts(DeviceProfile device, Precision precision, Fp8Recipe recipe, AttentionImpl attention,
+                       boolean gradAccumulationFusion, boolean fp8ParamGather, int mainGradBytes) {
+        this(device, precision, recipe, attention, gradAccumulationFusion, fp8ParamGather, mainGradBytes, 4);
+    }
 
     public KernelCosts {
         if (mainGradBytes != 2 && mainGradBytes != 4) {
             throw new IllegalArgumentException("main gradients are 2 or 4 bytes, not " + mainGradBytes);
+        }
+        if (adamMomentBytes != 2 && adamMomentBytes != 4) {
+            throw new IllegalArgumentException("Adam's moments are 2 or 4 bytes, not " + adamMomentBytes);
         }
         device.gemm(precision);
         if (attention != AttentionImpl.STANDARD && !device.attention().covers(attention)) {
@@ -48,6 +63,23 @@ public record KernelCosts(DeviceProfile device, Precision precision, Fp8Recipe r
     /** On a device's default attention, delayed FP8 scaling, fused accumulation into fp32 main gradients. */
     public static KernelCosts of(DeviceProfile device, Precision precision) {
         return new KernelCosts(device, precision, Fp8Recipe.DELAYED, device.defaultAttention(), true, false, 4);
+    }
+
+    /**
+     * Bytes of optimizer state per parameter the GPU holds unsharded: the fp32 master weight and
+     * Adam's two moments, 4 + 2 m (12 with fp32 moments, 8 with bf16).
+     */
+    public int optimizerStateBytes() {
+        return 4 + 2 * adamMomentBytes;
+    }
+
+    /**
+     * Bytes the fused Adam step reads and writes per parameter: the fp32 master weight, a 4-byte
+     * gradient and the two moments in; master weight and moments out, and the bf16 weight (30
+     * with fp32 moments, 22 with bf16).
+     */
+    public double adamBytesPerParam() {
+        return 4 + 4 + 2 * adamMomentBytes + 4 + 2 * adamMomentBytes + 2;
     }
 
     /** Whether GEMMs run in FP8. */

@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.EnumSet;
+import java.util.Set;
 
 import org.clustersim.strategies.device.AttentionImpl;
 import org.clustersim.strategies.device.AttentionPass;
@@ -26,8 +28,9 @@ import org.clustersim.strategies.model.TransformerModel;
  * FlashAttention's FLOP convention; a sliding window: only the keys in the window; t ranks split
  * the heads); norms, rotary, residuals and activations as bytes over the achieved bandwidth
  * (split over t under sequence parallelism); under FP8 the casts of the GEMM operands the recipe
- * cannot fuse. Recomputation adds a forward of the whole layer (full) or of the attention core
- * (selective) to Bi. Each block keeps its per-op times so the trace can show where a layer's
+ * cannot fuse. Recomputation adds a forward of the whole layer (full) or, selective, of each
+ * module Megatron-core's {@code recompute_modules} names ({@link RecomputeModule}; the attention
+ * core by default) to the Bi of the block holding it. Each block keeps its per-op times so the trace can show where a layer's
  * time goes.
  *
  * @param model     the transformer
@@ -46,9 +49,17 @@ import org.clustersim.strategies.model.TransformerModel;
  *                  GPUs, which gather their routed tokens (MoE parallel folding, arXiv
  *                  2504.14960; Megatron-core's expert_tensor_parallel_size, tp when unset). The
  *                  shared experts stay split over tp like a dense MLP
+ * @param modules   under selective recomputation, the modules recomputed (the attention core when
+ *                  empty); empty otherwise
  */
 public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, boolean seqParallel, int microBatch,
-                             int seqLen, Recompute recompute, int cp, int ep, int etp) {
+                             int seqLen, Recompute recompute, int cp, int ep, int etp, Set<RecomputeModule> modules) {
+
+    /** Without recomputation by module: selective recomputation replays the attention core (Megatron-core's default). */
+    public LayerCostModel(TransformerModel model, KernelCosts costs, int tp, boolean seqParallel, int microBatch,
+                          int seqLen, Recompute recompute, int cp, int ep, int etp) {
+        this(model, costs, tp, seqParallel, microBatch, seqLen, recompute, cp, ep, etp, Set.of());
+    }
 
     /** Experts split over the attention's TP group (etp = tp). */
     public LayerCostModel(TransformerModel model, KernelCosts costs, int tp, boolean seqParallel, int microBatch,
@@ -66,6 +77,35 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
         if (etp < 1) {
             throw new IllegalArgumentException("expert TP must be at least 1, not " + etp);
         }
+        modules = recomputedModules(recompute, modules == null ? Set.of() : modules);
+        if (modules.contains(RecomputeModule.MLA_UP_PROJ) && model.latentAttention() == null) {
+            throw new IllegalArgumentException("mla_up_proj recomputation needs latent attention");
+        }
+        for (RecomputeModule m : modules) {
+            if (!m.supported()) {
+                throw new IllegalArgumentException("recomputing module " + m.id() + " is not modelled");
+            }
+        }
+    }
+
+    /**
+     * The modules a policy recomputes: under selective recomputation the given ones, or the
+     * attention core when none is given (Megatron-core's default {@code ["core_attn"]}); none
+     * otherwise (full recomputation replays everything).
+     */
+    public static Set<RecomputeModule> recomputedModules(Recompute recompute, Set<RecomputeModule> given) {
+        if (recompute != Recompute.SELECTIVE) {
+            if (!given.isEmpty()) {
+                throw new IllegalArgumentException("recomputing modules needs selective recomputation, not " + recompute);
+            }
+            return Set.of();
+        }
+        return given.isEmpty() ? Set.of(RecomputeModule.CORE_ATTN) : Set.copyOf(EnumSet.copyOf(given));
+    }
+
+    /** Whether module {@code m} is recomputed. */
+    public boolean recomputes(RecomputeModule m) {
+        return modules.contains(m);
     }
 
     /** Activation recomputation policy. */
@@ -335,6 +375,26 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
     }
 
     /**
+     * What recomputing {@code mla_up_proj} replays in the backward: the FP8 casts of the latents,
+     * the query and key/value up-projections and the rotary embedding that assembles each head's
+     * query and key (Megatron-core's {@code qkv_up_proj_and_rope_apply}). Forward times only.
+     */
+    public Block mlaUpProjection() {
+        LatentAttention mla = model.latentAttention();
+        if (mla == null) {
+            throw new IllegalStateException(model.name() + " has no latent attention");
+        }
+        double t = tokens();
+        double qUp = (double) model.heads() * mla.qkHeadDim() / tp;
+        double kvUp = (double) model.heads() * (mla.qkNopeHeadDim() + mla.vHeadDim()) / tp;
+        return casts(t, mla.qLoraRank(), qUp, true, false)
+                .plus(linear("q up", t, mla.qLoraRank(), qUp))
+                .plus(casts(t, mla.kvLoraRank(), kvUp, true, false))
+                .plus(linear("kv up", t, mla.kvLoraRank(), kvUp))
+                .plus(rotary());
+    }
+
+    /**
      * One of {@code chunks} row chunks of a dense block's tensor-parallel GEMM ({@code qkv},
      * {@code proj}, {@code fc1}, {@code fc2}) in the forward and the input-gradient pass, as
      * Transformer Engine's userbuffers overlap splits it: each chunk its own GEMM of rows / chunks
@@ -436,6 +496,25 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
         return all;
     }
 
+    /**
+     * What recomputing {@code moe_act} replays: the routed experts' activation function over the
+     * rows this GPU's experts see (forward time; at the busiest GPU's rows under imbalance).
+     */
+    public Block expertActivation() {
+        TransformerModel.Experts e = requireExperts();
+        int up = model.ffnKind().matrices() - 1;
+        double routed = tokens() * e.routedPerToken();
+        double rows = etp == tp ? routed : routed / tp * etp;
+        double f = e.ffn() / (double) etp;
+        return memoryOp("act", Op.ACTIVATION, rows * f * E * (up + 1), 0).slower(e.imbalance());
+    }
+
+    /** What recomputing {@code shared_experts} replays: the shared experts' MLP (forward times). */
+    public Block sharedExperts() {
+        TransformerModel.Experts e = requireExperts();
+        return mlp(tokens(), model.hidden(), e.shared() * e.ffn() / (double) tp, "shared fc1", "shared fc2", 1, true);
+    }
+
     private TransformerModel.Experts requireExperts() {
         if (model.experts() == null) {
             throw new IllegalStateException(model.name() + " has no experts");
@@ -453,13 +532,29 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
         Block attn = attentionBlock(core);
         if (recompute == Recompute.FULL) {
             attn = attn.withReplay(attn, "recompute");
-        } else if (recompute == Recompute.SELECTIVE) {
+        }
+        // selective: each recomputed module's forward replayed in the Bi of the block holding it
+        if (recomputes(RecomputeModule.CORE_ATTN)) {
             attn = attn.withReplay(core, "recompute");
+        }
+        if (recomputes(RecomputeModule.MLA_UP_PROJ)) {
+            attn = attn.withReplay(mlaUpProjection(), "recompute mla_up_proj");
+        }
+        if (recomputes(RecomputeModule.LAYERNORM)) {
+            attn = attn.withReplay(norm(), "recompute layernorm");
         }
         if (!model.isMoeLayer(l)) {
             Block mlp = mlpBlock();
             if (recompute == Recompute.FULL) {
                 mlp = mlp.withReplay(mlp, "recompute");
+            }
+            if (recomputes(RecomputeModule.MLP)) {
+                // Transformer Engine's fused LayerNormMLP: the pre-MLP norm, fc1, activation, fc2
+                mlp = mlp.withReplay(norm().plus(mlp(tokens(), model.hidden(), model.ffn() / (double) tp, "fc1",
+                        "fc2", 1, true)), "recompute mlp");
+            }
+            if (recomputes(RecomputeModule.LAYERNORM)) {
+                mlp = mlp.withReplay(norm(), "recompute layernorm");
             }
             return new Block[] {attn, mlp};
         }
@@ -468,6 +563,15 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
         if (recompute == Recompute.FULL) {
             router = router.withReplay(router, "recompute");
             experts = experts.withReplay(experts, "recompute");
+        }
+        if (recomputes(RecomputeModule.LAYERNORM)) {
+            router = router.withReplay(norm(), "recompute layernorm");
+        }
+        if (recomputes(RecomputeModule.MOE_ACT)) {
+            experts = experts.withReplay(expertActivation(), "recompute moe_act");
+        }
+        if (recomputes(RecomputeModule.SHARED_EXPERTS) && model.experts().shared() > 0) {
+            experts = experts.withReplay(sharedExperts(), "recompute shared_experts");
         }
         return new Block[] {attn, router, experts};
     }

@@ -1,6 +1,9 @@
 package org.clustersim.strategies.training;
 
+import java.util.Set;
+
 import org.clustersim.strategies.cost.LayerCostModel;
+import org.clustersim.strategies.cost.RecomputeModule;
 import org.clustersim.strategies.device.AttentionImpl;
 import org.clustersim.strategies.model.LatentAttention;
 import org.clustersim.strategies.model.TransformerModel;
@@ -11,7 +14,8 @@ import org.clustersim.strategies.model.TransformerModel;
  * <p>Model states with mixed-precision Adam (Rajbhandari et al., ZeRO, 2020): 2 bytes of
  * weights, g of main gradients (4 in fp32, Megatron-LM's rule for bf16 training, making 18 bytes
  * a parameter; 2 in bf16 or fp16, the ZeRO paper's 16) and 12 of optimizer state (fp32 master
- * weights and two moments) per parameter; ZeRO 1 shards the optimizer state over the ranks holding the same weights (the
+ * weights and two moments) per parameter, 8 with Megatron-core's precision-aware optimizer keeping
+ * the moments in bf16 ({@link org.clustersim.strategies.cost.KernelCosts#optimizerStateBytes}); ZeRO 1 shards the optimizer state over the ranks holding the same weights (the
  * shard group under hybrid sharding; for expert weights, the expert data-parallel group of
  * {@link ExpertMesh}: expert states are 1 / (ep x etp) of the experts per GPU, sharded over edp),
  * ZeRO 2 the gradients too, ZeRO 3 the weights as well (plus the weights it holds gathered and
@@ -25,7 +29,11 @@ import org.clustersim.strategies.model.TransformerModel;
  * Recomputation in Large Transformer Models", 2022): 34 s b h + 5 a s^2 b bytes without
  * parallelism; with tensor parallelism 10 s b h + (24 s b h + 5 a s^2 b) / t, all of it over t
  * with sequence parallelism; fused attention keeps no score matrix (the 5 a s^2 b term goes);
- * selective recomputation drops that term too; full recomputation keeps only each layer's
+ * selective recomputation drops that term too (module {@code core_attn}, Megatron-core's default);
+ * the other modules of {@link RecomputeModule} drop what their checkpoints discard:
+ * {@code mla_up_proj} the queries, keys and values, {@code mlp} a dense layer's whole MLP share
+ * (19 s b h), {@code layernorm} both norms' outputs (4 s b h), {@code moe_act} the routed
+ * experts' activation outputs, {@code shared_experts} the shared experts' intermediates; full recomputation keeps only each layer's
  * input, 2 s b h (over t with sequence parallelism). Of the 24 s b h split over t, the attention
  * block's 8 s b h are its queries, keys, values and output (2 bytes each of h per token); with
  * grouped-query heads, a head dimension of its own or latent attention they are 2 s b (heads d_qk
@@ -80,7 +88,7 @@ public final class MemoryModel {
         int d = step.shardSize();
         int e = step.expertShardSize();
         double grads = step.kernels().mainGradBytes() * (step.zero() >= 2 ? dense / d + experts / e : params);
-        double optimizer = 12 * (step.zero() >= 1 ? dense / d + experts / e : params);
+        double optimizer = step.kernels().optimizerStateBytes() * (step.zero() >= 1 ? dense / d + experts / e : params);
         double weights = 2 * params;
         if (step.zero() == 3) {
             // the shard, plus what the framework holds gathered, and its unsharded gradient buffers
@@ -118,31 +126,47 @@ public final class MemoryModel {
         if (step.recompute() == LayerCostModel.Recompute.FULL) {
             return 2 * s * b * h / (sp ? t : 1);
         }
+        Set<RecomputeModule> modules = step.recomputeModules();
         double scores = step.attention() == AttentionImpl.STANDARD
-                && step.recompute() == LayerCostModel.Recompute.NONE ? 5 * a * s * step.seqLen() * b : 0;
-        double qkvo = (double) model.heads() * model.headDim() + (double) model.keyValueWidth()
-                + model.attentionOutputWidth();
+                && !modules.contains(RecomputeModule.CORE_ATTN) ? 5 * a * s * step.seqLen() * b : 0;
+        double queriesKeysValues = (double) model.heads() * model.headDim() + (double) model.keyValueWidth();
+        double qkvo = queriesKeysValues + model.attentionOutputWidth();
         double attention = 2 * qkvo; // 8 h for multi-head attention with d = h / heads
+        if (modules.contains(RecomputeModule.MLA_UP_PROJ)) {
+            // the up-projections' queries, keys and values are discarded and rebuilt from the latents
+            attention -= 2 * queriesKeysValues;
+        }
         LatentAttention mla = model.latentAttention();
         double latents = mla == null ? 0 : 2.0 * (2 * mla.qLoraRank() + mla.kvDownWidth() + mla.kvLoraRank());
         double unsplit = (10 * h + latents) * s * b;
         double split = (16 * h + attention) * s * b;
+        double tokens = s * b;
+        // the dense MLP's 19 s b h (Korthikanti et al.: its input, 8 h-wide intermediates, dropout mask)
+        double mlp = sp ? 19 * tokens * h / t : 2 * tokens * h + 17 * tokens * h / t;
+        double norms = sp ? 4 * tokens * h / t : 4 * tokens * h;
         double dense = sp ? (unsplit + split + scores) / t : unsplit + (split + scores) / t;
+        if (modules.contains(RecomputeModule.LAYERNORM)) {
+            // output-discarding checkpoints of both norms: their outputs, 2 s b h each, are rebuilt
+            dense -= norms;
+        }
         if (!model.isMoeLayer(l)) {
-            return dense;
+            // the MLP recomputed keeps only its input, the residual stream kept anyway
+            return modules.contains(RecomputeModule.MLP) ? dense - mlp : dense;
         }
         // swap the dense MLP's 19 s b h (its 8 h-wide intermediates and inputs) for the experts'
         TransformerModel.Experts e = model.experts();
-        double tokens = s * b;
         int matrices = model.ffnKind().matrices();
         int et = step.etp();
         // each GPU keeps the routed rows its expert TP group gathered (etp of the t shares) at ffn / etp
-        double perRoutedToken = 2 * h + 2.0 * matrices * e.ffn() / et;
+        // input, fc1 outputs, activation output; moe_act discards the activation's (ffn / etp)
+        double perRoutedToken = 2 * h + 2.0 * (modules.contains(RecomputeModule.MOE_ACT) ? matrices - 1 : matrices)
+                * e.ffn() / et;
         double routedRows = et == t ? tokens * e.routedPerToken() : tokens * e.routedPerToken() / t * et;
+        // the shared experts recomputed keep only their input
+        double sharedInner = modules.contains(RecomputeModule.SHARED_EXPERTS) ? 0 : 2.0 * matrices * e.ffn() / t;
         double moe = routedRows * perRoutedToken
-                + tokens * e.shared() * (2 * h / (sp ? t : 1) + 2.0 * matrices * e.ffn() / t)
+                + tokens * e.shared() * (2 * h / (sp ? t : 1) + sharedInner)
                 + tokens * e.count() * 4.0 / (sp ? t : 1);
-        double mlp = sp ? 19 * tokens * h / t : 2 * tokens * h + 17 * tokens * h / t;
         return dense - mlp + moe;
     }
 }

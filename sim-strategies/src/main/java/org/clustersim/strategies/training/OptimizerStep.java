@@ -22,7 +22,11 @@ import org.clustersim.strategies.pipeline.StagePlacement;
  * completes the update on each GPU is kept for the next step's first use of the weights.
  */
 final class OptimizerStep {
-    /** Bytes Adam reads and writes per parameter: fp32 weight, gradient and two moments in, three and bf16 weight out. */
+    /**
+     * Bytes Adam reads and writes per parameter with fp32 moments: fp32 weight, gradient and two
+     * moments in, three and bf16 weight out ({@link org.clustersim.strategies.cost.KernelCosts#adamBytesPerParam}:
+     * 22 with bf16 moments).
+     */
     static final double ADAM_BYTES_PER_PARAM = 30;
     private final TrainingStep step;
     private final TaskGraph.Builder g;
@@ -144,11 +148,12 @@ final class OptimizerStep {
 
     /**
      * The fused Adam step over {@code params} parameters: {@link #ADAM_BYTES_PER_PARAM} bytes each
+     * (fewer with bf16 moments)
      * at the fraction of HBM bandwidth the profile's fused-Adam measurement reached.
      */
     private double adamNs(double params) {
         DeviceProfile device = step.device();
-        double ns = params * ADAM_BYTES_PER_PARAM / (device.hbmBytesPerS() * device.adamBandwidthFraction()) * 1e9;
+        double ns = params * step.kernels().adamBytesPerParam() / (device.hbmBytesPerS() * device.adamBandwidthFraction()) * 1e9;
         return device.launch().ns(ns, device.kernels().forward(Op.OPTIMIZER));
     }
 }

@@ -1,6 +1,7 @@
 package org.clustersim.strategies.training;
 
 import java.util.List;
+import java.util.Set;
 
 import org.clustersim.core.engine.Interference;
 import org.clustersim.core.engine.TaskGraph;
@@ -8,6 +9,7 @@ import org.clustersim.strategies.cost.Fp8Recipe;
 import org.clustersim.strategies.cost.KernelCosts;
 import org.clustersim.strategies.cost.LayerCostModel;
 import org.clustersim.strategies.cost.Precision;
+import org.clustersim.strategies.cost.RecomputeModule;
 import org.clustersim.strategies.device.AttentionImpl;
 import org.clustersim.strategies.device.CommKernels;
 import org.clustersim.strategies.device.DeviceProfile;
@@ -65,13 +67,28 @@ import org.clustersim.topology.Topology;
  *                     {@code null}; only ZeRO 3 may name another)
  * @param tpCommOverlap Megatron-core's --tp-comm-overlap: the sequence-parallel collectives of the
  *                     dense blocks chunked and pipelined with their GEMMs ({@link TensorParallelOverlap})
+ * @param recomputeModules under selective recomputation, the modules Megatron-core's
+ *                     {@code recompute_modules} names ({@link RecomputeModule}; empty: the attention
+ *                     core, its default); empty otherwise
  */
 public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh, int zero, int shardGroup,
                            boolean sequenceParallel, ContextParallel cpKind, PipelineSchedule schedule,
                            int microbatches, int microBatch, int seqLen, KernelCosts kernels,
                            LayerCostModel.Recompute recompute, long bucketBytes,
                            boolean overlapGradReduce, boolean blockingSends, int replicas, LayerSplit split,
-                           ShardingOptions sharding, boolean tpCommOverlap) {
+                           ShardingOptions sharding, boolean tpCommOverlap, Set<RecomputeModule> recomputeModules) {
+
+    /** A step whose selective recomputation (if any) replays the attention core only. */
+    public TrainingStep(TransformerModel model, Topology topology, Mesh mesh, int zero, int shardGroup,
+                        boolean sequenceParallel, ContextParallel cpKind, PipelineSchedule schedule,
+                        int microbatches, int microBatch, int seqLen, KernelCosts kernels,
+                        LayerCostModel.Recompute recompute, long bucketBytes,
+                        boolean overlapGradReduce, boolean blockingSends, int replicas, LayerSplit split,
+                        ShardingOptions sharding, boolean tpCommOverlap) {
+        this(model, topology, mesh, zero, shardGroup, sequenceParallel, cpKind, schedule, microbatches, microBatch,
+                seqLen, kernels, recompute, bucketBytes, overlapGradReduce, blockingSends, replicas, split, sharding,
+                tpCommOverlap, Set.of());
+    }
 
     /**
      * Bytes of an activation element on the wire (stage-to-stage sends, TP and CP collectives,
@@ -100,6 +117,8 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
         if (sharding == null) {
             sharding = ShardingOptions.defaults();
         }
+        recomputeModules = LayerCostModel.recomputedModules(recompute, recomputeModules == null ? Set.of()
+                : recomputeModules);
         int stages = schedule.placement(mesh.pp(), Math.max(1, microbatches)).stages();
         if (split == null) {
             split = LayerSplit.even(model.layers(), stages);
@@ -169,7 +188,7 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
     public TrainingStep withSharding(ShardingOptions options) {
         return new TrainingStep(model, topology, mesh, zero, shardGroup, sequenceParallel, cpKind, schedule,
                 microbatches, microBatch, seqLen, kernels, recompute, bucketBytes, overlapGradReduce, blockingSends,
-                replicas, split, options, tpCommOverlap);
+                replicas, split, options, tpCommOverlap, recomputeModules);
     }
 
     /** Bytes of a gradient element in ZeRO 3's reduce-scatters ({@link ShardingOptions#reduceBytes}). */
@@ -282,7 +301,8 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
 
     /** Per-stage cost model. */
     public LayerCostModel layerCost() {
-        return new LayerCostModel(model, kernels, tp(), sequenceParallel, microBatch, seqLen, recompute, cp(), ep(), etp());
+        return new LayerCostModel(model, kernels, tp(), sequenceParallel, microBatch, seqLen, recompute, cp(), ep(), etp(),
+                recomputeModules);
     }
 
     /** Stages on a microbatch's path. */
