@@ -32,7 +32,7 @@ public final class SwitchedRouter implements Router {
     private final int[] nic;
     private final List<Vertex> vertices;
     private final long seed;
-    private final Map<Integer, int[]> distanceToLeaf = new HashMap<>();
+    private final Map<Integer, ToLeaf> distanceToLeaf = new HashMap<>();
     private final Map<Long, Route> routes = new HashMap<>();
     private long cachedVersion = -1;
     private LinkStates cachedStates;
@@ -146,14 +146,14 @@ public final class SwitchedRouter implements Router {
         Vertex leafS = nicUp.dst();
         Vertex leafD = nicDown.src();
         if (leafS != leafD) {
-            int[] dist = distanceToLeaf.computeIfAbsent(leafD.id(), id -> bfsTo(leafD, states));
+            ToLeaf toLeaf = distanceToLeaf.computeIfAbsent(leafD.id(), id -> new ToLeaf(bfsTo(leafD, states)));
             Vertex u = leafS;
-            if (dist[u.id()] < 0) {
+            if (toLeaf.dist[u.id()] < 0) {
                 throw unreachable(s, d, states);
             }
             stamp++;
             while (u != leafD) {
-                Link next = ecmp(u, dist, src, dst, channel, states, load);
+                Link next = ecmp(u, toLeaf, src, dst, channel, states, load);
                 path.add(next);
                 u = next.dst();
             }
@@ -183,14 +183,33 @@ public final class SwitchedRouter implements Router {
         return dist;
     }
 
-    private List<Link> candidates(Vertex u, int[] dist, LinkStates states) {
-        List<Link> candidates = new ArrayList<>();
-        for (Link out : switchOut[u.id()]) {
-            if (states.up(out.id()) && dist[out.dst().id()] == dist[u.id()] - 1) {
-                candidates.add(out);
-            }
+    /**
+     * Distances to one destination leaf, and per switch (filled on first use) its live next hops
+     * toward the leaf in link order: a spine need not scan all its links for the one leaf.
+     */
+    private final class ToLeaf {
+        final int[] dist;
+        final Link[][] next;
+
+        ToLeaf(int[] dist) {
+            this.dist = dist;
+            this.next = new Link[dist.length][];
         }
-        return candidates;
+
+        Link[] next(Vertex u, LinkStates states) {
+            Link[] n = next[u.id()];
+            if (n == null) {
+                List<Link> candidates = new ArrayList<>();
+                for (Link out : switchOut[u.id()]) {
+                    if (states.up(out.id()) && dist[out.dst().id()] == dist[u.id()] - 1) {
+                        candidates.add(out);
+                    }
+                }
+                n = candidates.toArray(new Link[0]);
+                next[u.id()] = n;
+            }
+            return n;
+        }
     }
 
     /**
@@ -198,17 +217,17 @@ public final class SwitchedRouter implements Router {
      * destination leaf has the least-loaded busiest link, scanning from the hash's choice so ties
      * fall as ECMP would.
      */
-    private Link ecmp(Vertex u, int[] dist, int src, int dst, int channel, LinkStates states, LinkLoad load) {
-        List<Link> candidates = candidates(u, dist, states);
-        int start = (int) Long.remainderUnsigned(hash(src, dst, channel, u.id()), candidates.size());
+    private Link ecmp(Vertex u, ToLeaf toLeaf, int src, int dst, int channel, LinkStates states, LinkLoad load) {
+        Link[] candidates = toLeaf.next(u, states);
+        int start = (int) Long.remainderUnsigned(hash(src, dst, channel, u.id()), candidates.length);
         if (load == null) {
-            return candidates.get(start);
+            return candidates[start];
         }
         Link best = null;
         int bestLoad = Integer.MAX_VALUE;
-        for (int i = 0; i < candidates.size(); i++) {
-            Link c = candidates.get((start + i) % candidates.size());
-            int f = Math.max(load.flows(c.id()), bottleneck(c.dst(), dist, states, load));
+        for (int i = 0; i < candidates.length; i++) {
+            Link c = candidates[(start + i) % candidates.length];
+            int f = Math.max(load.flows(c.id()), bottleneck(c.dst(), toLeaf, states, load));
             if (f < bestLoad) {
                 best = c;
                 bestLoad = f;
@@ -221,19 +240,17 @@ public final class SwitchedRouter implements Router {
      * Least achievable busiest-link load from v down to the destination leaf (0 at the leaf),
      * memoised per route computation (stamp) in arrays indexed by vertex.
      */
-    private int bottleneck(Vertex v, int[] dist, LinkStates states, LinkLoad load) {
+    private int bottleneck(Vertex v, ToLeaf toLeaf, LinkStates states, LinkLoad load) {
         int id = v.id();
-        if (dist[id] == 0) {
+        if (toLeaf.dist[id] == 0) {
             return 0;
         }
         if (memoStamp[id] == stamp) {
             return memoValue[id];
         }
         int best = Integer.MAX_VALUE;
-        for (Link c : switchOut[id]) {
-            if (states.up(c.id()) && dist[c.dst().id()] == dist[id] - 1) {
-                best = Math.min(best, Math.max(load.flows(c.id()), bottleneck(c.dst(), dist, states, load)));
-            }
+        for (Link c : toLeaf.next(v, states)) {
+            best = Math.min(best, Math.max(load.flows(c.id()), bottleneck(c.dst(), toLeaf, states, load)));
         }
         memoStamp[id] = stamp;
         memoValue[id] = best;

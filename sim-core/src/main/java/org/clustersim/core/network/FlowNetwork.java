@@ -39,6 +39,8 @@ public final class FlowNetwork implements FabricNetwork {
     /** Scratch for {@link #maxMin}: a link's index inside the component being rated. */
     private final int[] componentIndex;
     private final MaxMinScratch scratch = new MaxMinScratch();
+    /** Per link, the re-rating pass that last reached it (no mark set to clear per pass). */
+    private final long[] linkSeenIn;
     private final long[] linkBusySince;
     private final PriorityQueue<Due> finishing = new PriorityQueue<>(
             (a, b) -> a.at != b.at ? Long.compare(a.at, b.at) : Long.compare(a.flow.id, b.flow.id));
@@ -70,6 +72,8 @@ public final class FlowNetwork implements FabricNetwork {
         }
         linkRate = new double[n];
         componentIndex = new int[n];
+        linkSeenIn = new long[n];
+        java.util.Arrays.fill(linkSeenIn, -1);
         linkBusySince = new long[n];
     }
 
@@ -239,12 +243,23 @@ public final class FlowNetwork implements FabricNetwork {
 
     /** Re-rates the components containing {@code seeds} at time {@code now}. */
     private void rerate(List<ActiveFlow> seeds, long now) {
+        rerate(seeds, List.of(), now);
+    }
+
+    /**
+     * Re-rates the components containing {@code seeds} and the flows on {@code seedLinks} at time
+     * {@code now}. Finishing flows hand over their links rather than their neighbours: a spine link
+     * carries hundreds of flows, and listing them once per finishing flow cost more than the rating.
+     */
+    private void rerate(List<ActiveFlow> seeds, List<Link> seedLinks, long now) {
         rerates++;
         List<ActiveFlow> flows = new ArrayList<>();
         List<Link> links = new ArrayList<>();
         long pass = rerates;
-        java.util.BitSet linkMark = new java.util.BitSet(onLink.size());
         ArrayDeque<ActiveFlow> queue = new ArrayDeque<>();
+        for (Link l : seedLinks) {
+            reach(l, pass, links, queue);
+        }
         for (ActiveFlow s : seeds) {
             if (!s.done && s.seenIn != pass) {
                 s.seenIn = pass;
@@ -255,16 +270,7 @@ public final class FlowNetwork implements FabricNetwork {
             ActiveFlow a = queue.poll();
             flows.add(a);
             for (Link l : a.links) {
-                if (!linkMark.get(l.id())) {
-                    linkMark.set(l.id());
-                    links.add(l);
-                    for (ActiveFlow b : onLink.get(l.id())) {
-                        if (!b.done && b.seenIn != pass) {
-                            b.seenIn = pass;
-                            queue.add(b);
-                        }
-                    }
-                }
+                reach(l, pass, links, queue);
             }
         }
         flowsRerated += flows.size();
@@ -291,6 +297,25 @@ public final class FlowNetwork implements FabricNetwork {
             }
         }
         armTimer();
+    }
+
+    /** Marks link {@code l} as reached in this pass and queues its flows not reached yet. */
+    private void reach(Link l, long pass, List<Link> links, ArrayDeque<ActiveFlow> queue) {
+        if (linkSeenIn[l.id()] == pass) {
+            return;
+        }
+        linkSeenIn[l.id()] = pass;
+        links.add(l);
+        List<ActiveFlow> on = onLink.get(l.id());
+        if (on == null) {
+            return;
+        }
+        for (ActiveFlow b : on) {
+            if (!b.done && b.seenIn != pass) {
+                b.seenIn = pass;
+                queue.add(b);
+            }
+        }
     }
 
     /**
@@ -417,7 +442,7 @@ public final class FlowNetwork implements FabricNetwork {
         }
         timerAt = Long.MAX_VALUE;
         long now = kernel.now();
-        List<ActiveFlow> neighbours = new ArrayList<>();
+        List<Link> freed = new ArrayList<>();
         while (!finishing.isEmpty() && finishing.peek().at <= now) {
             Due due = finishing.poll();
             if (!due.current()) {
@@ -436,12 +461,12 @@ public final class FlowNetwork implements FabricNetwork {
             clearRate(a, now);
             unplace(a);
             for (Link l : a.links) {
-                neighbours.addAll(onLink.get(l.id()));
+                freed.add(l);
             }
             a.phase.arrived(now + a.latency);
         }
-        if (!neighbours.isEmpty()) {
-            rerate(neighbours, now);
+        if (!freed.isEmpty()) {
+            rerate(List.of(), freed, now);
         } else {
             armTimer();
         }
