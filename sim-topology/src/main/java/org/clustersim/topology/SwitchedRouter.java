@@ -80,7 +80,9 @@ public final class SwitchedRouter implements Router {
     @Override
     public Route route(int src, int dst, int channel, LinkStates states) {
         validate(states);
-        long key = ((long) src * 1_000_003L + dst) * 64 + (channel & 63);
+        // destination in the low bits, source above, channel on top: Long's hash folds the halves,
+        // so keys spread over the table (channel-first keys piled into a few treeified buckets)
+        long key = ((long) (channel & 63) << 48) | ((long) src << 24) | dst;
         Route r = routes.get(key);
         if (r == null) {
             r = compute(src, dst, channel, states);
