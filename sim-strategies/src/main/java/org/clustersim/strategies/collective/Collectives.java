@@ -74,7 +74,7 @@ public final class Collectives {
         if (algorithm.equals("auto")) {
             candidates = new ArrayList<>();
             for (CollectiveAlgorithm a : ALL) {
-                if (a.unsupported(op, group, topology).isEmpty()) {
+                if (a.unsupported(op, group, topology).isEmpty() && librarySchedules(a, op)) {
                     candidates.add(a);
                 }
             }
@@ -98,6 +98,17 @@ public final class Collectives {
             throw new IllegalArgumentException("no algorithm can run " + op.id() + " over " + group.size() + " ranks");
         }
         return best;
+    }
+
+    /**
+     * Whether the collective library would run {@code op} with {@code a}: NCCL has no direct
+     * (one-shot) or recursive halving-doubling reduce-scatter, all-gather or all-reduce across
+     * ranks (its algorithms are ring, tree, NVLS, CollNet and PAT); its all-to-all is direct
+     * point-to-point. Those two stay available by name.
+     */
+    private static boolean librarySchedules(CollectiveAlgorithm a, CollectiveOp op) {
+        boolean oneShot = a instanceof DirectAlgorithm || a instanceof HalvingDoublingAlgorithm;
+        return !oneShot || op == CollectiveOp.ALL_TO_ALL;
     }
 
     /** Contention-free estimate of a plan: per phase, the busiest link's load over its capacity plus latencies. */
