@@ -8,7 +8,7 @@ import org.clustersim.core.engine.Engine;
 import org.clustersim.core.engine.Interference;
 import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.core.engine.Timeline;
-import org.clustersim.core.kernel.DsolKernel;
+import org.clustersim.core.kernel.HeapKernel;
 import org.clustersim.core.network.AnalyticalNetwork;
 import org.clustersim.core.network.FabricNetwork;
 import org.clustersim.core.network.FlowNetwork;
@@ -122,7 +122,7 @@ public final class Simulation {
             throw new IllegalArgumentException("task graph uses " + graph.devices().size()
                     + " devices but topology " + topology.name() + " has " + topology.deviceCount());
         }
-        DsolKernel kernel = new DsolKernel();
+        HeapKernel kernel = new HeapKernel();
         Counters counters = new Counters();
         LinkStates states = LinkStates.healthy(topology);
         Counters linkCounters = linkTracks ? counters : null;

@@ -168,7 +168,7 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
         TaskGraph graph = timeline.graph();
         double executed = 0;
         for (int t = 0; t < graph.taskCount(); t++) {
-            if (windows.inStep(t, last) && graph.task(t).work() instanceof Work.Compute c) {
+            if (windows.inStep(t, last) && graph.work(t) instanceof Work.Compute c) {
                 executed += c.flops();
             }
         }

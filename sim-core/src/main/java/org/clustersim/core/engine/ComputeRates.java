@@ -74,21 +74,21 @@ final class ComputeRates {
      * @param aloneEnd when it would end at its devices' own speed, undisturbed
      */
     void begin(int id, Work.Compute c, long aloneEnd) {
-        Task task = graph.task(id);
+        int streams = graph.streamCount(id);
         long now = kernel.now();
         double b = 1.0;
         if (!speeds.allNominal()) {
             b = Double.MAX_VALUE;
-            for (int i = 0; i < task.streamCount(); i++) {
-                b = Math.min(b, speeds.of(device(task, i)));
+            for (int i = 0; i < streams; i++) {
+                b = Math.min(b, speeds.of(device(id, i)));
             }
         }
         base[id] = b;
         left[id] = c.durationNs();
         since[id] = now;
-        rate[id] = b * (1 - dragOn(task));
-        for (int i = 0; i < task.streamCount(); i++) {
-            int d = device(task, i);
+        rate[id] = b * (1 - dragOn(id));
+        for (int i = 0; i < streams; i++) {
+            int d = device(id, i);
             if (runningCount[d] == running[d].length) {
                 running[d] = Arrays.copyOf(running[d], running[d].length * 2);
             }
@@ -101,17 +101,16 @@ final class ComputeRates {
     void communicationStarts(int id, double computeShare) {
         if (computeShare > 0) {
             share[id] = computeShare;
-            changeDrag(graph.task(id), computeShare);
+            changeDrag(id, computeShare);
         }
     }
 
     /** Task {@code id} has ended: a compute task leaves its devices, a communication task gives its share back. */
     void finished(int id) {
-        Task task = graph.task(id);
-        if (task.work() instanceof Work.Compute) {
+        if (graph.work(id) instanceof Work.Compute) {
             lost[id] += (kernel.now() - since[id]) * (1 - rate[id] / base[id]);
-            for (int i = 0; i < task.streamCount(); i++) {
-                int d = device(task, i);
+            for (int i = 0, n = graph.streamCount(id); i < n; i++) {
+                int d = device(id, i);
                 int[] list = running[d];
                 for (int k = 0; k < runningCount[d]; k++) {
                     if (list[k] == id) {
@@ -121,7 +120,7 @@ final class ComputeRates {
                 }
             }
         } else if (share[id] > 0) {
-            changeDrag(task, -share[id]);
+            changeDrag(id, -share[id]);
         }
     }
 
@@ -135,19 +134,19 @@ final class ComputeRates {
     }
 
     /** The compute share taken on a task's most burdened device, capped so compute always progresses. */
-    private double dragOn(Task task) {
+    private double dragOn(int task) {
         double most = 0;
-        for (int i = 0; i < task.streamCount(); i++) {
+        for (int i = 0, n = graph.streamCount(task); i < n; i++) {
             most = Math.max(most, drag[device(task, i)]);
         }
         return Math.min(most, MAX_DRAG);
     }
 
     /** Adds {@code delta} to the drag of every device of a communication task and re-rates the compute there. */
-    private void changeDrag(Task comm, double delta) {
+    private void changeDrag(int comm, double delta) {
         int count = 0;
         epoch++;
-        for (int i = 0; i < comm.streamCount(); i++) {
+        for (int i = 0, n = graph.streamCount(comm); i < n; i++) {
             int d = device(comm, i);
             drag[d] += delta;
             if (Math.abs(drag[d]) < 1e-12) {
@@ -164,7 +163,7 @@ final class ComputeRates {
         long now = kernel.now();
         for (int k = 0; k < count; k++) {
             int t = affected[k];
-            double next = base[t] * (1 - dragOn(graph.task(t)));
+            double next = base[t] * (1 - dragOn(t));
             if (next == rate[t]) {
                 continue;
             }
@@ -177,7 +176,7 @@ final class ComputeRates {
         }
     }
 
-    private int device(Task task, int i) {
-        return graph.streams().get(task.stream(i)).device();
+    private int device(int task, int i) {
+        return graph.streamDevice(graph.taskStream(task, i));
     }
 }

@@ -69,7 +69,7 @@ public final class Engine {
         Arrays.fill(start, -1);
         Arrays.fill(end, -1);
         for (int t = 0; t < n; t++) {
-            missingDeps[t] = graph.task(t).depCount();
+            missingDeps[t] = graph.depCount(t);
         }
         rates = interference == Interference.NONE ? null
                 : new ComputeRates(graph, kernel, speeds, this::finish);
@@ -96,51 +96,50 @@ public final class Engine {
     }
 
     private void arrive(int task) {
-        if (++headsReached[task] == graph.task(task).streamCount() && missingDeps[task] == 0) {
+        if (++headsReached[task] == graph.streamCount(task) && missingDeps[task] == 0) {
             begin(task);
         }
     }
 
     private void dependencyDone(int task) {
-        if (--missingDeps[task] == 0 && headsReached[task] == graph.task(task).streamCount()) {
+        if (--missingDeps[task] == 0 && headsReached[task] == graph.streamCount(task)) {
             begin(task);
         }
     }
 
     private void begin(int id) {
-        Task task = graph.task(id);
         long now = kernel.now();
         start[id] = now;
-        Work work = task.work();
+        Work work = graph.work(id);
         if (work instanceof Work.Compute c) {
             if (rates == null) {
-                kernel.schedule(now + duration(task, c), () -> finish(id));
+                kernel.schedule(now + duration(id, c), () -> finish(id));
             } else {
-                rates.begin(id, c, now + duration(task, c));
+                rates.begin(id, c, now + duration(id, c));
             }
         } else if (work instanceof Work.Communication comm) {
             if (rates != null) {
-                rates.communicationStarts(id, interference.computeShare(task));
+                rates.communicationStarts(id, interference.computeShare(graph.task(id)));
             }
             runPhase(id, comm, 0);
         }
     }
 
     /** A compute task's duration at the speed of its slowest device. */
-    private long duration(Task task, Work.Compute c) {
+    private long duration(int id, Work.Compute c) {
         if (speeds.allNominal()) {
             return c.durationNs();
         }
         double slowest = Double.MAX_VALUE;
-        for (int i = 0; i < task.streamCount(); i++) {
-            slowest = Math.min(slowest, speeds.of(graph.streams().get(task.stream(i)).device()));
+        for (int i = 0, n = graph.streamCount(id); i < n; i++) {
+            slowest = Math.min(slowest, speeds.of(graph.streamDevice(graph.taskStream(id, i))));
         }
         return slowest == 1.0 ? c.durationNs() : (long) Math.ceil(c.durationNs() / slowest);
     }
 
     private void runPhase(int id, Work.Communication comm, int phase) {
         try {
-            network.transfer(graph.task(id).name(), comm.phases().get(phase), () -> {
+            network.transfer(graph.name(id), comm.phases().get(phase), () -> {
                 if (phase + 1 < comm.phases().size()) {
                     runPhase(id, comm, phase + 1);
                 } else {
@@ -150,7 +149,7 @@ public final class Engine {
         } catch (SimulationException e) {
             throw e;
         } catch (RuntimeException e) {
-            throw new SimulationException(kernel.now(), "task '" + graph.task(id).name() + "'", e);
+            throw new SimulationException(kernel.now(), "task '" + graph.name(id) + "'", e);
         }
     }
 
@@ -160,9 +159,8 @@ public final class Engine {
             rates.finished(id);
         }
         finished++;
-        Task task = graph.task(id);
-        for (int i = 0; i < task.streamCount(); i++) {
-            int s = task.stream(i);
+        for (int i = 0, n = graph.streamCount(id); i < n; i++) {
+            int s = graph.taskStream(id, i);
             int next = ++cursor[s];
             if (next < graph.streamLength(s)) {
                 arrive(graph.streamTask(s, next));

@@ -5,22 +5,17 @@ package org.clustersim.core.engine;
  * it occupies and every task it depends on has finished. Compute tasks occupy one stream;
  * communication tasks occupy one stream on each participating device, which is how a send
  * meets its receive (and, later, how collective participants rendezvous).
+ *
+ * <p>A view of one row of its {@link TaskGraph}, which stores tasks in primitive arrays; two
+ * views of the same task are equal.
  */
 public final class Task {
+    private final TaskGraph graph;
     private final int id;
-    private final String name;
-    private final String category;
-    private final Work work;
-    private final int[] streams;
-    private final int[] deps;
 
-    Task(int id, String name, String category, Work work, int[] streams, int[] deps) {
+    Task(TaskGraph graph, int id) {
+        this.graph = graph;
         this.id = id;
-        this.name = name;
-        this.category = category;
-        this.work = work;
-        this.streams = streams;
-        this.deps = deps;
     }
 
     public int id() {
@@ -29,40 +24,50 @@ public final class Task {
 
     /** Display name, e.g. {@code F mb3 stage1}. */
     public String name() {
-        return name;
+        return graph.name(id);
     }
 
     /** Kind of work for grouping in traces and metrics, e.g. {@code forward} or {@code pp-p2p}. */
     public String category() {
-        return category;
+        return graph.category(id);
     }
 
     public Work work() {
-        return work;
+        return graph.work(id);
     }
 
     /** Number of streams the task occupies. */
     public int streamCount() {
-        return streams.length;
+        return graph.streamCount(id);
     }
 
     /** The i-th stream the task occupies. */
     public int stream(int i) {
-        return streams[i];
+        return graph.taskStream(id, i);
     }
 
     /** Number of tasks this one waits for. */
     public int depCount() {
-        return deps.length;
+        return graph.depCount(id);
     }
 
     /** The i-th task this one waits for. */
     public int dep(int i) {
-        return deps[i];
+        return graph.dep(id, i);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Task t && t.graph == graph && t.id == id;
+    }
+
+    @Override
+    public int hashCode() {
+        return id;
     }
 
     @Override
     public String toString() {
-        return name;
+        return name();
     }
 }

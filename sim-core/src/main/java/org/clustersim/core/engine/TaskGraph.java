@@ -9,21 +9,81 @@ import java.util.Map;
 /**
  * Everything one simulated step will run: devices, their streams, and the tasks with their
  * stream order and dependencies. Immutable once built; the engine keeps run state elsewhere.
+ *
+ * <p>Storage is compact, because a 16,384-GPU step with every replica simulated has millions of
+ * tasks: per task one name, one category and one {@link Work} reference (names and categories
+ * interned, compute work of identical duration, FLOPs and op split shared), and the streams
+ * each task occupies, its dependencies, its dependents and each stream's queue as compressed
+ * sparse rows (an offset array and one flat {@code int[]} each). {@link Task} is a view of one
+ * row; the engine reads the rows directly.
  */
 public final class TaskGraph {
     private final List<DeviceInfo> devices;
     private final List<Stream> streams;
-    private final List<Task> tasks;
-    private final int[][] streamTasks;
-    private final int[][] dependents;
+    private final String[] names;
+    private final String[] categories;
+    private final Work[] works;
+    /** Task t occupies streams taskStreams[taskStreamStart[t] .. taskStreamStart[t + 1]). */
+    private final int[] taskStreamStart;
+    private final int[] taskStreams;
+    private final int[] depStart;
+    private final int[] deps;
+    private final int[] dependentStart;
+    private final int[] dependents;
+    /** Stream s runs tasks streamTasks[streamTaskStart[s] .. streamTaskStart[s + 1]) in this order. */
+    private final int[] streamTaskStart;
+    private final int[] streamTasks;
+    /** Per stream, its device and whether it is a compute stream. */
+    private final int[] streamDevice;
+    private final boolean[] streamCompute;
+    /** Device d owns streams deviceStreams[deviceStreamStart[d] .. deviceStreamStart[d + 1]), ascending. */
+    private final int[] deviceStreamStart;
+    private final int[] deviceStreams;
 
-    private TaskGraph(List<DeviceInfo> devices, List<Stream> streams, List<Task> tasks, int[][] streamTasks,
-                      int[][] dependents) {
-        this.devices = List.copyOf(devices);
-        this.streams = List.copyOf(streams);
-        this.tasks = List.copyOf(tasks);
+    private TaskGraph(Builder b, int[] depStart, int[] deps, int[] streamTaskStart, int[] streamTasks) {
+        int n = b.taskCount;
+        this.devices = List.copyOf(b.devices);
+        this.streams = List.copyOf(b.streams);
+        this.names = Arrays.copyOf(b.names, n);
+        this.categories = Arrays.copyOf(b.categories, n);
+        this.works = Arrays.copyOf(b.works, n);
+        this.taskStreamStart = Arrays.copyOf(b.taskStreamStart, n + 1);
+        this.taskStreams = b.taskStreams.toArray();
+        this.depStart = depStart;
+        this.deps = deps;
+        this.streamTaskStart = streamTaskStart;
         this.streamTasks = streamTasks;
-        this.dependents = dependents;
+        dependentStart = new int[n + 1];
+        for (int d : deps) {
+            dependentStart[d + 1]++;
+        }
+        for (int t = 0; t < n; t++) {
+            dependentStart[t + 1] += dependentStart[t];
+        }
+        dependents = new int[deps.length];
+        int[] fill = Arrays.copyOf(dependentStart, n);
+        for (int t = 0; t < n; t++) {
+            for (int i = depStart[t]; i < depStart[t + 1]; i++) {
+                dependents[fill[deps[i]]++] = t;
+            }
+        }
+        int s = streams.size();
+        streamDevice = new int[s];
+        streamCompute = new boolean[s];
+        deviceStreamStart = new int[devices.size() + 1];
+        for (Stream st : streams) {
+            streamDevice[st.id()] = st.device();
+            streamCompute[st.id()] = st.kind() == StreamKind.COMPUTE;
+            deviceStreamStart[st.device() + 1]++;
+        }
+        for (int d = 0; d < devices.size(); d++) {
+            deviceStreamStart[d + 1] += deviceStreamStart[d];
+        }
+        deviceStreams = new int[s];
+        int[] at = Arrays.copyOf(deviceStreamStart, devices.size());
+        for (int id = 0; id < s; id++) {
+            deviceStreams[at[streamDevice[id]]++] = id;
+        }
     }
 
     public static Builder builder() {
@@ -39,35 +99,94 @@ public final class TaskGraph {
     }
 
     public int taskCount() {
-        return tasks.size();
+        return names.length;
     }
 
+    /** A view of task {@code id}. */
     public Task task(int id) {
-        return tasks.get(id);
+        if (id < 0 || id >= names.length) {
+            throw new IndexOutOfBoundsException("task " + id + " of " + names.length);
+        }
+        return new Task(this, id);
+    }
+
+    /** Display name of task {@code id}. */
+    public String name(int id) {
+        return names[id];
+    }
+
+    /** Category of task {@code id}. */
+    public String category(int id) {
+        return categories[id];
+    }
+
+    /** Work of task {@code id}. */
+    public Work work(int id) {
+        return works[id];
+    }
+
+    /** Number of streams task {@code id} occupies. */
+    public int streamCount(int id) {
+        return taskStreamStart[id + 1] - taskStreamStart[id];
+    }
+
+    /** The i-th stream task {@code id} occupies. */
+    public int taskStream(int id, int i) {
+        return taskStreams[taskStreamStart[id] + i];
+    }
+
+    /** Number of tasks task {@code id} waits for. */
+    public int depCount(int id) {
+        return depStart[id + 1] - depStart[id];
+    }
+
+    /** The i-th task task {@code id} waits for. */
+    public int dep(int id, int i) {
+        return deps[depStart[id] + i];
     }
 
     public Stream stream(int id) {
         return streams.get(id);
     }
 
+    /** Device of stream {@code stream}. */
+    public int streamDevice(int stream) {
+        return streamDevice[stream];
+    }
+
+    /** Whether stream {@code stream} is a compute stream. */
+    public boolean isComputeStream(int stream) {
+        return streamCompute[stream];
+    }
+
+    /** Number of streams device {@code device} owns. */
+    public int deviceStreamCount(int device) {
+        return deviceStreamStart[device + 1] - deviceStreamStart[device];
+    }
+
+    /** The i-th stream of device {@code device}, in ascending stream id. */
+    public int deviceStream(int device, int i) {
+        return deviceStreams[deviceStreamStart[device] + i];
+    }
+
     /** Number of tasks queued on a stream. */
     public int streamLength(int stream) {
-        return streamTasks[stream].length;
+        return streamTaskStart[stream + 1] - streamTaskStart[stream];
     }
 
     /** The task at position {@code position} of a stream. */
     public int streamTask(int stream, int position) {
-        return streamTasks[stream][position];
+        return streamTasks[streamTaskStart[stream] + position];
     }
 
     /** Number of tasks that wait for task {@code id}. */
     public int dependentCount(int id) {
-        return dependents[id].length;
+        return dependentStart[id + 1] - dependentStart[id];
     }
 
     /** The i-th task that waits for task {@code id}. */
     public int dependent(int id, int i) {
-        return dependents[id][i];
+        return dependents[dependentStart[id] + i];
     }
 
     /**
@@ -79,9 +198,21 @@ public final class TaskGraph {
         private final List<DeviceInfo> devices = new ArrayList<>();
         private final List<Stream> streams = new ArrayList<>();
         private final Map<String, Integer> streamByKey = new HashMap<>();
-        private final List<IntList> streamTasks = new ArrayList<>();
-        private final List<IntList> taskDeps = new ArrayList<>();
-        private final List<PendingTask> pending = new ArrayList<>();
+        private final List<IntList> streamQueues = new ArrayList<>();
+        /** Interned names and categories, and shared compute work. */
+        private final Map<String, String> strings = new HashMap<>();
+        private final Map<Work.Compute, Work.Compute> computeWork = new HashMap<>();
+        private int taskCount;
+        private String[] names = new String[64];
+        private String[] categories = new String[64];
+        private Work[] works = new Work[64];
+        private int[] taskStreamStart = new int[65];
+        private final IntList taskStreams = new IntList();
+        /** Dependencies as linked lists in insertion order: per task first and last edge, per edge target and next. */
+        private int[] depFirst = new int[64];
+        private int[] depLast = new int[64];
+        private final IntList edgeTarget = new IntList();
+        private final IntList edgeNext = new IntList();
 
         private Builder() {
         }
@@ -108,8 +239,8 @@ public final class TaskGraph {
                 return existing;
             }
             int id = streams.size();
-            streams.add(new Stream(id, device, name, kind));
-            streamTasks.add(new IntList());
+            streams.add(new Stream(id, device, intern(name), kind));
+            streamQueues.add(new IntList());
             streamByKey.put(key, id);
             return id;
         }
@@ -131,45 +262,83 @@ public final class TaskGraph {
         /** As {@link #computeOn(String, String, int[], long, double)}, with the task's split over ops. */
         public int computeOn(String name, String category, int[] computeStreams, long durationNs, double flops,
                              OpBreakdown ops) {
-            return add(name, category, new Work.Compute(durationNs, flops, ops), computeStreams.clone(), new int[0]);
+            return add(name, category, new Work.Compute(durationNs, flops, ops), computeStreams, new int[0]);
         }
 
         /** Appends a communication task to each of the given streams (one per participating device). */
         public int communicate(String name, String category, int[] streamIds, Work.Communication comm, int... deps) {
-            return add(name, category, comm, streamIds.clone(), deps);
+            return add(name, category, comm, streamIds, deps);
         }
 
-        private int add(String name, String category, Work work, int[] taskStreams, int[] deps) {
-            int id = pending.size();
-            if (taskStreams.length == 0) {
+        private String intern(String s) {
+            String known = strings.putIfAbsent(s, s);
+            return known == null ? s : known;
+        }
+
+        private int add(String name, String category, Work work, int[] taskStreamIds, int[] deps) {
+            int id = taskCount;
+            if (taskStreamIds.length == 0) {
                 throw new IllegalArgumentException("task " + name + " occupies no stream");
             }
-            for (int i = 0; i < taskStreams.length; i++) {
-                int s = taskStreams[i];
+            for (int i = 0; i < taskStreamIds.length; i++) {
+                int s = taskStreamIds[i];
                 if (s < 0 || s >= streams.size()) {
                     throw new IllegalArgumentException("task " + name + ": unknown stream " + s);
                 }
                 for (int j = 0; j < i; j++) {
-                    if (taskStreams[j] == s) {
+                    if (taskStreamIds[j] == s) {
                         throw new IllegalArgumentException("task " + name + " occupies stream " + s + " twice");
                     }
                 }
             }
-            pending.add(new PendingTask(name, category, work, taskStreams));
-            IntList depList = new IntList();
-            for (int d : deps) {
-                depList.add(d);
+            if (id == names.length) {
+                int cap = id * 2;
+                names = Arrays.copyOf(names, cap);
+                categories = Arrays.copyOf(categories, cap);
+                works = Arrays.copyOf(works, cap);
+                taskStreamStart = Arrays.copyOf(taskStreamStart, cap + 1);
+                depFirst = Arrays.copyOf(depFirst, cap);
+                depLast = Arrays.copyOf(depLast, cap);
             }
-            taskDeps.add(depList);
-            for (int s : taskStreams) {
-                streamTasks.get(s).add(id);
+            if (work instanceof Work.Compute c) {
+                Work.Compute shared = computeWork.putIfAbsent(c, c);
+                work = shared == null ? c : shared;
+            }
+            names[id] = intern(name);
+            categories[id] = intern(category);
+            works[id] = work;
+            depFirst[id] = -1;
+            depLast[id] = -1;
+            taskCount++;
+            for (int s : taskStreamIds) {
+                taskStreams.add(s);
+                streamQueues.get(s).add(id);
+            }
+            taskStreamStart[id + 1] = taskStreams.size;
+            for (int d : deps) {
+                link(id, d);
             }
             return id;
         }
 
+        private void link(int task, int dependency) {
+            int edge = edgeTarget.size;
+            edgeTarget.add(dependency);
+            edgeNext.add(-1);
+            if (depLast[task] < 0) {
+                depFirst[task] = edge;
+            } else {
+                edgeNext.data[depLast[task]] = edge;
+            }
+            depLast[task] = edge;
+        }
+
         /** Whether task {@code id} is compute work. */
         public boolean isCompute(int id) {
-            return pending.get(id).work() instanceof Work.Compute;
+            if (id < 0 || id >= taskCount) {
+                throw new IndexOutOfBoundsException("task " + id + " of " + taskCount);
+            }
+            return works[id] instanceof Work.Compute;
         }
 
         /**
@@ -183,7 +352,7 @@ public final class TaskGraph {
          * @param order every task id from {@code first} to the last, each once
          */
         public void resequence(int first, int[] order) {
-            int n = pending.size() - first;
+            int n = taskCount - first;
             if (order.length != n) {
                 throw new IllegalArgumentException("expected an order of " + n + " tasks, got " + order.length);
             }
@@ -197,13 +366,13 @@ public final class TaskGraph {
                 position[id] = i;
             }
             java.util.Set<Integer> touched = new java.util.TreeSet<>();
-            for (int id = first; id < pending.size(); id++) {
-                for (int stream : pending.get(id).streams()) {
-                    touched.add(stream);
+            for (int id = first; id < taskCount; id++) {
+                for (int k = taskStreamStart[id]; k < taskStreamStart[id + 1]; k++) {
+                    touched.add(taskStreams.data[k]);
                 }
             }
             for (int stream : touched) {
-                IntList list = streamTasks.get(stream);
+                IntList list = streamQueues.get(stream);
                 int from = list.size;
                 while (from > 0 && list.data[from - 1] >= first) {
                     from--;
@@ -221,10 +390,10 @@ public final class TaskGraph {
 
         /** Makes {@code task} wait for {@code dependency} as well; either may be any task of the graph. */
         public void addDependency(int task, int dependency) {
-            if (task < 0 || task >= pending.size()) {
+            if (task < 0 || task >= taskCount) {
                 throw new IllegalArgumentException("unknown task " + task);
             }
-            taskDeps.get(task).add(dependency);
+            link(task, dependency);
         }
 
         /**
@@ -236,7 +405,7 @@ public final class TaskGraph {
             if (stream == null) {
                 return -1;
             }
-            IntList list = streamTasks.get(stream);
+            IntList list = streamQueues.get(stream);
             for (int i = 0; i < list.size; i++) {
                 if (list.data[i] >= fromTask) {
                     return list.data[i];
@@ -247,48 +416,37 @@ public final class TaskGraph {
 
         /** Number of tasks added so far. */
         public int taskCount() {
-            return pending.size();
+            return taskCount;
         }
 
         public TaskGraph build() {
-            List<Task> tasks = new ArrayList<>(pending.size());
-            for (int id = 0; id < pending.size(); id++) {
-                PendingTask p = pending.get(id);
-                int[] deps = taskDeps.get(id).toArray();
-                for (int d : deps) {
-                    if (d < 0 || d >= pending.size() || d == id) {
-                        throw new IllegalArgumentException("task " + p.name() + " depends on task " + d
+            int n = taskCount;
+            int[] depStart = new int[n + 1];
+            int[] deps = new int[edgeTarget.size];
+            int k = 0;
+            for (int id = 0; id < n; id++) {
+                depStart[id] = k;
+                for (int e = depFirst[id]; e >= 0; e = edgeNext.data[e]) {
+                    int d = edgeTarget.data[e];
+                    if (d < 0 || d >= n || d == id) {
+                        throw new IllegalArgumentException("task " + names[id] + " depends on task " + d
                                 + ", which is itself or not in the graph");
                     }
-                }
-                tasks.add(new Task(id, p.name(), p.category(), p.work(), p.streams(), deps));
-            }
-            int[][] perStream = new int[streamTasks.size()][];
-            for (int s = 0; s < perStream.length; s++) {
-                perStream[s] = streamTasks.get(s).toArray();
-            }
-            int[] counts = new int[tasks.size()];
-            for (Task t : tasks) {
-                for (int i = 0; i < t.depCount(); i++) {
-                    counts[t.dep(i)]++;
+                    deps[k++] = d;
                 }
             }
-            int[][] dependents = new int[tasks.size()][];
-            for (int i = 0; i < dependents.length; i++) {
-                dependents[i] = new int[counts[i]];
+            depStart[n] = k;
+            int[] streamTaskStart = new int[streamQueues.size() + 1];
+            for (int s = 0; s < streamQueues.size(); s++) {
+                streamTaskStart[s + 1] = streamTaskStart[s] + streamQueues.get(s).size;
             }
-            Arrays.fill(counts, 0);
-            for (Task t : tasks) {
-                for (int i = 0; i < t.depCount(); i++) {
-                    int d = t.dep(i);
-                    dependents[d][counts[d]++] = t.id();
-                }
+            int[] streamTasks = new int[streamTaskStart[streamQueues.size()]];
+            for (int s = 0; s < streamQueues.size(); s++) {
+                IntList q = streamQueues.get(s);
+                System.arraycopy(q.data, 0, streamTasks, streamTaskStart[s], q.size);
             }
-            return new TaskGraph(devices, streams, tasks, perStream, dependents);
+            return new TaskGraph(this, depStart, deps, streamTaskStart, streamTasks);
         }
-    }
-
-    private record PendingTask(String name, String category, Work work, int[] streams) {
     }
 
     /** A growable int array, to keep per-stream task lists unboxed. */

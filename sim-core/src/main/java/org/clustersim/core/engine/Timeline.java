@@ -85,9 +85,10 @@ public final class Timeline {
     /** Busy time summed over a device's compute streams, ns. */
     public long computeBusy(int device) {
         long sum = 0;
-        for (Stream s : graph.streams()) {
-            if (s.device() == device && s.kind() == StreamKind.COMPUTE) {
-                sum += busy(s.id());
+        for (int i = 0, n = graph.deviceStreamCount(device); i < n; i++) {
+            int s = graph.deviceStream(device, i);
+            if (graph.isComputeStream(s)) {
+                sum += busy(s);
             }
         }
         return sum;

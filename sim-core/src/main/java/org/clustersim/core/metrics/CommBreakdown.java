@@ -1,12 +1,12 @@
 package org.clustersim.core.metrics;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-import org.clustersim.core.engine.Stream;
-import org.clustersim.core.engine.StreamKind;
 import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.core.engine.Timeline;
 
@@ -39,51 +39,161 @@ public record CommBreakdown(int device, Map<String, Long> exposedNs, Map<String,
         return steps.count() == 1 ? of(steps.timeline()) : of(steps.timeline(), steps, n);
     }
 
+    /**
+     * One pass over each device's streams: its tasks' intervals (clipped to the device's window)
+     * go into reusable primitive buffers, compute and one per traffic category, whose unions are
+     * measured by sorting starts and ends apart ({@link Intervals#union}); nothing is kept per
+     * task, so the memory is that of one device's intervals.
+     */
     private static List<CommBreakdown> of(Timeline timeline, StepWindows steps, int step) {
         TaskGraph g = timeline.graph();
         int n = g.devices().size();
-        List<List<long[]>> compute = new ArrayList<>();
-        List<Map<String, List<long[]>>> comm = new ArrayList<>();
-        for (int d = 0; d < n; d++) {
-            compute.add(new ArrayList<>());
-            comm.add(new TreeMap<>());
-        }
-        for (Stream s : g.streams()) {
-            for (int i = 0; i < g.streamLength(s.id()); i++) {
-                int t = g.streamTask(s.id(), i);
-                long[] iv = {timeline.start(t), timeline.end(t)};
-                if (steps != null) {
-                    iv[0] = Math.max(iv[0], steps.windowStart(s.device(), step));
-                    iv[1] = Math.min(iv[1], steps.windowEnd(s.device(), step));
-                }
-                if (iv[1] <= iv[0]) {
-                    continue;
-                }
-                if (s.kind() == StreamKind.COMPUTE) {
-                    compute.get(s.device()).add(iv);
-                } else {
-                    comm.get(s.device()).computeIfAbsent(g.task(t).category(), k -> new ArrayList<>()).add(iv);
-                }
-            }
-        }
+        Map<String, Integer> slotOf = new HashMap<>();
+        List<String> slotNames = new ArrayList<>();
+        Intervals compute = new Intervals();
+        List<Intervals> comm = new ArrayList<>();
+        Intervals busy = new Intervals();
+        Intervals merged = new Intervals();
+        Intervals anyComm = new Intervals();
+        Intervals all = new Intervals();
         List<CommBreakdown> out = new ArrayList<>(n);
         for (int d = 0; d < n; d++) {
-            List<long[]> busy = merge(compute.get(d));
+            compute.clear();
+            for (Intervals c : comm) {
+                c.clear();
+            }
+            long from = steps == null ? Long.MIN_VALUE : steps.windowStart(d, step);
+            long to = steps == null ? Long.MAX_VALUE : steps.windowEnd(d, step);
+            for (int k = 0, streams = g.deviceStreamCount(d); k < streams; k++) {
+                int s = g.deviceStream(d, k);
+                boolean isCompute = g.isComputeStream(s);
+                for (int i = 0, len = g.streamLength(s); i < len; i++) {
+                    int t = g.streamTask(s, i);
+                    long lo = Math.max(timeline.start(t), from);
+                    long hi = Math.min(timeline.end(t), to);
+                    if (hi <= lo) {
+                        continue;
+                    }
+                    if (isCompute) {
+                        compute.add(lo, hi);
+                    } else {
+                        Integer slot = slotOf.get(g.category(t));
+                        if (slot == null) {
+                            slot = slotNames.size();
+                            slotOf.put(g.category(t), slot);
+                            slotNames.add(g.category(t));
+                            comm.add(new Intervals());
+                        }
+                        comm.get(slot).add(lo, hi);
+                    }
+                }
+            }
+            compute.union(busy);
             Map<String, Long> exposed = new TreeMap<>();
             Map<String, Long> overlapped = new TreeMap<>();
-            List<long[]> anyComm = new ArrayList<>();
-            for (Map.Entry<String, List<long[]>> e : comm.get(d).entrySet()) {
-                List<long[]> c = merge(e.getValue());
-                long total = length(c);
-                long both = intersection(c, busy);
-                overlapped.put(e.getKey(), both);
-                exposed.put(e.getKey(), total - both);
-                anyComm.addAll(c);
+            anyComm.clear();
+            for (int slot = 0; slot < comm.size(); slot++) {
+                Intervals c = comm.get(slot);
+                if (c.size == 0) {
+                    continue;
+                }
+                c.union(merged);
+                long total = merged.length();
+                long both = merged.intersection(busy);
+                overlapped.put(slotNames.get(slot), both);
+                exposed.put(slotNames.get(slot), total - both);
+                anyComm.addAll(merged);
             }
-            List<long[]> all = merge(anyComm);
-            out.add(new CommBreakdown(d, exposed, overlapped, length(all) - intersection(all, busy)));
+            anyComm.union(all);
+            out.add(new CommBreakdown(d, exposed, overlapped, all.length() - all.intersection(busy)));
         }
         return out;
+    }
+
+    /** A growable list of half-open intervals [lo, hi) in two primitive arrays. */
+    static final class Intervals {
+        long[] lo = new long[16];
+        long[] hi = new long[16];
+        int size;
+
+        void clear() {
+            size = 0;
+        }
+
+        void add(long from, long to) {
+            if (size == lo.length) {
+                lo = Arrays.copyOf(lo, size * 2);
+                hi = Arrays.copyOf(hi, size * 2);
+            }
+            lo[size] = from;
+            hi[size++] = to;
+        }
+
+        void addAll(Intervals other) {
+            for (int i = 0; i < other.size; i++) {
+                add(other.lo[i], other.hi[i]);
+            }
+        }
+
+        /**
+         * Writes the union of these intervals into {@code out} as sorted, disjoint intervals
+         * (touching ones joined). A point is covered when more intervals have started than
+         * ended there, which depends only on the sorted starts and the sorted ends, so they are
+         * sorted apart. Sorts this list's arrays in place.
+         */
+        void union(Intervals out) {
+            out.clear();
+            Arrays.sort(lo, 0, size);
+            Arrays.sort(hi, 0, size);
+            int i = 0;
+            int j = 0;
+            int open = 0;
+            long from = 0;
+            while (i < size) {
+                if (lo[i] <= hi[j]) {
+                    if (open++ == 0) {
+                        from = lo[i];
+                    }
+                    i++;
+                } else {
+                    if (--open == 0) {
+                        out.add(from, hi[j]);
+                    }
+                    j++;
+                }
+            }
+            if (size > 0) {
+                out.add(from, hi[size - 1]);
+            }
+        }
+
+        long length() {
+            long sum = 0;
+            for (int i = 0; i < size; i++) {
+                sum += hi[i] - lo[i];
+            }
+            return sum;
+        }
+
+        /** Total overlap of two unions (sorted, disjoint). */
+        long intersection(Intervals b) {
+            long sum = 0;
+            int i = 0;
+            int j = 0;
+            while (i < size && j < b.size) {
+                long x = Math.max(lo[i], b.lo[j]);
+                long y = Math.min(hi[i], b.hi[j]);
+                if (y > x) {
+                    sum += y - x;
+                }
+                if (hi[i] < b.hi[j]) {
+                    i++;
+                } else {
+                    j++;
+                }
+            }
+            return sum;
+        }
     }
 
     static List<long[]> merge(List<long[]> intervals) {

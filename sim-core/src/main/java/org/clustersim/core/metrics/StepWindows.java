@@ -4,7 +4,6 @@ import java.util.Arrays;
 
 import org.clustersim.core.engine.Stream;
 import org.clustersim.core.engine.StreamKind;
-import org.clustersim.core.engine.Task;
 import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.core.engine.Timeline;
 
@@ -50,9 +49,8 @@ public final class StepWindows {
             }
             long end = timeline.end(t);
             ends[step] = Math.max(ends[step], end);
-            Task task = g.task(t);
-            for (int i = 0; i < task.streamCount(); i++) {
-                int d = g.stream(task.stream(i)).device();
+            for (int i = 0, k = g.streamCount(t); i < k; i++) {
+                int d = g.streamDevice(g.taskStream(t, i));
                 deviceEnds[step][d] = Math.max(deviceEnds[step][d], end);
             }
         }
