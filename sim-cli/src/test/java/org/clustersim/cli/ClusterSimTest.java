@@ -131,6 +131,20 @@ class ClusterSimTest {
     }
 
     @Test
+    void anAllToAllThatCannotRunIsBadInputAtItsField() throws IOException {
+        String base = Files.readString(SCENARIOS.resolve("deepseek-v3-like-2048xh100-pp16-ep64.yaml"))
+                .replace("  preset: deepseek-v3-like\n", "  preset: deepseek-v3-like\n  nodeLimit: 0\n")
+                .replace("  order: tp-cp-dp-pp\n", "  order: tp-cp-dp-pp\n  allToAll: node-limited\n");
+        Path bad = dir.resolve("a2a.yaml");
+        Files.writeString(bad, base);
+        int line = java.util.Arrays.asList(base.split("\n")).indexOf("  allToAll: node-limited") + 1;
+        Result r = cli("run", bad.toString(), "--no-trace");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains(bad + ":" + line + ":13: parallelism.allToAll: found node-limited, but "
+                + "deepseek-v3-like routes tokens without a node limit"), r.err());
+    }
+
+    @Test
     void aFaultThatCutsAGroupApartIsBadInputNamingWhatCannotReachWhat() throws IOException {
         String base = Files.readString(SCENARIOS.resolve("gpt3-175b-pp8-1f1b.yaml")) + """
                 faults:

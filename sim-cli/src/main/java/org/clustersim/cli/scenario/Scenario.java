@@ -8,6 +8,7 @@ import java.util.Set;
 
 import org.clustersim.strategies.training.ContextParallel;
 import org.clustersim.strategies.training.LayerSplit;
+import org.clustersim.strategies.training.AllToAllAlgorithm;
 import org.clustersim.strategies.training.Mesh;
 import org.clustersim.strategies.training.ShardingOptions;
 import org.clustersim.strategies.training.StepSequence;
@@ -100,7 +101,7 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
                               boolean overlapGradReduce, long gradBucketBytes, int[] layersPerStage, int shardGroup,
                               ContextParallel cpVariant, List<Mesh.Dim> order, ShardingOptions sharding,
                               boolean tpCommOverlap, boolean overlapParamGather,
-                              boolean overlapMoeExpertParallelComm) {
+                              boolean overlapMoeExpertParallelComm, AllToAllAlgorithm allToAll) {
         /** GPUs the layout occupies: tp x cp x pp x dp. */
         public int gpus() {
             return tp * cp * pp * dp;
@@ -191,6 +192,6 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
                 kernelCosts(), training.recompute().cost(), par.gradBucketBytes(),
                 par.overlapGradReduce(), blockingSends, allReplicas ? par.dp() : 1, par.layersPerStage() == null ? null
                         : LayerSplit.of(model.layers(), par.layersPerStage()), par.sharding(),
-                par.tpCommOverlap(), training.recomputeModules());
+                par.tpCommOverlap(), training.recomputeModules(), par.allToAll());
     }
 }

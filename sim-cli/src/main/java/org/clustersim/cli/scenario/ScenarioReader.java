@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import org.clustersim.strategies.training.AllToAllAlgorithm;
 import org.clustersim.strategies.training.ContextParallel;
 import org.clustersim.strategies.training.Mesh;
 import org.clustersim.strategies.training.ShardingOptions;
@@ -91,7 +92,7 @@ public final class ScenarioReader {
                 declared.ep(), declared.etp(), chunks, declared.zero(), declared.sequenceParallel(),
                 declared.overlapGradReduce(), bucket, declared.layersPerStage(), declared.shardGroup(),
                 declared.cpVariant(), declared.order(), declared.sharding(), declared.tpCommOverlap(),
-                declared.overlapParamGather(), declared.overlapMoeExpertParallelComm());
+                declared.overlapParamGather(), declared.overlapMoeExpertParallelComm(), declared.allToAll());
         Optional<TransformerModel> model = model(modelSec);
         Optional<ClusterChoice> cluster = cluster(clusterSec, par, file);
         AttentionImpl attention = attention(modelSec, cluster.map(ClusterChoice::device));
@@ -155,6 +156,7 @@ public final class ScenarioReader {
         }
         boolean overlapParamGather = s.bool("overlapParamGather", false);
         boolean a2aOverlap = s.bool("overlapMoeExpertParallelComm", false);
+        AllToAllAlgorithm allToAll = s.choice("allToAll", AllToAllAlgorithm.AUTO, AllToAllAlgorithm.byId());
         double bucketMb = s.optionalNumber("gradBucketMB", 0.001, 1e6).orElse(TrainingStep.DEFAULT_BUCKET / 1e6);
         int[] layersPerStage = s.integerList("layersPerStage", 1, 100_000).orElse(null);
         int shardGroup = s.integer("shardGroup", 0, 1, MAX_COUNT);
@@ -198,7 +200,7 @@ public final class ScenarioReader {
         ShardingOptions sharding = sharding(s, zero, pp, v);
         return new Scenario.Parallelism(tp, pp, dp, cp, ep, etp, v, zero, sp, overlap, Math.round(bucketMb * 1e6),
                 layersPerStage, s.has("shardGroup") ? shardGroup : 0, cpVariant, order, sharding, tpCommOverlap,
-                overlapParamGather, a2aOverlap);
+                overlapParamGather, a2aOverlap, allToAll);
     }
 
     /**
@@ -794,6 +796,7 @@ public final class ScenarioReader {
                         + "disables full recomputation under the all-to-all overlap");
             }
         }
+        allToAll(parSec, cluster, model, par);
         if (training.recomputeModules().contains(RecomputeModule.MLA_UP_PROJ) && model.latentAttention() == null) {
             trainSec.error("recomputeModules", "found mla_up_proj, but " + model.name() + " has no latent attention "
                     + "(model.latentAttention)");
@@ -801,6 +804,52 @@ public final class ScenarioReader {
         if (!(training.precision().peak(cluster.accelerator()) > 0)) {
             trainSec.error("precision", "found " + training.precision().name().toLowerCase(java.util.Locale.ROOT)
                     + ", but " + cluster.accelerator().name() + " has no such tensor cores; expected bf16 or fp16");
+        }
+    }
+
+    /**
+     * Whether the chosen MoE all-to-all can run: any choice but auto needs expert parallelism;
+     * node-limited needs the model's node limit; pxn and node-limited need every EP group to span
+     * servers with as many GPUs on each (the rail-aligned plans pair GPUs by local index).
+     */
+    private static void allToAll(Section parSec, ClusterSpec cluster, TransformerModel model,
+                                 Scenario.Parallelism par) {
+        AllToAllAlgorithm a = par.allToAll();
+        if (a == AllToAllAlgorithm.AUTO) {
+            return;
+        }
+        if (model.experts() == null || par.ep() < 2) {
+            parSec.error("allToAll", "found " + a.id() + (model.experts() == null ? ", but " + model.name()
+                    + " has no experts" : " with ep: " + par.ep()) + "; expected expert parallelism (ep > 1), whose "
+                    + "token exchanges it chooses, or leave it out (auto)");
+            return;
+        }
+        if (a == AllToAllAlgorithm.NODE_LIMITED && model.experts().nodeLimit() < 1) {
+            parSec.error("allToAll", "found node-limited, but " + model.name() + " routes tokens without a node limit "
+                    + "(model.nodeLimit is 0); expected model.nodeLimit >= 1, or auto, pxn or direct");
+            return;
+        }
+        if (a == AllToAllAlgorithm.DIRECT || cluster.gpus() != par.gpus()) {
+            return;
+        }
+        Mesh mesh = new Mesh(par.tp(), par.cp(), par.pp(), par.dp(), par.ep(), par.etp(), par.order());
+        int perNode = cluster.gpusPerNode();
+        for (int p = 0; p < par.pp(); p++) {
+            for (int[] group : mesh.experts().expertParallelGroups(p)) {
+                Map<Integer, Integer> onNode = new java.util.TreeMap<>();
+                for (int d : group) {
+                    onNode.merge(d / perNode, 1, Integer::sum);
+                }
+                String why = onNode.size() < 2 ? "sits in one server"
+                        : onNode.values().stream().distinct().count() > 1 ? "takes unequal numbers of GPUs from "
+                        + "its servers" : null;
+                if (why != null) {
+                    parSec.error("allToAll", "found " + a.id() + ", but the EP group of GPU " + group[0] + " ("
+                            + group.length + " GPUs, stage " + p + ") " + why + "; " + a.id() + " pairs GPUs by local index across servers: expected EP "
+                            + "groups spanning servers with as many GPUs on each, or direct / auto");
+                    return;
+                }
+            }
         }
     }
 

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 import org.clustersim.strategies.pipeline.ScheduleKind;
+import org.clustersim.strategies.training.AllToAllAlgorithm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -162,6 +163,45 @@ class ScenarioReaderTest {
         InputError full = only(errors(DSV3.replace("  order: tp-cp-dp-pp", "  order: tp-cp-dp-pp\n"
                 + "  overlapMoeExpertParallelComm: true") + "  recompute: full\n"));
         assertTrue(full.message().contains("disables full recomputation"), full.message());
+    }
+
+    @Test
+    void readsTheAllToAllAlgorithm() throws IOException {
+        Scenario auto = new ScenarioReader().read(write("a.yaml", MOE));
+        assertEquals(AllToAllAlgorithm.AUTO, auto.parallelism().allToAll());
+        assertEquals(AllToAllAlgorithm.AUTO, auto.trainingStep().allToAll());
+        for (AllToAllAlgorithm a : List.of(AllToAllAlgorithm.PXN, AllToAllAlgorithm.DIRECT)) {
+            Scenario s = new ScenarioReader().read(write("b.yaml", MOE.replace("  ep: 8", "  ep: 8\n  allToAll: "
+                    + a.id())));
+            assertEquals(a, s.trainingStep().allToAll());
+        }
+        Scenario limited = new ScenarioReader().read(write("c.yaml", MOE.replace("preset: mixtral-8x7b",
+                "preset: mixtral-8x7b\n  nodeLimit: 2").replace("  ep: 8", "  ep: 8\n  allToAll: node-limited")));
+        assertEquals(AllToAllAlgorithm.NODE_LIMITED, limited.trainingStep().allToAll());
+        // inside one server only direct (or auto) can run
+        Scenario inServer = new ScenarioReader().read(write("d.yaml", DSV3.replace("  order: tp-cp-dp-pp",
+                "  order: tp-cp-dp-pp\n  allToAll: direct")));
+        assertEquals(AllToAllAlgorithm.DIRECT, inServer.parallelism().allToAll());
+    }
+
+    @Test
+    void anAllToAllAlgorithmThatCannotRunIsLocated() throws IOException {
+        InputError noLimit = only(errors(MOE.replace("  ep: 8", "  ep: 8\n  allToAll: node-limited")));
+        assertEquals("parallelism.allToAll", noLimit.path());
+        assertEquals(11, noLimit.location().line());
+        assertEquals(13, noLimit.location().column());
+        assertTrue(noLimit.message().startsWith("found node-limited, but mixtral-8x7b routes tokens without a node "
+                + "limit (model.nodeLimit is 0)"), noLimit.message());
+        InputError oneServer = only(errors(DSV3.replace("  order: tp-cp-dp-pp", "  order: tp-cp-dp-pp\n"
+                + "  allToAll: pxn")));
+        assertEquals("parallelism.allToAll", oneServer.path());
+        assertTrue(oneServer.message().startsWith("found pxn, but the EP group of GPU 0 (8 GPUs, stage 0) sits in one "
+                + "server"), oneServer.message());
+        InputError dense = only(errors(VALID.replace("  pp: 8", "  pp: 8\n  allToAll: direct")));
+        assertTrue(dense.message().startsWith("found direct, but gpt3-175b has no experts"), dense.message());
+        InputError unknown = only(errors(MOE.replace("  ep: 8", "  ep: 8\n  allToAll: ring")));
+        assertEquals("parallelism.allToAll", unknown.path());
+        assertTrue(unknown.message().contains("expected one of auto, direct, node-limited, pxn"), unknown.message());
     }
 
     @Test

@@ -10,6 +10,7 @@ import org.clustersim.core.engine.Work;
 import org.clustersim.strategies.collective.CollectiveOp;
 import org.clustersim.strategies.collective.Collectives;
 import org.clustersim.strategies.collective.CommGroup;
+import org.clustersim.strategies.collective.DirectAlgorithm;
 import org.clustersim.strategies.collective.NodeLimitedAllToAll;
 import org.clustersim.strategies.collective.Protocol;
 import org.clustersim.strategies.collective.PxnAlgorithm;
@@ -19,20 +20,29 @@ import org.clustersim.topology.Topology;
 /**
  * The plans of a training step's in-pipeline collectives, made once per group: the same
  * collective over the same GPUs recurs every layer and microbatch. The algorithm is chosen
- * (auto) once per kind, operation, size and group size; MoE exchanges across servers go
- * rail-aligned (PXN), or node-limited when the model limits each token's servers.
+ * (auto) once per kind, operation, size and group size. MoE exchanges (all-to-all) go as the
+ * step's {@link AllToAllAlgorithm} says; under {@code auto}, across servers rail-aligned (PXN),
+ * or node-limited when the model limits each token's servers, and inside a server by the
+ * cheapest estimate.
  */
 final class GroupPlans {
     private static final PxnAlgorithm PXN = new PxnAlgorithm();
+    private static final DirectAlgorithm DIRECT = new DirectAlgorithm();
     private final Topology topology;
     /** The model's experts, for the node limit of MoE exchanges (null for a dense model). */
     private final TransformerModel.Experts experts;
+    private final AllToAllAlgorithm allToAll;
     private final Map<String, Collectives.Choice> chosen = new HashMap<>();
     private final Map<String, Work.Communication> planned = new HashMap<>();
 
     GroupPlans(Topology topology, TransformerModel.Experts experts) {
+        this(topology, experts, AllToAllAlgorithm.AUTO);
+    }
+
+    GroupPlans(Topology topology, TransformerModel.Experts experts, AllToAllAlgorithm allToAll) {
         this.topology = topology;
         this.experts = experts;
+        this.allToAll = allToAll;
     }
 
     /** A collective's plan for this group, choosing the algorithm once per operation, size and group size. */
@@ -44,13 +54,14 @@ final class GroupPlans {
 
     private Work.Communication planFresh(String kind, CollectiveOp op, int[] devices, long bytes) {
         CommGroup group = new CommGroup(devices);
+        if (op == CollectiveOp.ALL_TO_ALL && allToAll != AllToAllAlgorithm.AUTO) {
+            return allToAll(group, bytes);
+        }
         if (op == CollectiveOp.ALL_TO_ALL && PXN.unsupported(op, group, topology).isEmpty()) {
             TransformerModel.Experts e = experts;
             if (e != null && e.nodeLimit() > 0) {
                 // node-limited routing: a token crosses the network once per chosen server
-                var limited = new NodeLimitedAllToAll(e.topK(), e.nodeLimit());
-                return new Work.Communication(limited.plan(op, group, bytes,
-                        Protocol.SIMPLE, topology));
+                return allToAll(group, bytes, AllToAllAlgorithm.NODE_LIMITED);
             }
             // token exchanges across servers go rail-aligned, as NCCL's PXN sends them
             return Collectives.plan(PXN.name(), op, group, bytes, topology).work();
@@ -64,6 +75,29 @@ final class GroupPlans {
         }
         List<Phase> phases = c.algorithm().plan(op, group, bytes, c.protocol(), topology);
         return new Work.Communication(phases);
+    }
+
+    private Work.Communication allToAll(CommGroup group, long bytes) {
+        return allToAll(group, bytes, allToAll);
+    }
+
+    /** An all-to-all over {@code group} as {@code algorithm} sends it (not auto). */
+    private Work.Communication allToAll(CommGroup group, long bytes, AllToAllAlgorithm algorithm) {
+        CollectiveOp op = CollectiveOp.ALL_TO_ALL;
+        return switch (algorithm) {
+            case PXN -> Collectives.plan(PXN.name(), op, group, bytes, topology).work();
+            case DIRECT -> Collectives.plan(DIRECT.name(), op, group, bytes, topology).work();
+            case NODE_LIMITED -> {
+                TransformerModel.Experts e = experts;
+                if (e == null || e.nodeLimit() < 1) {
+                    throw new IllegalArgumentException("node-limited all-to-all needs a model whose experts have a "
+                            + "node limit");
+                }
+                var limited = new NodeLimitedAllToAll(e.topK(), e.nodeLimit());
+                yield new Work.Communication(limited.plan(op, group, bytes, Protocol.SIMPLE, topology));
+            }
+            case AUTO -> throw new IllegalStateException("auto is chosen per group");
+        };
     }
 
     /** The part of a collective that {@code device} sends, phases it sends nothing in dropped. */

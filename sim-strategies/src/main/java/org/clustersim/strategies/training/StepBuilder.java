@@ -41,7 +41,7 @@ public final class StepBuilder {
             g.device(step.topology().device(d).name(), step.topology().device(d).node());
         }
         LayerCostModel cost = step.layerCost();
-        GroupPlans plans = new GroupPlans(step.topology(), step.model().experts());
+        GroupPlans plans = new GroupPlans(step.topology(), step.model().experts(), step.allToAll());
         TensorParallel tensor = new TensorParallel(step.tp(), step.cp(), cost.seqParallel(),
                 step.model().boundaryActivationBytes(step.microBatch(), step.seqLen() / step.cp(),
                         TrainingStep.ACTIVATION_BYTES), plans);

@@ -70,13 +70,27 @@ import org.clustersim.topology.Topology;
  * @param recomputeModules under selective recomputation, the modules Megatron-core's
  *                     {@code recompute_modules} names ({@link RecomputeModule}; empty: the attention
  *                     core, its default); empty otherwise
+ * @param allToAll     how MoE token all-to-alls are sent ({@link AllToAllAlgorithm}; {@code null}: auto)
  */
 public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh, int zero, int shardGroup,
                            boolean sequenceParallel, ContextParallel cpKind, PipelineSchedule schedule,
                            int microbatches, int microBatch, int seqLen, KernelCosts kernels,
                            LayerCostModel.Recompute recompute, long bucketBytes,
                            boolean overlapGradReduce, boolean blockingSends, int replicas, LayerSplit split,
-                           ShardingOptions sharding, boolean tpCommOverlap, Set<RecomputeModule> recomputeModules) {
+                           ShardingOptions sharding, boolean tpCommOverlap, Set<RecomputeModule> recomputeModules,
+                           AllToAllAlgorithm allToAll) {
+
+    /** A step whose MoE all-to-alls are planned as {@link AllToAllAlgorithm#AUTO} chooses. */
+    public TrainingStep(TransformerModel model, Topology topology, Mesh mesh, int zero, int shardGroup,
+                        boolean sequenceParallel, ContextParallel cpKind, PipelineSchedule schedule,
+                        int microbatches, int microBatch, int seqLen, KernelCosts kernels,
+                        LayerCostModel.Recompute recompute, long bucketBytes,
+                        boolean overlapGradReduce, boolean blockingSends, int replicas, LayerSplit split,
+                        ShardingOptions sharding, boolean tpCommOverlap, Set<RecomputeModule> recomputeModules) {
+        this(model, topology, mesh, zero, shardGroup, sequenceParallel, cpKind, schedule, microbatches, microBatch,
+                seqLen, kernels, recompute, bucketBytes, overlapGradReduce, blockingSends, replicas, split, sharding,
+                tpCommOverlap, recomputeModules, AllToAllAlgorithm.AUTO);
+    }
 
     /** A step whose selective recomputation (if any) replays the attention core only. */
     public TrainingStep(TransformerModel model, Topology topology, Mesh mesh, int zero, int shardGroup,
@@ -116,6 +130,13 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
     public TrainingStep {
         if (sharding == null) {
             sharding = ShardingOptions.defaults();
+        }
+        if (allToAll == null) {
+            allToAll = AllToAllAlgorithm.AUTO;
+        }
+        if (allToAll == AllToAllAlgorithm.NODE_LIMITED && (model.experts() == null || model.experts().nodeLimit() < 1)) {
+            throw new IllegalArgumentException("a node-limited all-to-all needs a model whose experts have a node "
+                    + "limit (nodeLimit >= 1)");
         }
         recomputeModules = LayerCostModel.recomputedModules(recompute, recomputeModules == null ? Set.of()
                 : recomputeModules);
@@ -188,7 +209,14 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
     public TrainingStep withSharding(ShardingOptions options) {
         return new TrainingStep(model, topology, mesh, zero, shardGroup, sequenceParallel, cpKind, schedule,
                 microbatches, microBatch, seqLen, kernels, recompute, bucketBytes, overlapGradReduce, blockingSends,
-                replicas, split, options, tpCommOverlap, recomputeModules);
+                replicas, split, options, tpCommOverlap, recomputeModules, allToAll);
+    }
+
+    /** This step with its MoE all-to-alls sent as {@code algorithm}. */
+    public TrainingStep withAllToAll(AllToAllAlgorithm algorithm) {
+        return new TrainingStep(model, topology, mesh, zero, shardGroup, sequenceParallel, cpKind, schedule,
+                microbatches, microBatch, seqLen, kernels, recompute, bucketBytes, overlapGradReduce, blockingSends,
+                replicas, split, sharding, tpCommOverlap, recomputeModules, algorithm);
     }
 
     /** Bytes of a gradient element in ZeRO 3's reduce-scatters ({@link ShardingOptions#reduceBytes}). */
