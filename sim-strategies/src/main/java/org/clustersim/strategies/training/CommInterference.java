@@ -25,12 +25,18 @@ import org.clustersim.strategies.pipeline.PipelineProgram;
  */
 final class CommInterference implements Interference {
     private final CommKernels kernels;
+    private final double p2p;
+    private final double ring;
+    private final double userbuffers;
     private final List<DeviceInfo> devices;
     private final List<org.clustersim.core.engine.Stream> streams;
     private final Map<Work, Double> shares = new IdentityHashMap<>();
 
     CommInterference(CommKernels kernels, TaskGraph graph) {
         this.kernels = kernels;
+        this.p2p = kernels.computeShare(kernels.p2p());
+        this.ring = TensorParallelOverlap.computeShare(TensorParallelOverlap.RING_STREAM, kernels);
+        this.userbuffers = TensorParallelOverlap.computeShare(TensorParallelOverlap.UB_STREAM, kernels);
         this.devices = graph.devices();
         this.streams = graph.streams();
     }
@@ -38,11 +44,14 @@ final class CommInterference implements Interference {
     @Override
     public double computeShare(Task task) {
         if (task.category().equals(PipelineProgram.P2P_CATEGORY)) {
-            return kernels.computeShare(kernels.p2p());
+            return p2p;
         }
         String stream = streams.get(task.stream(0)).name();
-        if (stream.equals(TensorParallelOverlap.RING_STREAM) || stream.equals(TensorParallelOverlap.UB_STREAM)) {
-            return TensorParallelOverlap.computeShare(stream, kernels);
+        if (stream.equals(TensorParallelOverlap.RING_STREAM)) {
+            return ring;
+        }
+        if (stream.equals(TensorParallelOverlap.UB_STREAM)) {
+            return userbuffers;
         }
         return shares.computeIfAbsent(task.work(), w -> kernels.computeShare(
                 crossesServers((Work.Communication) w) ? kernels.network() : kernels.nvlink()));

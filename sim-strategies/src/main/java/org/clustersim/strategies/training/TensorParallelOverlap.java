@@ -51,6 +51,7 @@ final class TensorParallelOverlap {
     private final TensorParallel tensor;
     private final LayerCostModel cost;
     private final Map<LayerCostModel.Block, Optional<Parts>> parts = new IdentityHashMap<>();
+    private final Map<String, Optional<LayerCostModel.OpTime>> chunkTimes = new java.util.HashMap<>();
 
     /** Where the block's middle (attention core or activation) goes: it may carry its own communication. */
     @FunctionalInterface
@@ -82,10 +83,8 @@ final class TensorParallelOverlap {
      * or the cost model cannot chunk them.
      */
     Optional<Parts> split(LayerCostModel.Block block, String first, String second) {
-        if (cost.gemmChunk(first, 1).isEmpty() || cost.gemmChunk(second, 1).isEmpty()) {
-            return Optional.empty();
-        }
-        return parts.computeIfAbsent(block, b -> cut(b, first, second));
+        return parts.computeIfAbsent(block, b -> chunk(first, 1).isEmpty() || chunk(second, 1).isEmpty()
+                ? Optional.empty() : cut(b, first, second));
     }
 
     /**
@@ -131,11 +130,12 @@ final class TensorParallelOverlap {
         int dgrad = chain.compute(first + " dgrad", cat, b.first().biNs(), b.first().biFlops());
         int gathered = -1;
         if (weights) {
-            gathered = before >= 0
-                    ? graph.communicate(name + " tp-ag bulk", CATEGORY, ub,
-                            tensor.work(chain.devices(), CollectiveOp.ALL_GATHER, tensor.activationBytes()), before)
-                    : graph.communicate(name + " tp-ag bulk", CATEGORY, ub,
-                            tensor.work(chain.devices(), CollectiveOp.ALL_GATHER, tensor.activationBytes()));
+            // the input's all-gather for the weight gradient starts with the input-gradient GEMM
+            gathered = graph.communicate(name + " tp-ag bulk", CATEGORY, ub,
+                    tensor.work(chain.devices(), CollectiveOp.ALL_GATHER, tensor.activationBytes()));
+            if (before >= 0) {
+                graph.addDependency(gathered, before);
+            }
         }
         int scattered = graph.communicate(name + " tp-rs bulk", CATEGORY, ub,
                 tensor.work(chain.devices(), CollectiveOp.REDUCE_SCATTER, tensor.activationBytes()), dgrad);
@@ -150,10 +150,16 @@ final class TensorParallelOverlap {
      * the fraction of it chunked GEMMs keep under userbuffers overlap (the device profile's).
      */
     private LayerCostModel.OpTime chunk(LayerCostModel.Block gemm, int chunks) {
-        LayerCostModel.OpTime t = cost.gemmChunk(op(gemm), chunks).orElseThrow();
-        CommKernels k = cost.costs().device().commKernels();
-        double e = k == null ? 1 : k.overlappedGemmEfficiency();
-        return new LayerCostModel.OpTime(t.op(), t.fNs() / e, t.biNs() / e, t.wNs() / e);
+        return chunk(op(gemm), chunks).orElseThrow();
+    }
+
+    /** {@link #chunk(LayerCostModel.Block, int)} by op name, costed once per op and chunk count (surface lookups). */
+    private Optional<LayerCostModel.OpTime> chunk(String op, int chunks) {
+        return chunkTimes.computeIfAbsent(op + "/" + chunks, k -> cost.gemmChunk(op, chunks).map(t -> {
+            CommKernels kernels = cost.costs().device().commKernels();
+            double e = kernels == null ? 1 : kernels.overlappedGemmEfficiency();
+            return new LayerCostModel.OpTime(t.op(), t.fNs() / e, t.biNs() / e, t.wNs() / e);
+        }));
     }
 
     /**
@@ -191,12 +197,13 @@ final class TensorParallelOverlap {
         return new Work.Communication(List.of(new Phase(flows)));
     }
 
-    /** What a userbuffers task takes from compute: its SMs, and for the SM-driven kinds the NVLink traffic's HBM share. */
+    /**
+     * What a userbuffers task on {@code stream} takes from compute: its SMs, and for the
+     * SM-driven kinds the NVLink traffic's HBM share.
+     */
     static double computeShare(String stream, CommKernels kernels) {
-        if (stream.equals(RING_STREAM)) {
-            return (double) RING_SMS / kernels.sms();
-        }
-        return kernels.computeShare(new CommKernels.Kernel(UB_SMS, kernels.nvlink().hbmShare()));
+        return stream.equals(RING_STREAM) ? (double) RING_SMS / kernels.sms()
+                : kernels.computeShare(new CommKernels.Kernel(UB_SMS, kernels.nvlink().hbmShare()));
     }
 
     private static String op(LayerCostModel.Block gemm) {
