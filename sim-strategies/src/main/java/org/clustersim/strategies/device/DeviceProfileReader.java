@@ -133,16 +133,7 @@ public final class DeviceProfileReader {
 
     private List<AttentionCurve> curves(Section att) {
         List<AttentionCurve> out = new ArrayList<>();
-        List<SourceNode> items = att.list("tables");
-        for (int i = 0; i < items.size(); i++) {
-            SourceNode item = items.get(i);
-            String at = att.pathOf("tables") + "[" + i + "]";
-            if (!(item instanceof SourceNode.MapNode m)) {
-                diagnostics.error(item.location(), at, "found " + item.describe() + ", expected a mapping with impl, "
-                        + "pass, headDim, causal and points");
-                continue;
-            }
-            Section t = new Section(diagnostics, at, m, m.location());
+        for (Section t : mappings(att, "tables", "a mapping with impl, pass, headDim, causal and points")) {
             int before = errorCount();
             AttentionImpl impl = t.choice("impl", null, IMPLS);
             AttentionPass pass = t.choice("pass", null, PASSES);
@@ -246,15 +237,7 @@ public final class DeviceProfileReader {
 
     private List<CollectiveMeasurement> collectives(Section s) {
         List<CollectiveMeasurement> out = new ArrayList<>();
-        List<SourceNode> items = s.list("collectives");
-        for (int i = 0; i < items.size(); i++) {
-            SourceNode item = items.get(i);
-            String at = s.pathOf("collectives") + "[" + i + "]";
-            if (!(item instanceof SourceNode.MapNode m)) {
-                diagnostics.error(item.location(), at, "found " + item.describe() + ", expected a mapping");
-                continue;
-            }
-            Section c = new Section(diagnostics, at, m, m.location());
+        for (Section c : mappings(s, "collectives", "a mapping")) {
             String op = c.choice("op", "all_reduce", COLLECTIVE_OPS);
             String medium = c.choice("medium", "nvlink", Map.of("nvlink", "nvlink", "network", "network"));
             int ranks = c.requiredInteger("ranks", 2, 1 << 20).orElse(2);
@@ -262,6 +245,22 @@ public final class DeviceProfileReader {
             double bus = required(c, "busBandwidthGBps", 1e-6, 1e9) * 1e9;
             c.finish();
             out.add(new CollectiveMeasurement(op, medium, ranks, latency, bus));
+        }
+        return out;
+    }
+
+    /** The items of list {@code key}, each a section of its own; an item that is not a mapping is reported. */
+    private List<Section> mappings(Section s, String key, String expected) {
+        List<Section> out = new ArrayList<>();
+        List<SourceNode> items = s.list(key);
+        for (int i = 0; i < items.size(); i++) {
+            SourceNode item = items.get(i);
+            String at = s.pathOf(key) + "[" + i + "]";
+            if (item instanceof SourceNode.MapNode m) {
+                out.add(new Section(diagnostics, at, m, m.location()));
+            } else {
+                diagnostics.error(item.location(), at, "found " + item.describe() + ", expected " + expected);
+            }
         }
         return out;
     }
