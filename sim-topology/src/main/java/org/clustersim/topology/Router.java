@@ -28,6 +28,25 @@ public interface Router {
         return route(srcDevice, dstDevice, channel, states);
     }
 
+    /**
+     * Whether the route of a flow leaves its scale-up domain through a NIC (so the network's
+     * protocol efficiency and step latency apply). Collective planning asks this for every flow
+     * of every ring; routers that can tell without building the route should say so cheaply.
+     *
+     * @throws NoRouteException if every path crosses a link that is down
+     */
+    default boolean leavesScaleUp(int srcDevice, int dstDevice, int channel, LinkStates states) {
+        if (srcDevice == dstDevice) {
+            return false;
+        }
+        for (Link l : route(srcDevice, dstDevice, channel, states).links()) {
+            if (l.kind() == LinkKind.GPU_NIC) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** How many flows each link carries at the moment. */
     @FunctionalInterface
     interface LinkLoad {

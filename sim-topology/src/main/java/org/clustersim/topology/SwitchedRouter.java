@@ -1,6 +1,5 @@
 package org.clustersim.topology;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -36,10 +35,12 @@ public final class SwitchedRouter implements Router {
     private final Map<Long, Route> routes = new HashMap<>();
     private long cachedVersion = -1;
     private LinkStates cachedStates;
-    /** Per switch vertex, the switch-to-switch links arriving at it (for the distance search). */
-    private final Link[][] switchIn;
     /** Per switch vertex, the switch-to-switch links leaving it (for ECMP). */
     private final Link[][] switchOut;
+    /** Per switch vertex, the switch-to-switch links arriving at it (for the distance search): source vertex ids and link ids. */
+    private final int[][] switchInSrc;
+    private final int[][] switchInLink;
+    private final int[] bfsQueue;
     private final int[] memoStamp;
     private final int[] memoValue;
     private int stamp;
@@ -65,7 +66,7 @@ public final class SwitchedRouter implements Router {
         }
         memoStamp = new int[vertices.size()];
         memoValue = new int[vertices.size()];
-        switchIn = new Link[vertices.size()][];
+        Link[][] switchIn = new Link[vertices.size()][];
         switchOut = new Link[vertices.size()][];
         for (Vertex v : vertices) {
             if (v.kind() == VertexKind.SWITCH) {
@@ -75,6 +76,18 @@ public final class SwitchedRouter implements Router {
                         .toArray(Link[]::new);
             }
         }
+        switchInSrc = new int[vertices.size()][];
+        switchInLink = new int[vertices.size()][];
+        for (int v = 0; v < vertices.size(); v++) {
+            Link[] in = switchIn[v] == null ? new Link[0] : switchIn[v];
+            switchInSrc[v] = new int[in.length];
+            switchInLink[v] = new int[in.length];
+            for (int i = 0; i < in.length; i++) {
+                switchInSrc[v][i] = in[i].src().id();
+                switchInLink[v][i] = in[i].id();
+            }
+        }
+        bfsQueue = new int[vertices.size()];
     }
 
     @Override
@@ -89,6 +102,32 @@ public final class SwitchedRouter implements Router {
             routes.put(key, r);
         }
         return r;
+    }
+
+    /**
+     * Without building the route: a pair on one scale-up switch with live links to it stays
+     * inside; any other pair goes through its NICs. Under faults the route itself decides (and
+     * reports an unreachable destination).
+     */
+    @Override
+    public boolean leavesScaleUp(int src, int dst, int channel, LinkStates states) {
+        if (states.version() != 0) {
+            return Router.super.leavesScaleUp(src, dst, channel, states);
+        }
+        if (src == dst) {
+            return false;
+        }
+        if (scaleUp[src] >= 0 && scaleUp[src] == scaleUp[dst]) {
+            Vertex sw = vertices.get(scaleUp[src]);
+            if (pick(devices.get(src), sw, src, dst, channel, states) != null
+                    && pick(sw, devices.get(dst), src, dst, channel, states) != null) {
+                return false;
+            }
+        }
+        if (nic[src] < 0 || nic[dst] < 0) {
+            throw unreachable(devices.get(src), devices.get(dst), states);
+        }
+        return true;
     }
 
     /** Adaptive routes depend on the load at the moment, so they are computed afresh, never cached. */
@@ -138,8 +177,8 @@ public final class SwitchedRouter implements Router {
         Vertex nd = vertices.get(nic[dst]);
         Link gpuToNic = pick(s, ns, src, dst, channel, states);
         Link nicToGpu = pick(nd, d, src, dst, channel, states);
-        Link nicUp = firstUp(graph.outgoingEdgesOf(ns), states);
-        Link nicDown = firstUp(graph.incomingEdgesOf(nd), states);
+        Link nicUp = firstUp(outOf[ns.id()], states);
+        Link nicDown = firstUp(inTo[nd.id()], states);
         if (gpuToNic == null || nicToGpu == null || nicUp == null || nicDown == null) {
             throw unreachable(s, d, states);
         }
@@ -170,15 +209,20 @@ public final class SwitchedRouter implements Router {
         int[] dist = new int[vertices.size()];
         Arrays.fill(dist, -1);
         dist[leaf.id()] = 0;
-        ArrayDeque<Vertex> queue = new ArrayDeque<>();
-        queue.add(leaf);
-        while (!queue.isEmpty()) {
-            Vertex v = queue.poll();
-            for (Link in : switchIn[v.id()]) {
-                Vertex u = in.src();
-                if (dist[u.id()] < 0 && states.up(in.id())) {
-                    dist[u.id()] = dist[v.id()] + 1;
-                    queue.add(u);
+        int[] queue = bfsQueue;
+        int head = 0;
+        int tail = 0;
+        queue[tail++] = leaf.id();
+        while (head < tail) {
+            int v = queue[head++];
+            int[] from = switchInSrc[v];
+            int[] via = switchInLink[v];
+            int next = dist[v] + 1;
+            for (int i = 0; i < from.length; i++) {
+                int u = from[i];
+                if (dist[u] < 0 && states.up(via[i])) {
+                    dist[u] = next;
+                    queue[tail++] = u;
                 }
             }
         }
@@ -283,7 +327,7 @@ public final class SwitchedRouter implements Router {
         throw new IllegalStateException("unreachable");
     }
 
-    private static Link firstUp(Iterable<Link> links, LinkStates states) {
+    private static Link firstUp(Link[] links, LinkStates states) {
         for (Link l : links) {
             if (l.dst().kind() != VertexKind.ACCELERATOR && l.src().kind() != VertexKind.ACCELERATOR
                     && states.up(l.id())) {

@@ -105,6 +105,11 @@ public final class Topology {
         return router.route(srcDevice, dstDevice, 0, healthy);
     }
 
+    /** Whether a flow on {@code channel}, every link healthy, leaves the scale-up domain through a NIC. */
+    public boolean leavesScaleUp(int srcDevice, int dstDevice, int channel) {
+        return router.leavesScaleUp(srcDevice, dstDevice, channel, healthy);
+    }
+
     /** The route of a flow on {@code channel} with every link healthy. */
     public Route route(int srcDevice, int dstDevice, int channel) {
         return router.route(srcDevice, dstDevice, channel, healthy);

@@ -6,7 +6,6 @@ import java.util.List;
 import org.clustersim.core.engine.Flow;
 import org.clustersim.core.engine.Phase;
 import org.clustersim.topology.CommTuning;
-import org.clustersim.topology.LinkKind;
 import org.clustersim.topology.Topology;
 
 /**
@@ -39,8 +38,7 @@ final class PhasePlan {
 
     /** Adds a flow of {@code logicalBytes} payload to the current phase. */
     void flow(int src, int dst, double logicalBytes, int channel) {
-        boolean net = src != dst && topology.route(src, dst, channel).links().stream()
-                .anyMatch(l -> l.kind() == LinkKind.GPU_NIC);
+        boolean net = topology.leavesScaleUp(src, dst, channel);
         crossesNetwork |= net;
         double medium = nvlsEfficiency > 0 ? nvlsEfficiency : net ? tuning.netEfficiency() : tuning.nvlinkEfficiency();
         long wire = (long) Math.ceil(logicalBytes / (medium * protocol.efficiency()));
