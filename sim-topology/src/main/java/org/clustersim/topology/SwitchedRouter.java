@@ -130,10 +130,17 @@ public final class SwitchedRouter implements Router {
         return true;
     }
 
-    /** Adaptive routes depend on the load at the moment, so they are computed afresh, never cached. */
+    /**
+     * Adaptive routes depend on the load at the moment, so they are computed afresh, never cached,
+     * except between two devices of one healthy scale-up domain, where nothing depends on load.
+     */
     @Override
     public Route adaptiveRoute(int src, int dst, int channel, LinkStates states, LinkLoad load) {
         validate(states);
+        if (states.version() == 0 && src != dst && scaleUp[src] >= 0 && scaleUp[src] == scaleUp[dst]) {
+            // inside one scale-up domain no hop is chosen by load: the static route, cached
+            return route(src, dst, channel, states);
+        }
         return compute(src, dst, channel, states, load);
     }
 

@@ -1,9 +1,7 @@
 package org.clustersim.core.network;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.PriorityQueue;
 
 import org.clustersim.core.engine.Counters;
 import org.clustersim.core.engine.Flow;
@@ -21,34 +19,56 @@ import org.clustersim.topology.Topology;
  * it, continue with the rest). A flow arrives when its last byte has drained plus its route's
  * latency.
  *
- * <p>When flows start, finish, or a link changes state, only the flows connected to the
- * change through shared links (its component) are re-rated; their remaining bytes are
- * settled at the old rates first. Finish times live in the network's own heap with lazy
- * invalidation, and the kernel holds one timer event for the earliest of them, so the number
- * of kernel events grows with flows and rate changes, never with bytes.
+ * <p>When flows start, finish, or a link changes state, only flows the change can reach are
+ * re-rated (incremental max-min): the search spreads from the change through <em>tight</em>
+ * links (saturated in the current allocation, or carrying a few flows), never through a link
+ * with spare capacity, since no flow's rate is limited by such a link. The flows reached are
+ * re-rated by progressive filling in which the links they reach but did not cross into keep
+ * the capacity the other flows leave; if that saturates one of those links, the search
+ * crosses it too and the rating is repeated. The result is the max-min allocation of all
+ * flows (it is unique, and every flow keeps a saturated bottleneck link on which it is
+ * largest), found from a few hundred flows where a whole fabric's component holds thousands.
+ * Remaining bytes are settled at the old rates first. Finish times live in the network's own
+ * indexed heap, and the kernel holds one timer event for the earliest of them,
+ * so the number of kernel events grows with flows and rate changes, never with bytes.
  */
 public final class FlowNetwork implements FabricNetwork {
     private static final double EPSILON_BYTES = 1e-6;
+    /**
+     * A link counts as saturated within this fraction of its capacity. Erring towards "tight"
+     * only widens a re-rating; a true bottleneck carries its capacity to rounding (1e-15).
+     */
+    private static final double TIGHT = 1e-7;
+    /** Links carrying at most this many flows are always crossed: cheaper than a second rating. */
+    static final int FEW_FLOWS = 4;
 
     private final Topology topology;
     private final SimKernel kernel;
     private final LinkStates states;
     private final LinkUsage usage;
-    private final List<List<ActiveFlow>> onLink;
+    /** Per link, the flows crossing it in slots [0, onLinkCount); each flow knows its slot per hop. */
+    private final ActiveFlow[][] onLink;
+    private final int[] onLinkCount;
     private final double[] linkRate;
     /** Scratch for {@link #maxMin}: a link's index inside the component being rated. */
     private final int[] componentIndex;
     private final MaxMinScratch scratch = new MaxMinScratch();
-    /** Per link, the re-rating pass that last reached it (no mark set to clear per pass). */
+    /** Per link, the re-rating pass that last crossed it (no mark set to clear per pass). */
     private final long[] linkSeenIn;
+    /** Per link, the re-rating pass that last found it at the edge of the flows re-rated. */
+    private final long[] linkEdgeIn;
+    private final List<ActiveFlow> component = new ArrayList<>();
+    private final List<Link> crossed = new ArrayList<>();
+    private final List<Link> edge = new ArrayList<>();
+    private final List<Link> rated = new ArrayList<>();
     private final long[] linkBusySince;
-    private final PriorityQueue<Due> finishing = new PriorityQueue<>(
-            (a, b) -> a.at != b.at ? Long.compare(a.at, b.at) : Long.compare(a.flow.id, b.flow.id));
+    private final FinishHeap finishing = new FinishHeap();
     private long timerAt = Long.MAX_VALUE;
     private long nextId;
     private long rerates;
     private long flowsRerated;
     private final org.clustersim.topology.Router.LinkLoad load;
+    private final int fewFlows;
 
     /** With static ECMP routing. */
     public FlowNetwork(Topology topology, SimKernel kernel, LinkStates states, Counters counters) {
@@ -60,20 +80,27 @@ public final class FlowNetwork implements FabricNetwork {
      *                 fewest flows (adaptive routing) instead of by a static hash
      */
     public FlowNetwork(Topology topology, SimKernel kernel, LinkStates states, Counters counters, boolean adaptive) {
+        this(topology, kernel, states, counters, adaptive, FEW_FLOWS);
+    }
+
+    /** @param fewFlows links with at most this many flows are crossed by every re-rating that reaches them (tests vary it) */
+    FlowNetwork(Topology topology, SimKernel kernel, LinkStates states, Counters counters, boolean adaptive,
+                int fewFlows) {
+        this.fewFlows = fewFlows;
         this.load = adaptive ? this::flowsOn : null;
         this.topology = topology;
         this.kernel = kernel;
         this.states = states;
         this.usage = new LinkUsage(topology, counters);
         int n = topology.links().size();
-        onLink = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            onLink.add(null);
-        }
+        onLink = new ActiveFlow[n][];
+        onLinkCount = new int[n];
         linkRate = new double[n];
         componentIndex = new int[n];
         linkSeenIn = new long[n];
         java.util.Arrays.fill(linkSeenIn, -1);
+        linkEdgeIn = new long[n];
+        java.util.Arrays.fill(linkEdgeIn, -1);
         linkBusySince = new long[n];
     }
 
@@ -99,13 +126,6 @@ public final class FlowNetwork implements FabricNetwork {
         }
     }
 
-    /** A finish time in the heap; stale once the flow's rate changed again (lazy deletion). */
-    private record Due(long at, int version, ActiveFlow flow) {
-        boolean current() {
-            return !flow.done && version == flow.version;
-        }
-    }
-
     /** A flow with bytes left to drain. */
     private static final class ActiveFlow {
         final long id;
@@ -113,12 +133,15 @@ public final class FlowNetwork implements FabricNetwork {
         final String owner;
         final PhaseRun phase;
         Link[] links;
+        /** Per hop, this flow's slot in its link's flow array. */
+        int[] slot;
         long latency;
         double remaining;
         double rate;
         long updatedAt;
         long finishAt = Long.MAX_VALUE;
-        int version;
+        /** Position in the finish heap, -1 when not in it. */
+        int heapIndex = -1;
         /** The re-rating pass that last reached this flow (replaces a visited set). */
         long seenIn = -1;
         boolean done;
@@ -171,19 +194,43 @@ public final class FlowNetwork implements FabricNetwork {
     private void place(ActiveFlow a, Route route) {
         a.links = route.links().toArray(new Link[0]);
         a.latency = latencyOf(route.links());
-        for (Link l : a.links) {
-            List<ActiveFlow> flows = onLink.get(l.id());
-            if (flows == null) {
-                flows = new ArrayList<>(4);
-                onLink.set(l.id(), flows);
+        a.slot = new int[a.links.length];
+        for (int h = 0; h < a.links.length; h++) {
+            int id = a.links[h].id();
+            ActiveFlow[] on = onLink[id];
+            int n = onLinkCount[id];
+            if (on == null) {
+                on = new ActiveFlow[4];
+                onLink[id] = on;
+            } else if (n == on.length) {
+                on = java.util.Arrays.copyOf(on, n * 2);
+                onLink[id] = on;
             }
-            flows.add(a);
+            on[n] = a;
+            a.slot[h] = n;
+            onLinkCount[id] = n + 1;
         }
     }
 
+    /** Takes a flow off its links in constant time per hop: the link's last flow moves into its slot. */
     private void unplace(ActiveFlow a) {
-        for (Link l : a.links) {
-            onLink.get(l.id()).remove(a);
+        for (int h = 0; h < a.links.length; h++) {
+            int id = a.links[h].id();
+            ActiveFlow[] on = onLink[id];
+            int last = --onLinkCount[id];
+            ActiveFlow moved = on[last];
+            on[last] = null;
+            if (moved != a) {
+                int s = a.slot[h];
+                on[s] = moved;
+                Link[] ml = moved.links;
+                for (int k = 0; k < ml.length; k++) {
+                    if (ml[k].id() == id) {
+                        moved.slot[k] = s;
+                        break;
+                    }
+                }
+            }
         }
     }
 
@@ -198,32 +245,33 @@ public final class FlowNetwork implements FabricNetwork {
         long now = kernel.now();
         states.setFactor(link.id(), capacityFactor);
         states.setExtraLatencyNs(link.id(), extraLatencyNs);
-        List<ActiveFlow> affected = new ArrayList<>(onLinkOrEmpty(link.id()));
-        List<ActiveFlow> seeds = new ArrayList<>(affected);
+        List<ActiveFlow> affected = new ArrayList<>(flowsOnLink(link.id()));
+        List<Link> changed = new ArrayList<>();
+        changed.add(link);
         if (capacityFactor == 0) {
             for (ActiveFlow a : affected) {
                 settle(a, now);
                 clearRate(a, now);
-                for (Link l : a.links) {
-                    seeds.addAll(onLink.get(l.id()));
-                }
+                changed.addAll(List.of(a.links));
                 unplace(a);
                 place(a, Routes.of(topology, a.spec, states, a.owner, load));
             }
         }
-        if (!seeds.isEmpty()) {
-            rerate(seeds, now);
-        }
+        rerate(affected, changed, now);
     }
 
     private int flowsOn(int link) {
-        List<ActiveFlow> l = onLink.get(link);
-        return l == null ? 0 : l.size();
+        return onLinkCount[link];
     }
 
-    private List<ActiveFlow> onLinkOrEmpty(int link) {
-        List<ActiveFlow> l = onLink.get(link);
-        return l == null ? List.of() : l;
+    private List<ActiveFlow> flowsOnLink(int link) {
+        return onLink[link] == null ? List.of() : java.util.Arrays.asList(onLink[link]).subList(0, onLinkCount[link]);
+    }
+
+    /** Whether a link limits some flow now: saturated (within {@link #TIGHT}), or so lightly used that crossing it is cheap. */
+    private boolean tight(Link l) {
+        int id = l.id();
+        return onLinkCount[id] <= fewFlows || linkRate[id] >= states.capacity(l) / 1e9 * (1 - TIGHT);
     }
 
     private void settle(ActiveFlow a, long now) {
@@ -241,45 +289,77 @@ public final class FlowNetwork implements FabricNetwork {
         }
     }
 
-    /** Re-rates the components containing {@code seeds} at time {@code now}. */
+    /** Re-rates what the new or re-routed flows {@code seeds} can reach, at time {@code now}. */
     private void rerate(List<ActiveFlow> seeds, long now) {
         rerate(seeds, List.of(), now);
     }
 
     /**
-     * Re-rates the components containing {@code seeds} and the flows on {@code seedLinks} at time
-     * {@code now}. Finishing flows hand over their links rather than their neighbours: a spine link
+     * Re-rates, at time {@code now}, the flows that {@code seeds} and the flows on {@code seedLinks}
+     * reach through tight links (the seed links are crossed whatever their load: they changed).
+     * Finishing flows hand over their tight links rather than their neighbours: a spine link
      * carries hundreds of flows, and listing them once per finishing flow cost more than the rating.
      */
     private void rerate(List<ActiveFlow> seeds, List<Link> seedLinks, long now) {
         rerates++;
-        List<ActiveFlow> flows = new ArrayList<>();
-        List<Link> links = new ArrayList<>();
         long pass = rerates;
-        ArrayDeque<ActiveFlow> queue = new ArrayDeque<>();
+        List<ActiveFlow> flows = component;
+        flows.clear();
+        crossed.clear();
+        edge.clear();
         for (Link l : seedLinks) {
-            reach(l, pass, links, queue);
+            cross(l, pass);
         }
         for (ActiveFlow s : seeds) {
             if (!s.done && s.seenIn != pass) {
                 s.seenIn = pass;
-                queue.add(s);
+                flows.add(s);
             }
         }
-        while (!queue.isEmpty()) {
-            ActiveFlow a = queue.poll();
-            flows.add(a);
-            for (Link l : a.links) {
-                reach(l, pass, links, queue);
+        if (flows.isEmpty()) {
+            armTimer();
+            return;
+        }
+        int spread = 0;
+        double[] newRate;
+        while (true) {
+            for (; spread < flows.size(); spread++) {
+                for (Link l : flows.get(spread).links) {
+                    int id = l.id();
+                    if (linkSeenIn[id] == pass) {
+                        continue;
+                    }
+                    if (tight(l)) {
+                        cross(l, pass);
+                    } else if (linkEdgeIn[id] != pass) {
+                        linkEdgeIn[id] = pass;
+                        edge.add(l);
+                    }
+                }
+            }
+            rated.clear();
+            rated.addAll(crossed);
+            for (Link l : edge) {
+                if (linkSeenIn[l.id()] != pass) {
+                    rated.add(l);
+                }
+            }
+            newRate = maxMin(flows, rated, crossed.size());
+            boolean grew = false;
+            for (int i = crossed.size(), n = rated.size(); i < n; i++) {
+                if (scratch.saturated(i)) {
+                    cross(rated.get(i), pass);
+                    grew = true;
+                }
+            }
+            if (!grew) {
+                break;
             }
         }
         flowsRerated += flows.size();
-        for (ActiveFlow a : flows) {
-            settle(a, now);
-        }
-        double[] newRate = maxMin(flows, links);
         for (int i = 0; i < flows.size(); i++) {
             ActiveFlow a = flows.get(i);
+            settle(a, now);
             double r = newRate[i];
             if (r != a.rate) {
                 for (Link l : a.links) {
@@ -290,49 +370,48 @@ public final class FlowNetwork implements FabricNetwork {
             long finish = r > 0 ? now + (long) Math.ceil(a.remaining / r) : Long.MAX_VALUE;
             if (finish != a.finishAt) {
                 a.finishAt = finish;
-                a.version++;
-                if (finish != Long.MAX_VALUE) {
-                    finishing.add(new Due(finish, a.version, a));
-                }
+                finishing.update(a);
             }
         }
         armTimer();
     }
 
-    /** Marks link {@code l} as reached in this pass and queues its flows not reached yet. */
-    private void reach(Link l, long pass, List<Link> links, ArrayDeque<ActiveFlow> queue) {
-        if (linkSeenIn[l.id()] == pass) {
+    /** Crosses link {@code l} in this pass: its flows not reached yet join the re-rating. */
+    private void cross(Link l, long pass) {
+        int id = l.id();
+        if (linkSeenIn[id] == pass) {
             return;
         }
-        linkSeenIn[l.id()] = pass;
-        links.add(l);
-        List<ActiveFlow> on = onLink.get(l.id());
-        if (on == null) {
-            return;
-        }
-        for (ActiveFlow b : on) {
+        linkSeenIn[id] = pass;
+        crossed.add(l);
+        ActiveFlow[] on = onLink[id];
+        for (int i = 0, n = onLinkCount[id]; i < n; i++) {
+            ActiveFlow b = on[i];
             if (!b.done && b.seenIn != pass) {
                 b.seenIn = pass;
-                queue.add(b);
+                component.add(b);
             }
         }
     }
 
     /**
-     * Max-min fair rates (bytes per ns) by progressive filling over a component: the link with
-     * the smallest fair share (capacity left over its unfrozen flows; ties to the lower index)
-     * freezes its flows at that share, and every other link they cross gives up that much
-     * capacity and one flow. Links sit in an indexed heap keyed by share and updated in place
-     * (no stale entries); the scratch arrays are reused from one call to the next.
+     * Max-min fair rates (bytes per ns) of {@code flows} by progressive filling over {@code links}:
+     * the link with the smallest fair share (capacity left over its unfrozen flows; ties to the
+     * lower index) freezes its flows at that share, and every other link they cross gives up that
+     * much capacity and one flow. The first {@code crossedLinks} links carry only these flows and
+     * offer their whole capacity; the others offer what the flows outside the rating leave (their
+     * rates stay as they are). Links sit in an indexed heap keyed by share and updated in place;
+     * the scratch arrays are reused from one call to the next.
      */
-    private double[] maxMin(List<ActiveFlow> flows, List<Link> links) {
+    private double[] maxMin(List<ActiveFlow> flows, List<Link> links, int crossedLinks) {
         int nl = links.size();
         int nf = flows.size();
         MaxMinScratch m = scratch.sized(nl, nf);
         int[] index = componentIndex;
         for (int i = 0; i < nl; i++) {
             index[links.get(i).id()] = i;
-            m.cap[i] = states.capacity(links.get(i)) / 1e9;
+            m.full[i] = states.capacity(links.get(i)) / 1e9;
+            m.inside[i] = 0;
             m.unfrozen[i] = 0;
         }
         int hops = 0;
@@ -342,16 +421,21 @@ public final class FlowNetwork implements FabricNetwork {
         m.hops(hops);
         int k0 = 0;
         for (int f = 0; f < nf; f++) {
-            Link[] ls = flows.get(f).links;
+            ActiveFlow a = flows.get(f);
             m.flowLinkStart[f] = k0;
-            for (Link l : ls) {
+            for (Link l : a.links) {
                 int li = index[l.id()];
                 m.flowLink[k0++] = li;
                 m.unfrozen[li]++;
+                m.inside[li] += a.rate;
             }
             m.frozen[f] = false;
         }
         m.flowLinkStart[nf] = k0;
+        for (int i = 0; i < nl; i++) {
+            m.cap[i] = i < crossedLinks ? m.full[i]
+                    : Math.max(0, m.full[i] - (linkRate[links.get(i).id()] - m.inside[i]));
+        }
         // flows of each link in compressed rows: flowsOf[start[li] .. start[li + 1])
         int[] start = m.start;
         start[0] = 0;
@@ -424,12 +508,9 @@ public final class FlowNetwork implements FabricNetwork {
     }
 
     private void armTimer() {
-        while (!finishing.isEmpty() && !finishing.peek().current()) {
-            finishing.poll();
-        }
-        Due first = finishing.peek();
-        if (first != null && first.at < timerAt) {
-            timerAt = first.at;
+        ActiveFlow first = finishing.peek();
+        if (first != null && first.finishAt < timerAt) {
+            timerAt = first.finishAt;
             long at = timerAt;
             kernel.schedule(at, () -> onTimer(at));
         }
@@ -443,26 +524,24 @@ public final class FlowNetwork implements FabricNetwork {
         timerAt = Long.MAX_VALUE;
         long now = kernel.now();
         List<Link> freed = new ArrayList<>();
-        while (!finishing.isEmpty() && finishing.peek().at <= now) {
-            Due due = finishing.poll();
-            if (!due.current()) {
-                continue;
-            }
-            ActiveFlow a = due.flow();
+        while (finishing.peek() != null && finishing.peek().finishAt <= now) {
+            ActiveFlow a = finishing.peek();
             settle(a, now);
             if (a.remaining > EPSILON_BYTES * Math.max(1, a.spec.bytes())) {
                 // rounding left a sliver: finish it at the next nanosecond
                 a.finishAt = now + 1;
-                a.version++;
-                finishing.add(new Due(a.finishAt, a.version, a));
+                finishing.update(a);
                 continue;
+            }
+            finishing.poll();
+            for (Link l : a.links) {
+                if (tight(l)) {
+                    freed.add(l);
+                }
             }
             a.done = true;
             clearRate(a, now);
             unplace(a);
-            for (Link l : a.links) {
-                freed.add(l);
-            }
             a.phase.arrived(now + a.latency);
         }
         if (!freed.isEmpty()) {
@@ -492,9 +571,107 @@ public final class FlowNetwork implements FabricNetwork {
         return linkRate[linkId];
     }
 
+    /**
+     * The flows with a finite finish time, in an indexed binary heap ordered by finish time, then
+     * by flow id (the order in which simultaneous finishes are settled). A flow whose finish
+     * moves is sifted in place: no stale entries, nothing allocated per re-rating.
+     */
+    private static final class FinishHeap {
+        private ActiveFlow[] heap = new ActiveFlow[64];
+        private int size;
+
+        ActiveFlow peek() {
+            return size == 0 ? null : heap[0];
+        }
+
+        ActiveFlow poll() {
+            ActiveFlow top = heap[0];
+            remove(top);
+            return top;
+        }
+
+        /** Puts {@code a} where its (new) finish time belongs; a flow that will not finish leaves the heap. */
+        void update(ActiveFlow a) {
+            if (a.finishAt == Long.MAX_VALUE) {
+                if (a.heapIndex >= 0) {
+                    remove(a);
+                }
+                return;
+            }
+            if (a.heapIndex < 0) {
+                if (size == heap.length) {
+                    heap = java.util.Arrays.copyOf(heap, size * 2);
+                }
+                heap[size] = a;
+                a.heapIndex = size++;
+                siftUp(a.heapIndex);
+            } else {
+                siftUp(a.heapIndex);
+                siftDown(a.heapIndex);
+            }
+        }
+
+        private void remove(ActiveFlow a) {
+            int h = a.heapIndex;
+            ActiveFlow last = heap[--size];
+            heap[size] = null;
+            a.heapIndex = -1;
+            if (h < size) {
+                heap[h] = last;
+                last.heapIndex = h;
+                siftDown(h);
+                siftUp(last.heapIndex);
+            }
+        }
+
+        private static boolean before(ActiveFlow x, ActiveFlow y) {
+            return x.finishAt != y.finishAt ? x.finishAt < y.finishAt : x.id < y.id;
+        }
+
+        private void siftUp(int h) {
+            ActiveFlow x = heap[h];
+            while (h > 0) {
+                int parent = (h - 1) >>> 1;
+                ActiveFlow p = heap[parent];
+                if (!before(x, p)) {
+                    break;
+                }
+                heap[h] = p;
+                p.heapIndex = h;
+                h = parent;
+            }
+            heap[h] = x;
+            x.heapIndex = h;
+        }
+
+        private void siftDown(int h) {
+            ActiveFlow x = heap[h];
+            int half = size >>> 1;
+            while (h < half) {
+                int child = 2 * h + 1;
+                ActiveFlow c = heap[child];
+                int right = child + 1;
+                if (right < size && before(heap[right], c)) {
+                    child = right;
+                    c = heap[child];
+                }
+                if (!before(c, x)) {
+                    break;
+                }
+                heap[h] = c;
+                c.heapIndex = h;
+                h = child;
+            }
+            heap[h] = x;
+            x.heapIndex = h;
+        }
+    }
+
     /** Reusable arrays of {@link #maxMin}: per link of the component, per flow, per (flow, link) hop. */
     private static final class MaxMinScratch {
         double[] cap = new double[0];
+        double[] full = new double[0];
+        double[] inside = new double[0];
         double[] key = new double[0];
         int[] unfrozen = new int[0];
         int[] start = new int[1];
@@ -511,6 +688,8 @@ public final class FlowNetwork implements FabricNetwork {
             if (cap.length < links) {
                 int n = Math.max(links, cap.length * 2);
                 cap = new double[n];
+                full = new double[n];
+                inside = new double[n];
                 key = new double[n];
                 unfrozen = new int[n];
                 start = new int[n + 1];
@@ -532,6 +711,11 @@ public final class FlowNetwork implements FabricNetwork {
                 flowLink = new int[n];
                 flowsOf = new int[n];
             }
+        }
+
+        /** Whether link {@code li} of the last rating ended with no capacity to spare (within {@link #TIGHT}). */
+        boolean saturated(int li) {
+            return cap[li] <= full[li] * TIGHT;
         }
 
         private boolean less(int a, int b) {

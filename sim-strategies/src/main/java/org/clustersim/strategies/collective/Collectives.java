@@ -1,9 +1,7 @@
 package org.clustersim.strategies.collective;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 import org.clustersim.core.engine.Flow;
@@ -111,11 +109,20 @@ public final class Collectives {
         return !oneShot || op == CollectiveOp.ALL_TO_ALL;
     }
 
+    /** Per thread, bytes per link while a phase is estimated; all zero between calls (plans are made on several threads). */
+    private static final ThreadLocal<double[]> LOAD = ThreadLocal.withInitial(() -> new double[0]);
+
     /** Contention-free estimate of a plan: per phase, the busiest link's load over its capacity plus latencies. */
     public static long estimateNs(List<Phase> phases, Topology topology) {
+        double[] load = LOAD.get();
+        if (load.length < topology.links().size()) {
+            load = new double[topology.links().size()];
+            LOAD.set(load);
+        }
+        int[] touched = new int[64];
         long total = 0;
         for (Phase phase : phases) {
-            Map<Link, Double> load = new HashMap<>();
+            int nTouched = 0;
             long latency = 0;
             for (Flow f : phase.flows()) {
                 if (f.srcDevice() == f.dstDevice()) {
@@ -124,12 +131,22 @@ public final class Collectives {
                 Route r = topology.route(f.srcDevice(), f.dstDevice(), f.channel());
                 latency = Math.max(latency, r.latencyNs());
                 for (Link l : r.links()) {
-                    load.merge(l, (double) f.bytes(), Double::sum);
+                    int id = l.id();
+                    if (load[id] == 0) {
+                        if (nTouched == touched.length) {
+                            touched = java.util.Arrays.copyOf(touched, nTouched * 2);
+                        }
+                        touched[nTouched++] = id;
+                    }
+                    // a zero-byte flow leaves the link untouched, as the map's absent entry did
+                    load[id] += f.bytes();
                 }
             }
             double serial = 0;
-            for (Map.Entry<Link, Double> e : load.entrySet()) {
-                serial = Math.max(serial, e.getValue() / e.getKey().bandwidthBytesPerS() * 1e9);
+            for (int t = 0; t < nTouched; t++) {
+                int id = touched[t];
+                serial = Math.max(serial, load[id] / topology.links().get(id).bandwidthBytesPerS() * 1e9);
+                load[id] = 0;
             }
             total += (long) Math.ceil(serial) + latency + phase.extraLatencyNs();
         }
