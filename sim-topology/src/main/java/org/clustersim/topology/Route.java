@@ -3,13 +3,28 @@ package org.clustersim.topology;
 import java.util.List;
 
 /**
- * The ordered links a flow crosses from one accelerator to another.
- *
- * @param links links in the order the bytes traverse them; empty for a device talking to itself
+ * The ordered links a flow crosses from one accelerator to another. Immutable; it also keeps
+ * its links as an array, which the flow model reads for every flow it places (a route is
+ * cached and shared by many flows, so the array is made once).
  */
-public record Route(List<Link> links) {
-    public Route {
-        links = List.copyOf(links);
+public final class Route {
+    private final List<Link> links;
+    private final Link[] array;
+
+    /** @param links links in the order the bytes traverse them; empty for a device talking to itself */
+    public Route(List<Link> links) {
+        this.array = links.toArray(new Link[0]);
+        this.links = List.of(array);
+    }
+
+    /** Links in the order the bytes traverse them; empty for a device talking to itself. */
+    public List<Link> links() {
+        return links;
+    }
+
+    /** The links as an array shared by every user of this route: read it, never write to it. */
+    public Link[] sharedArray() {
+        return array;
     }
 
     /** Sum of the per-hop latencies, in nanoseconds. */
@@ -33,5 +48,20 @@ public record Route(List<Link> links) {
     /** Number of links crossed. */
     public int hops() {
         return links.size();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Route r && links.equals(r.links);
+    }
+
+    @Override
+    public int hashCode() {
+        return links.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return "Route[links=" + links + "]";
     }
 }

@@ -41,6 +41,10 @@ public final class SwitchedRouter implements Router {
     private final int[][] switchInSrc;
     private final int[][] switchInLink;
     private final int[] bfsQueue;
+    private static final int UNKNOWN = -2;
+    /** Per device, the leaf switch its NIC sends to and receives from (healthy fabric), -1 for none, {@link #UNKNOWN} until asked. */
+    private final int[] leafUp;
+    private final int[] leafDown;
     private final int[] memoStamp;
     private final int[] memoValue;
     private int stamp;
@@ -88,6 +92,10 @@ public final class SwitchedRouter implements Router {
             }
         }
         bfsQueue = new int[vertices.size()];
+        leafUp = new int[devices.size()];
+        leafDown = new int[devices.size()];
+        Arrays.fill(leafUp, UNKNOWN);
+        Arrays.fill(leafDown, UNKNOWN);
     }
 
     @Override
@@ -132,16 +140,36 @@ public final class SwitchedRouter implements Router {
 
     /**
      * Adaptive routes depend on the load at the moment, so they are computed afresh, never cached,
-     * except between two devices of one healthy scale-up domain, where nothing depends on load.
+     * except between two devices of one healthy scale-up domain or below one leaf switch, where
+     * nothing depends on load.
      */
     @Override
     public Route adaptiveRoute(int src, int dst, int channel, LinkStates states, LinkLoad load) {
         validate(states);
-        if (states.version() == 0 && src != dst && scaleUp[src] >= 0 && scaleUp[src] == scaleUp[dst]) {
-            // inside one scale-up domain no hop is chosen by load: the static route, cached
+        if (states.version() == 0 && src != dst
+                && (scaleUp[src] >= 0 && scaleUp[src] == scaleUp[dst] || leafUp(src) >= 0 && leafUp(src) == leafDown(dst))) {
+            // inside one scale-up domain or below one leaf no hop is chosen by load: the static route, cached
             return route(src, dst, channel, states);
         }
         return compute(src, dst, channel, states, load);
+    }
+
+    /** The vertex id of the leaf switch a device's NIC sends to with every link healthy, or -1. */
+    private int leafUp(int device) {
+        if (leafUp[device] == UNKNOWN) {
+            Link up = nic[device] < 0 ? null : firstUp(outOf[nic[device]], null);
+            leafUp[device] = up == null ? -1 : up.dst().id();
+        }
+        return leafUp[device];
+    }
+
+    /** The vertex id of the leaf switch a device's NIC receives from with every link healthy, or -1. */
+    private int leafDown(int device) {
+        if (leafDown[device] == UNKNOWN) {
+            Link down = nic[device] < 0 ? null : firstUp(inTo[nic[device]], null);
+            leafDown[device] = down == null ? -1 : down.src().id();
+        }
+        return leafDown[device];
     }
 
     /** Drops cached routes and distances made under other link states; every never-changed state is "healthy". */
@@ -334,10 +362,11 @@ public final class SwitchedRouter implements Router {
         throw new IllegalStateException("unreachable");
     }
 
+    /** The first live switch-side link among {@code links}; with no states, every link counts as live. */
     private static Link firstUp(Link[] links, LinkStates states) {
         for (Link l : links) {
             if (l.dst().kind() != VertexKind.ACCELERATOR && l.src().kind() != VertexKind.ACCELERATOR
-                    && states.up(l.id())) {
+                    && (states == null || states.up(l.id()))) {
                 return l;
             }
         }

@@ -192,7 +192,7 @@ public final class FlowNetwork implements FabricNetwork {
     }
 
     private void place(ActiveFlow a, Route route) {
-        a.links = route.links().toArray(new Link[0]);
+        a.links = route.sharedArray();
         a.latency = latencyOf(route.links());
         a.slot = new int[a.links.length];
         for (int h = 0; h < a.links.length; h++) {
