@@ -35,8 +35,18 @@ public final class WhatIfStudy {
     private final TaskGraph graph;
     private final TrainingStep.Built built;
     private final ThreadLocal<Topology> topologies;
+    private final boolean linkCounters;
 
     public WhatIfStudy(Scenario scenario) {
+        this(scenario, false);
+    }
+
+    /**
+     * @param linkCounters record each link's throughput over time in the runs whose timeline is
+     *                     asked for (a report's heat map), also where the scenario does not ask for it
+     */
+    public WhatIfStudy(Scenario scenario, boolean linkCounters) {
+        this.linkCounters = linkCounters;
         this.scenario = scenario;
         this.step = scenario.trainingStep();
         this.built = step.build();
@@ -84,7 +94,7 @@ public final class WhatIfStudy {
         Simulation.Result result;
         try {
             result = Simulation.run(graph, topology, scenario.fidelity(), scenario.routing(), events.links(),
-                    events.devices(), timeline != null && scenario.output().linkCounters(),
+                    events.devices(), timeline != null && (linkCounters || scenario.output().linkCounters()),
                     scenario.interference() ? step.interference(graph) : org.clustersim.core.engine.Interference.NONE);
         } catch (RuntimeException e) {
             UnreachableException cut = unreachable(e);
