@@ -61,38 +61,52 @@ class ReportFiguresTest {
     }
 
     @Test
-    void pipelineBarsAreEachMicrobatchPassOfEachRankOnTheTimeline() {
+    void pipelineBarsCoverEachMicrobatchPassOfEachRankAndNothingElse() {
         TimelineChart chart = PipelineOverview.chart(data, "");
         Timeline timeline = data.run().timeline();
         TaskGraph graph = timeline.graph();
         Pattern pass = Pattern.compile("^(F|B) mb(\\d+) ");
+        Pattern tip = Pattern.compile("^rank \\d+: (forward|backward) of microbatch (\\d+) ");
         assertEquals(4, chart.lanes().size());
         for (int p = 0; p < 4; p++) {
-            // the oracle: per pass and microbatch, the first start and last end of its tasks on the rank
             int device = data.step().device(0, 0, p, 0);
-            Map<String, long[]> spans = new TreeMap<>();
+            Map<String, List<long[]>> tasks = new TreeMap<>();
             for (int i = 0; i < graph.deviceStreamCount(device); i++) {
                 int s = graph.deviceStream(device, i);
                 for (int k = 0; graph.isComputeStream(s) && k < graph.streamLength(s); k++) {
                     int t = graph.streamTask(s, k);
                     Matcher m = pass.matcher(graph.name(t));
                     if (m.find()) {
-                        long[] span = spans.computeIfAbsent(m.group(1) + m.group(2), x -> new long[] {Long.MAX_VALUE, 0});
-                        span[0] = Math.min(span[0], timeline.start(t));
-                        span[1] = Math.max(span[1], timeline.end(t));
+                        tasks.computeIfAbsent(m.group(1) + m.group(2), x -> new ArrayList<>())
+                                .add(new long[] {timeline.start(t), timeline.end(t)});
                     }
                 }
             }
-            assertEquals(2 * data.scenario().microbatches(), spans.size(), "a forward and a backward per microbatch");
-            Set<String> expected = new HashSet<>();
-            spans.values().forEach(s -> expected.add(s[0] + "-" + s[1]));
-            Set<String> drawn = new HashSet<>();
+            assertEquals(2 * data.scenario().microbatches(), tasks.size(), "a forward and a backward per microbatch");
+            Map<String, List<TimelineChart.Bar>> bars = new TreeMap<>();
             for (TimelineChart.Bar b : chart.lanes().get(p).bars()) {
-                if (b.tip().contains("microbatch")) {
-                    drawn.add(b.startNs() + "-" + b.endNs());
+                Matcher m = tip.matcher(b.tip());
+                if (m.find()) {
+                    bars.computeIfAbsent(m.group(1).substring(0, 1).toUpperCase() + m.group(2),
+                            x -> new ArrayList<>()).add(b);
                 }
             }
-            assertEquals(expected, drawn, "rank " + p);
+            assertEquals(tasks.keySet(), bars.keySet(), "rank " + p);
+            for (Map.Entry<String, List<long[]>> e : tasks.entrySet()) {
+                List<TimelineChart.Bar> drawn = bars.get(e.getKey());
+                Set<Long> starts = new HashSet<>();
+                Set<Long> ends = new HashSet<>();
+                for (long[] t : e.getValue()) {
+                    starts.add(t[0]);
+                    ends.add(t[1]);
+                    assertTrue(drawn.stream().anyMatch(b -> b.startNs() <= t[0] && t[1] <= b.endNs()),
+                            "rank " + p + " " + e.getKey() + ": task " + t[0] + "-" + t[1] + " drawn");
+                }
+                for (TimelineChart.Bar b : drawn) {
+                    assertTrue(starts.contains(b.startNs()) && ends.contains(b.endNs()),
+                            "rank " + p + " " + e.getKey() + ": bar " + b + " starts and ends with its tasks");
+                }
+            }
         }
         assertEquals(timeline.makespan(), chart.endNs());
     }
@@ -111,7 +125,8 @@ class ReportFiguresTest {
             double exposed = row.segments().stream().filter(s -> s.tip().startsWith("exposed"))
                     .mapToDouble(StackedBars.Segment::value).sum();
             assertEquals(d.exposedCommNs(), exposed, 1, row.label());
-            assertTrue(row.segments().get(0).value() > 0.3 * r.stepTimeNs(), "mostly compute: " + row);
+            assertTrue(row.segments().get(0).value() > 0, "compute: " + row);
+            assertTrue(row.segments().get(row.segments().size() - 1).value() > 0, "a 1F1B pipeline has a bubble: " + row);
         }
     }
 
@@ -170,7 +185,7 @@ class ReportFiguresTest {
             ids.add(c.id());
         }
         assertEquals(List.of("step-breakdown", "pipeline", "memory", "links"), ids);
-        assertTrue(html.contains("<table id=\"groups\">") && html.contains(">pp-p2p<"), "group table with traffic");
+        assertTrue(html.contains("<table id=\"groups-table\">") && html.contains(">pp-p2p<"), "group table with traffic");
     }
 
     @Test

@@ -130,6 +130,7 @@ public final class HtmlReport {
     }
 
     private static String anchor(String text) {
-        return text.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9]+", "-").replaceAll("^-|-$", "");
+        // prefixed: chart and table ids are plain names ("pipeline"), and ids must be distinct
+        return "sec-" + text.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9]+", "-").replaceAll("^-|-$", "");
     }
 }

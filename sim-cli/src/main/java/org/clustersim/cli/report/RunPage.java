@@ -80,7 +80,7 @@ public final class RunPage {
         if (r.steps() != null) {
             rows.add(List.of("steps", r.steps().size() + " simulated back to back; figures of the last"));
         }
-        return new Block.Table(prefix + "summary", List.of("figure", "value"), List.of(false, true), rows);
+        return new Block.Table(prefix + "summary-table", List.of("figure", "value"), List.of(false, true), rows);
     }
 
     /** Per parallel group kind: size, what it spans, and its traffic's exposed and overlapped time per GPU. */
@@ -107,7 +107,7 @@ public final class RunPage {
                     kinds.isEmpty() ? "-" : String.join(", ", kinds), Axis.DURATION_NS.format((double) exposed / n),
                     Axis.DURATION_NS.format((double) overlapped / n)));
         }
-        return new Block.Table(prefix + "groups", List.of("group", "GPUs", "servers", "crosses", "first group",
+        return new Block.Table(prefix + "groups-table", List.of("group", "GPUs", "servers", "crosses", "first group",
                 "traffic", "exposed per GPU", "overlapped per GPU"), List.of(false, true, true, false, false, false,
                 true, true), rows);
     }
@@ -118,7 +118,7 @@ public final class RunPage {
         List<List<String>> rows = new ArrayList<>();
         traffic(data.summary()).forEach((k, v) -> rows.add(List.of(k, Axis.DURATION_NS.format((double) v[0] / n),
                 Axis.DURATION_NS.format((double) v[1] / n))));
-        return new Block.Table(prefix + "traffic", List.of("traffic kind", "exposed per GPU", "overlapped per GPU"),
+        return new Block.Table(prefix + "traffic-table", List.of("traffic kind", "exposed per GPU", "overlapped per GPU"),
                 List.of(false, true, true), rows);
     }
 

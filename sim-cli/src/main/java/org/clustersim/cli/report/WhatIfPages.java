@@ -34,7 +34,7 @@ public final class WhatIfPages {
                         Axis.DURATION_NS.format(c.baselineBusyNs()), Axis.DURATION_NS.format(c.variantBusyNs())));
             }
             blocks.add(new Block.Heading("Links whose traffic changed most", 3));
-            blocks.add(new Block.Table("link-changes", List.of("link", "baseline bytes", "variant bytes",
+            blocks.add(new Block.Table("link-changes-table", List.of("link", "baseline bytes", "variant bytes",
                     "baseline busy", "variant busy"), List.of(false, true, true, true, true), rows));
         }
         List<Block> left = new ArrayList<>(RunPage.figures(base, "baseline-", false));
@@ -58,7 +58,7 @@ public final class WhatIfPages {
                 points(v.interferenceFraction() - b.interferenceFraction())));
         rows.add(row("peak memory (HBM " + Axis.GB.format(hbm) + ")", Axis.GB.format(b.peakMemoryBytes()),
                 Axis.GB.format(v.peakMemoryBytes()), Axis.GB.format(v.peakMemoryBytes() - b.peakMemoryBytes())));
-        return new Block.Table("comparison", List.of("figure", "baseline", "variant", "change"),
+        return new Block.Table("comparison-table", List.of("figure", "baseline", "variant", "change"),
                 List.of(false, true, true, true), rows);
     }
 
