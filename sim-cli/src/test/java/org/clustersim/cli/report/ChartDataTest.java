@@ -46,4 +46,26 @@ class ChartDataTest {
         assertEquals(2 * 150 + 5 * 599 + 1, integral, 1e-6);
         assertEquals(2, bins[0], 1e-9);
     }
+
+    @Test
+    void aScatterChartJoinsTheHighlightedPointsInOrderOfX() {
+        // a plan's candidates: cost against step time, the front the ones nothing beats on both
+        ScatterChart chart = new ScatterChart("front", "Pareto front", "test", java.util.List.of(
+                new ScatterChart.Point(30, 1.0, "c", true), new ScatterChart.Point(10, 3.0, "a", true),
+                new ScatterChart.Point(20, 2.5, "x", false), new ScatterChart.Point(20, 1.5, "b", true)),
+                "GPUs", Axis.NUMBER, "step time", Axis.NUMBER);
+        String svg = chart.svg();
+        assertEquals(4, svg.split("<circle", -1).length - 1);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("points=\"([^\"]*)\"").matcher(svg);
+        assertTrue(m.find(), svg);
+        String[] pts = m.group(1).split(" ");
+        assertEquals(3, pts.length, "the three points on the front");
+        double last = Double.NEGATIVE_INFINITY;
+        for (String p : pts) {
+            double x = Double.parseDouble(p.split(",")[0]);
+            assertTrue(x > last, "in order of x: " + m.group(1));
+            last = x;
+        }
+        assertTrue(svg.indexOf("<title>b</title>") > 0 && svg.contains("<title>x</title>"), "hover text per point");
+    }
 }
