@@ -18,7 +18,8 @@ import picocli.CommandLine.Option;
  */
 final class ReportOptions {
     @Option(names = "--report", paramLabel = "FILE.html",
-            description = "Also write a self-contained HTML report (charts of step time, pipeline, memory, links).")
+            description = "Also write a self-contained HTML report (charts of step time, pipeline, memory, links); "
+                    + "the run then records link throughput, which the trace shows too.")
     Path report;
 
     @Option(names = "--plots", paramLabel = "DIR", description = "Also write each chart of the report as DIR/NAME.svg "
