@@ -8,6 +8,9 @@ import org.clustersim.cli.output.AtomicOutput;
 import org.clustersim.cli.report.HtmlReport;
 import org.clustersim.cli.report.PlotFiles;
 import org.clustersim.cli.report.Report;
+import org.clustersim.cli.scenario.Scenario;
+import org.clustersim.core.engine.Timeline;
+import org.clustersim.core.network.LinkUsage;
 
 import picocli.CommandLine.Option;
 
@@ -18,8 +21,7 @@ import picocli.CommandLine.Option;
  */
 final class ReportOptions {
     @Option(names = "--report", paramLabel = "FILE.html",
-            description = "Also write a self-contained HTML report (charts of step time, pipeline, memory, links); "
-                    + "the run then records link throughput, which the trace shows too.")
+            description = "Also write a self-contained HTML report (charts of step time, pipeline, memory, links).")
     Path report;
 
     @Option(names = "--plots", paramLabel = "DIR", description = "Also write each chart of the report as DIR/NAME.svg "
@@ -31,8 +33,14 @@ final class ReportOptions {
         return report != null || plots != null;
     }
 
-    /** Adds the report and plot files to {@code files}, building the report once if either is wanted. */
-    void stage(Map<Path, AtomicOutput.Content> files, Supplier<Report> build) {
+    /**
+     * Adds the report and plot files to {@code files}, building the report now if either is
+     * wanted. The runs recorded link throughput for the heat map; unless the scenario asks for
+     * those tracks ({@code output.linkCounters}), they are then dropped from {@code timelines}, so
+     * the traces written afterwards are the same with or without a report.
+     */
+    void stage(Map<Path, AtomicOutput.Content> files, Supplier<Report> build, Scenario scenario,
+               Timeline... timelines) {
         if (!wanted()) {
             return;
         }
@@ -42,6 +50,11 @@ final class ReportOptions {
         }
         if (plots != null) {
             files.putAll(PlotFiles.of(r, plots));
+        }
+        if (!scenario.output().linkCounters()) {
+            for (Timeline t : timelines) {
+                t.counters().discard(name -> name.startsWith(LinkUsage.TRACK_PREFIX));
+            }
         }
     }
 }

@@ -143,7 +143,7 @@ public final class RunCommand implements Callable<Integer> {
             files.put(csv, out -> org.clustersim.cli.output.DeviceCsv.write(result, out));
         }
         reportOptions.stage(files, () -> RunPage.report(RunData.of(scenario, sim.step(), sim.run(), result),
-                "clustersim " + Version.current()));
+                "clustersim " + Version.current()), scenario, timeline);
         OutputFiles.write(files);
         PrintWriter out = spec.commandLine().getOut();
         SummaryText.print(out, scenario, result, tracePath, summaryPath, wall);

@@ -27,6 +27,7 @@ import org.clustersim.cli.whatif.Progress;
 import org.clustersim.cli.whatif.Ranking;
 import org.clustersim.cli.whatif.WhatIfStudy;
 import org.clustersim.core.Simulation;
+import org.clustersim.core.engine.Timeline;
 import org.clustersim.core.trace.ChromeTraceWriter;
 import org.clustersim.topology.Topology;
 import org.clustersim.topology.Vertex;
@@ -121,7 +122,7 @@ public final class WhatIfCommand implements Callable<Integer> {
         if (!(slowFactor > 0 && slowFactor <= 1)) {
             throw usage("--slow-factor must be in (0, 1], found " + slowFactor);
         }
-        WhatIfStudy study = new WhatIfStudy(scenario, reportOptions.wanted());
+        WhatIfStudy study = new WhatIfStudy(scenario);
         return sweep == null ? compare(study) : sweep(study);
     }
 
@@ -199,7 +200,7 @@ public final class WhatIfCommand implements Callable<Integer> {
         Outcome base = study.run("baseline", "", List.of(), r -> {
             addTrace(files, baseTrace, r, scenario, "baseline", List.of());
             measured[0] = measure(study, r);
-        });
+        }, reportOptions.wanted());
         if (base.failed()) {
             throw new InputException("the scenario's own faults cut the cluster apart: " + base.failure());
         }
@@ -207,7 +208,7 @@ public final class WhatIfCommand implements Callable<Integer> {
         Outcome var = study.run(label, "", faults, r -> {
             addTrace(files, variantTrace, r, scenario, label, faults);
             measured[1] = measure(study, r);
-        });
+        }, reportOptions.wanted());
         if (var.failed()) {
             throw new InputException("the faults cut the cluster apart: " + var.failure()
                     + "; nothing was written");
@@ -224,7 +225,8 @@ public final class WhatIfCommand implements Callable<Integer> {
             files.put(json, OutputFiles.json(doc));
         }
         reportOptions.stage(files, () -> WhatIfPages.comparison(measured[0], measured[1], label, changes,
-                "clustersim " + Version.current()));
+                "clustersim " + Version.current()), scenario, measured[0] == null ? new Timeline[0]
+                : new Timeline[] {measured[0].run().timeline(), measured[1].run().timeline()});
         OutputFiles.write(files);
         Comparison.print(spec.commandLine().getOut(), scenario, base, var, changes, baseTrace, variantTrace);
         RunCommand.printReport(spec.commandLine().getOut(), reportOptions);
@@ -287,7 +289,7 @@ public final class WhatIfCommand implements Callable<Integer> {
         }
         RunData[] baseline = new RunData[1];
         Outcome base = study.run("baseline", "", List.of(), reportOptions.wanted()
-                ? r -> baseline[0] = measure(study, r) : null);
+                ? r -> baseline[0] = measure(study, r) : null, reportOptions.wanted());
         if (base.failed()) {
             throw new InputException("the scenario's own faults cut the cluster apart: " + base.failure());
         }
@@ -320,7 +322,7 @@ public final class WhatIfCommand implements Callable<Integer> {
             files.put(json, OutputFiles.json(doc));
         }
         reportOptions.stage(files, () -> WhatIfPages.ranking(baseline[0], base, outcomes, sweep,
-                "clustersim " + Version.current()));
+                "clustersim " + Version.current()), scenario);
         OutputFiles.write(files);
         Ranking.print(spec.commandLine().getOut(), scenario, sweep, kind, sample, seed, slowFactor, top, base, outcomes);
         RunCommand.printReport(spec.commandLine().getOut(), reportOptions);

@@ -45,6 +45,23 @@ class ReportCommandTest {
     }
 
     @Test
+    void theTraceIsTheSameWithOrWithoutAReport() throws IOException {
+        // the report's heat map needs link throughput, which the scenario does not ask the trace to carry
+        Path plain = dir.resolve("plain.json");
+        Path withReport = dir.resolve("with-report.json");
+        assertEquals(0, ClusterSimTest.cli("run", SCENARIO, "--trace", plain.toString()).code());
+        ClusterSimTest.Result r = ClusterSimTest.cli("run", SCENARIO, "--trace", withReport.toString(), "--report",
+                dir.resolve("r.html").toString());
+        assertEquals(0, r.code(), r.err());
+        String page = Files.readString(dir.resolve("r.html"));
+        assertTrue(page.contains("% of 450 GB/s") && page.contains("% of 50 GB/s"), "the heat map had rates");
+        assertTrue(Files.readString(plain).contains("\"name\":\"memory node0.gpu0\""), "memory tracks in both");
+        assertFalse(Files.readString(withReport).contains("\"name\":\"link "), "no link tracks");
+        assertTrue(java.util.Arrays.equals(Files.readAllBytes(plain), Files.readAllBytes(withReport)),
+                "byte-identical traces");
+    }
+
+    @Test
     void aReportThatCannotBeWrittenIsBadInputAndNothingIsLeftBehind() throws IOException {
         Path blocker = dir.resolve("file");
         Files.writeString(blocker, "x");

@@ -31,7 +31,7 @@ public final class LinkHeat {
         List<String[]> tips = new ArrayList<>();
         boolean missing = false;
         for (Link l : busiest) {
-            Counters.Series s = data.track("link " + l.name());
+            Counters.Series s = data.track(LinkUsage.TRACK_PREFIX + l.name());
             if (s == null) {
                 missing = true;
                 continue;
@@ -41,7 +41,8 @@ public final class LinkHeat {
             String[] tip = new String[BINS];
             for (int b = 0; b < BINS; b++) {
                 mean[b] = Math.max(0, Math.min(1, mean[b] / capacity));
-                tip[b] = String.format(Locale.ROOT, "%.0f%% of %.0f GB/s, %s-%s", 100 * mean[b], capacity, Axis.DURATION_NS.format(b * (double) end / BINS),
+                tip[b] = String.format(Locale.ROOT, "%.0f%% of %.0f GB/s, %s-%s", 100 * mean[b], capacity,
+                        Axis.DURATION_NS.format(b * (double) end / BINS),
                         Axis.DURATION_NS.format((b + 1) * (double) end / BINS));
             }
             rows.add(l.name() + " (" + l.kind().name().toLowerCase(Locale.ROOT).replace('_', '-') + ")");

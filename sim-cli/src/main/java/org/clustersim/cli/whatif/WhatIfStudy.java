@@ -35,18 +35,8 @@ public final class WhatIfStudy {
     private final TaskGraph graph;
     private final TrainingStep.Built built;
     private final ThreadLocal<Topology> topologies;
-    private final boolean linkCounters;
 
     public WhatIfStudy(Scenario scenario) {
-        this(scenario, false);
-    }
-
-    /**
-     * @param linkCounters record each link's throughput over time in the runs whose timeline is
-     *                     asked for (a report's heat map), also where the scenario does not ask for it
-     */
-    public WhatIfStudy(Scenario scenario, boolean linkCounters) {
-        this.linkCounters = linkCounters;
         this.scenario = scenario;
         this.step = scenario.trainingStep();
         this.built = step.build();
@@ -79,6 +69,16 @@ public final class WhatIfStudy {
      */
     public Outcome run(String label, String linkClass, List<Fault> extra,
                        java.util.function.Consumer<Simulation.Result> timeline) {
+        return run(label, linkClass, extra, timeline, false);
+    }
+
+    /**
+     * As {@link #run(String, String, List, java.util.function.Consumer)}; {@code linkCounters}
+     * records each link's throughput over time when the timeline is asked for (a report's heat
+     * map), also where the scenario does not ask for it.
+     */
+    public Outcome run(String label, String linkClass, List<Fault> extra,
+                       java.util.function.Consumer<Simulation.Result> timeline, boolean linkCounters) {
         Topology topology = topologies.get();
         for (Fault f : extra) {
             int device = f.target() == Fault.Target.GPU ? FaultEvents.deviceIndex(topology, f.name()) : -1;
