@@ -16,7 +16,7 @@ import picocli.CommandLine.ScopeType;
  */
 @Command(name = "clustersim", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = "Discrete-event simulator of distributed LLM training clusters.",
-        subcommands = {RunCommand.class, ValidateCommand.class, ScheduleCommand.class, BubblesCommand.class,
+        subcommands = {RunCommand.class, ReportCommand.class, ValidateCommand.class, ScheduleCommand.class, BubblesCommand.class,
             CollectiveCommand.class, PresetsCommand.class, TopologyCommand.class, WhatIfCommand.class, GoodputCommand.class,
             CalibrateCommand.class,
             CommandLine.HelpCommand.class})

@@ -16,6 +16,8 @@ import org.clustersim.cli.output.AtomicOutput;
 import org.clustersim.cli.output.MemoryTracks;
 import org.clustersim.cli.output.RunSummary;
 import org.clustersim.cli.output.SummaryText;
+import org.clustersim.cli.report.RunData;
+import org.clustersim.cli.report.RunPage;
 import org.clustersim.cli.scenario.FaultEvents;
 import org.clustersim.cli.scenario.Scenario;
 import org.clustersim.cli.scenario.ScenarioReader;
@@ -61,25 +63,32 @@ public final class RunCommand implements Callable<Integer> {
             description = "Also write the summary as JSON (default: output.summary of the scenario, if any).")
     Path summary;
 
+    @CommandLine.Mixin
+    ReportOptions reportOptions = new ReportOptions();
+
     @Spec
     CommandSpec spec;
 
-    @Override
-    public Integer call() throws IOException {
-        Scenario scenario = new ScenarioReader().read(scenarioFile);
-        if (noTrace && trace != null) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "give --trace FILE or --no-trace, not both");
-        }
-        Path tracePath = noTrace ? null : trace != null ? trace
-                : scenario.output().trace().map(Path::of).orElse(Path.of("traces", scenario.name() + ".json"));
-        Path summaryPath = summary != null ? summary : scenario.output().summary().map(Path::of).orElse(null);
+    /**
+     * A simulated scenario: its step, the run and what was measured (memory tracks added).
+     *
+     * @param wallSeconds time spent building and simulating
+     */
+    record Simulated(TrainingStep step, Simulation.Result run, RunSummary summary, double wallSeconds) {
+    }
 
+    /**
+     * Builds and simulates the scenario's step and measures it; stops with an input error when the
+     * layout does not fit in HBM unless {@code allowOom}. {@code linkCounters} records each link's
+     * throughput over time (the report's heat map) even where the scenario does not ask for it.
+     */
+    static Simulated simulate(Scenario scenario, boolean allowOom, boolean linkCounters) {
         long t0 = System.nanoTime();
         TrainingStep step = scenario.trainingStep();
         TrainingStep.Built built = step.build(scenario.stepSequence());
         FaultEvents faults = scenario.faultEvents(step.topology());
         Simulation.Result run = Simulation.run(built.graph(), step.topology(), scenario.fidelity(),
-                scenario.routing(), faults.links(), faults.devices(), scenario.output().linkCounters(),
+                scenario.routing(), faults.links(), faults.devices(), linkCounters || scenario.output().linkCounters(),
                 scenario.interference() ? step.interference(built.graph()) : Interference.NONE);
         Timeline timeline = run.timeline();
         RunSummary result = RunSummary.of(scenario, run, step, built);
@@ -96,7 +105,23 @@ public final class RunCommand implements Callable<Integer> {
                     m.activationBytes() / 1e9));
         }
         MemoryTracks.add(timeline, step, built);
-        double wall = (System.nanoTime() - t0) / 1e9;
+        return new Simulated(step, run, result, (System.nanoTime() - t0) / 1e9);
+    }
+
+    @Override
+    public Integer call() throws IOException {
+        Scenario scenario = new ScenarioReader().read(scenarioFile);
+        if (noTrace && trace != null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "give --trace FILE or --no-trace, not both");
+        }
+        Path tracePath = noTrace ? null : trace != null ? trace
+                : scenario.output().trace().map(Path::of).orElse(Path.of("traces", scenario.name() + ".json"));
+        Path summaryPath = summary != null ? summary : scenario.output().summary().map(Path::of).orElse(null);
+
+        Simulated sim = simulate(scenario, allowOom, reportOptions.wanted());
+        Timeline timeline = sim.run().timeline();
+        RunSummary result = sim.summary();
+        double wall = sim.wallSeconds();
 
         Map<String, String> otherData = new LinkedHashMap<>();
         otherData.put("scenario", scenario.name());
@@ -117,10 +142,24 @@ public final class RunCommand implements Callable<Integer> {
         if (csv != null) {
             files.put(csv, out -> org.clustersim.cli.output.DeviceCsv.write(result, out));
         }
+        reportOptions.stage(files, () -> RunPage.report(RunData.of(scenario, sim.step(), sim.run(), result),
+                "clustersim " + Version.current()), scenario, timeline);
         OutputFiles.write(files);
         PrintWriter out = spec.commandLine().getOut();
         SummaryText.print(out, scenario, result, tracePath, summaryPath, wall);
+        printReport(out, reportOptions);
         return 0;
+    }
+
+    /** Says where the report and plots went, if anywhere. */
+    static void printReport(PrintWriter out, ReportOptions options) {
+        if (options.report != null) {
+            out.printf("report     %s%n", options.report);
+        }
+        if (options.plots != null) {
+            out.printf("plots      %s (one .svg and one .png per chart)%n", options.plots);
+        }
+        out.flush();
     }
 
     /** Keeps Jackson from closing the stream the atomic writer owns. */

@@ -13,6 +13,10 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 import org.clustersim.cli.output.AtomicOutput;
+import org.clustersim.cli.output.MemoryTracks;
+import org.clustersim.cli.output.RunSummary;
+import org.clustersim.cli.report.RunData;
+import org.clustersim.cli.report.WhatIfPages;
 import org.clustersim.cli.scenario.Fault;
 import org.clustersim.cli.scenario.Scenario;
 import org.clustersim.cli.scenario.ScenarioReader;
@@ -23,6 +27,7 @@ import org.clustersim.cli.whatif.Progress;
 import org.clustersim.cli.whatif.Ranking;
 import org.clustersim.cli.whatif.WhatIfStudy;
 import org.clustersim.core.Simulation;
+import org.clustersim.core.engine.Timeline;
 import org.clustersim.core.trace.ChromeTraceWriter;
 import org.clustersim.topology.Topology;
 import org.clustersim.topology.Vertex;
@@ -94,6 +99,9 @@ public final class WhatIfCommand implements Callable<Integer> {
     @Option(names = "--top", paramLabel = "N", description = "Rows of a sweep's ranking to print (default "
             + "${DEFAULT-VALUE}).", defaultValue = "15")
     int top;
+
+    @CommandLine.Mixin
+    ReportOptions reportOptions = new ReportOptions();
 
     @Spec
     CommandSpec spec;
@@ -188,13 +196,19 @@ public final class WhatIfCommand implements Callable<Integer> {
         Map<Path, AtomicOutput.Content> files = new LinkedHashMap<>();
         Path baseTrace = noTrace ? null : traceDir.resolve(scenario.name() + ".baseline.json");
         Path variantTrace = noTrace ? null : traceDir.resolve(scenario.name() + ".whatif.json");
-        Outcome base = study.run("baseline", "", List.of(), r -> addTrace(files, baseTrace, r, scenario, "baseline",
-                List.of()));
+        RunData[] measured = new RunData[2];
+        Outcome base = study.run("baseline", "", List.of(), r -> {
+            addTrace(files, baseTrace, r, scenario, "baseline", List.of());
+            measured[0] = measure(study, r);
+        }, reportOptions.wanted());
         if (base.failed()) {
             throw new InputException("the scenario's own faults cut the cluster apart: " + base.failure());
         }
         String label = String.join(", ", faults.stream().map(Fault::describe).toList());
-        Outcome var = study.run(label, "", faults, r -> addTrace(files, variantTrace, r, scenario, label, faults));
+        Outcome var = study.run(label, "", faults, r -> {
+            addTrace(files, variantTrace, r, scenario, label, faults);
+            measured[1] = measure(study, r);
+        }, reportOptions.wanted());
         if (var.failed()) {
             throw new InputException("the faults cut the cluster apart: " + var.failure()
                     + "; nothing was written");
@@ -210,9 +224,23 @@ public final class WhatIfCommand implements Callable<Integer> {
             doc.put("linkChanges", changes);
             files.put(json, OutputFiles.json(doc));
         }
+        reportOptions.stage(files, () -> WhatIfPages.comparison(measured[0], measured[1], label, changes,
+                "clustersim " + Version.current()), scenario, measured[0] == null ? new Timeline[0]
+                : new Timeline[] {measured[0].run().timeline(), measured[1].run().timeline()});
         OutputFiles.write(files);
         Comparison.print(spec.commandLine().getOut(), scenario, base, var, changes, baseTrace, variantTrace);
+        RunCommand.printReport(spec.commandLine().getOut(), reportOptions);
         return 0;
+    }
+
+    /** What a report shows of one run of the study (only when a report is wanted: memory tracks cost time). */
+    private RunData measure(WhatIfStudy study, Simulation.Result r) {
+        if (!reportOptions.wanted()) {
+            return null;
+        }
+        MemoryTracks.add(r.timeline(), study.step(), study.built());
+        return RunData.of(study.scenario(), study.step(), r, RunSummary.of(study.scenario(), r, study.step(),
+                study.built()));
     }
 
     private static void addTrace(Map<Path, AtomicOutput.Content> files, Path path, Simulation.Result r,
@@ -259,7 +287,9 @@ public final class WhatIfCommand implements Callable<Integer> {
         } else {
             throw usage("--sweep " + sweep + ": expected links, links=FILTER or stragglers");
         }
-        Outcome base = study.run("baseline", "", List.of(), null);
+        RunData[] baseline = new RunData[1];
+        Outcome base = study.run("baseline", "", List.of(), reportOptions.wanted()
+                ? r -> baseline[0] = measure(study, r) : null, reportOptions.wanted());
         if (base.failed()) {
             throw new InputException("the scenario's own faults cut the cluster apart: " + base.failure());
         }
@@ -291,8 +321,11 @@ public final class WhatIfCommand implements Callable<Integer> {
             doc.put("ranking", ranking);
             files.put(json, OutputFiles.json(doc));
         }
+        reportOptions.stage(files, () -> WhatIfPages.ranking(baseline[0], base, outcomes, sweep,
+                "clustersim " + Version.current()), scenario);
         OutputFiles.write(files);
         Ranking.print(spec.commandLine().getOut(), scenario, sweep, kind, sample, seed, slowFactor, top, base, outcomes);
+        RunCommand.printReport(spec.commandLine().getOut(), reportOptions);
         return 0;
     }
 }

@@ -69,6 +69,16 @@ public final class WhatIfStudy {
      */
     public Outcome run(String label, String linkClass, List<Fault> extra,
                        java.util.function.Consumer<Simulation.Result> timeline) {
+        return run(label, linkClass, extra, timeline, false);
+    }
+
+    /**
+     * As {@link #run(String, String, List, java.util.function.Consumer)}; {@code linkCounters}
+     * records each link's throughput over time when the timeline is asked for (a report's heat
+     * map), also where the scenario does not ask for it.
+     */
+    public Outcome run(String label, String linkClass, List<Fault> extra,
+                       java.util.function.Consumer<Simulation.Result> timeline, boolean linkCounters) {
         Topology topology = topologies.get();
         for (Fault f : extra) {
             int device = f.target() == Fault.Target.GPU ? FaultEvents.deviceIndex(topology, f.name()) : -1;
@@ -84,7 +94,7 @@ public final class WhatIfStudy {
         Simulation.Result result;
         try {
             result = Simulation.run(graph, topology, scenario.fidelity(), scenario.routing(), events.links(),
-                    events.devices(), timeline != null && scenario.output().linkCounters(),
+                    events.devices(), timeline != null && (linkCounters || scenario.output().linkCounters()),
                     scenario.interference() ? step.interference(graph) : org.clustersim.core.engine.Interference.NONE);
         } catch (RuntimeException e) {
             UnreachableException cut = unreachable(e);

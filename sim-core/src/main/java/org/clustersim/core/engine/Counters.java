@@ -62,6 +62,27 @@ public final class Counters {
     }
 
     /**
+     * Forgets every change recorded on the tracks whose names match (the tracks stay, empty): a
+     * run that recorded link throughput only for a report's heat map leaves it out of the trace.
+     */
+    public void discard(java.util.function.Predicate<String> trackName) {
+        boolean[] drop = new boolean[names.size()];
+        for (int t = 0; t < drop.length; t++) {
+            drop[t] = trackName.test(names.get(t));
+        }
+        int kept = 0;
+        for (int i = 0; i < size; i++) {
+            if (!drop[track[i]]) {
+                track[kept] = track[i];
+                time[kept] = time[i];
+                delta[kept] = delta[i];
+                kept++;
+            }
+        }
+        size = kept;
+    }
+
+    /**
      * Every track's value over time: per track one sample per instant at which it changed,
      * starting from 0. Changes at the same instant are merged; values within 1e-9 of zero are
      * written as 0. One sort over all recorded changes.

@@ -10,6 +10,9 @@ import org.clustersim.topology.Topology;
  * given: large runs can switch the tracks off, since every rate change is a sample).
  */
 public final class LinkUsage {
+    /** What the name of each link's throughput track starts with (the link's name follows). */
+    public static final String TRACK_PREFIX = "link ";
+
     private final Topology topology;
     private final Counters counters;
     private final long[] bytes;
@@ -48,7 +51,7 @@ public final class LinkUsage {
         }
         int t = track[l.id()];
         if (t < 0) {
-            t = counters.track("link " + l.name(), "GB/s");
+            t = counters.track(TRACK_PREFIX + l.name(), "GB/s");
             track[l.id()] = t;
         }
         counters.add(t, at, bytesPerS / 1e9);
