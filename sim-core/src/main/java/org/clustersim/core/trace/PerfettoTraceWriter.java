@@ -76,8 +76,13 @@ public final class PerfettoTraceWriter {
 
     /** The one sequence every packet is on. */
     private static final int SEQUENCE = 1;
-    /** The global track markers are drawn on (process and thread tracks use pid << 32 and up). */
-    private static final long MARKER_TRACK = 1;
+    /**
+     * Track uuids: a thread track's is its tid (stream id + 1), small, as every slice's begin and
+     * end carry it; processes, counters and the markers take uuids above 2^40.
+     */
+    private static final long PROCESS_TRACKS = 1L << 40;
+    private static final long COUNTER_TRACKS = 2L << 40;
+    private static final long MARKER_TRACK = 3L << 40;
 
     private PerfettoTraceWriter() {
     }
@@ -99,15 +104,16 @@ public final class PerfettoTraceWriter {
     }
 
     static long processTrack(int pid) {
-        return (long) pid << 32;
+        return PROCESS_TRACKS + pid;
     }
 
-    static long threadTrack(int pid, int tid) {
-        return ((long) pid << 32) | tid;
+    /** Thread ids are unique over the whole trace (stream ids), so the tid alone names the track. */
+    static long threadTrack(int tid) {
+        return tid;
     }
 
-    static long counterTrack(int pid, int track) {
-        return ((long) pid << 32) | (track + 1L);
+    static long counterTrack(int track) {
+        return COUNTER_TRACKS + track;
     }
 
     /** Turns {@link TraceContent}'s parts into packets. */
@@ -163,7 +169,7 @@ public final class PerfettoTraceWriter {
                 c.writeString(THREAD_NAME, name);
             });
             descriptor(message(c -> {
-                c.writeUInt64(UUID, threadTrack(pid, tid));
+                c.writeUInt64(UUID, threadTrack(tid));
                 c.writeUInt64(PARENT_UUID, processTrack(pid));
                 c.writeByteArray(THREAD, t);
                 c.writeInt32(SIBLING_ORDER_RANK, sortIndex);
@@ -172,7 +178,7 @@ public final class PerfettoTraceWriter {
 
         @Override
         public void slice(TraceContent.Slice s) throws IOException {
-            long track = threadTrack(s.pid(), s.tid());
+            long track = threadTrack(s.tid());
             int flowField = switch (s.flow()) {
                 case SENDER -> FLOW_IDS;
                 case RECEIVER -> TERMINATING_FLOW_IDS;
@@ -185,7 +191,7 @@ public final class PerfettoTraceWriter {
         @Override
         public void counter(int pid, int track, String name, String unit, long atNs, double value)
                 throws IOException {
-            long uuid = counterTrack(pid, track);
+            long uuid = counterTrack(track);
             if (track != lastCounterTrack) {
                 lastCounterTrack = track;
                 byte[] c = message(m -> m.writeString(UNIT_NAME, unit));
@@ -270,9 +276,11 @@ public final class PerfettoTraceWriter {
                 interned += CodedOutputStream.computeTagSize(EVENT_CATEGORIES)
                         + CodedOutputStream.computeUInt32SizeNoTag(catEntry) + catEntry;
             }
+            // only events that refer to interned names need the sequence's incremental state
             int size = CodedOutputStream.computeUInt64Size(TIMESTAMP, ts)
                     + CodedOutputStream.computeUInt32Size(SEQUENCE_ID, SEQUENCE)
-                    + CodedOutputStream.computeUInt32Size(SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE)
+                    + (name == null ? 0 : CodedOutputStream.computeUInt32Size(SEQUENCE_FLAGS,
+                    SEQ_NEEDS_INCREMENTAL_STATE))
                     + CodedOutputStream.computeTagSize(TRACK_EVENT) + CodedOutputStream.computeUInt32SizeNoTag(te) + te;
             if (interned > 0) {
                 size += CodedOutputStream.computeTagSize(INTERNED_DATA)
@@ -282,7 +290,9 @@ public final class PerfettoTraceWriter {
             o.writeUInt32NoTag(size);
             o.writeUInt64(TIMESTAMP, ts);
             o.writeUInt32(SEQUENCE_ID, SEQUENCE);
-            o.writeUInt32(SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+            if (name != null) {
+                o.writeUInt32(SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+            }
             if (interned > 0) {
                 o.writeTag(INTERNED_DATA, WireFormat.WIRETYPE_LENGTH_DELIMITED);
                 o.writeUInt32NoTag(interned);
