@@ -169,8 +169,8 @@ public final class PerfettoTraceWriter {
                 c.writeString(THREAD_NAME, name);
             });
             descriptor(message(c -> {
+                // no parent: trace_processor puts a thread track under its process by the pid
                 c.writeUInt64(UUID, threadTrack(tid));
-                c.writeUInt64(PARENT_UUID, processTrack(pid));
                 c.writeByteArray(THREAD, t);
                 c.writeInt32(SIBLING_ORDER_RANK, sortIndex);
             }));
