@@ -25,6 +25,7 @@ import org.clustersim.core.Simulation;
 import org.clustersim.core.engine.Interference;
 import org.clustersim.core.engine.Timeline;
 import org.clustersim.core.trace.ChromeTraceWriter;
+import org.clustersim.core.trace.TraceFormat;
 import org.clustersim.strategies.training.TrainingStep;
 
 import picocli.CommandLine;
@@ -49,6 +50,9 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--trace", paramLabel = "FILE",
             description = "Chrome trace output (default: output.trace of the scenario, else traces/<name>.json).")
     Path trace;
+
+    @CommandLine.Mixin
+    TraceFormatOption traceFormat = new TraceFormatOption();
 
     @Option(names = "--no-trace", description = "Write no Chrome trace (large runs: the trace of a 16K-GPU step is gigabytes).")
     boolean noTrace;
@@ -114,8 +118,9 @@ public final class RunCommand implements Callable<Integer> {
         if (noTrace && trace != null) {
             throw new CommandLine.ParameterException(spec.commandLine(), "give --trace FILE or --no-trace, not both");
         }
-        Path tracePath = noTrace ? null : trace != null ? trace
-                : scenario.output().trace().map(Path::of).orElse(Path.of("traces", scenario.name() + ".json"));
+        Path tracePath = noTrace ? null : trace != null ? trace : traceFormat.path(scenario.output().trace()
+                .map(Path::of).orElse(Path.of("traces", scenario.name() + ".json")));
+        TraceFormat format = traceFormat.format();
         Path summaryPath = summary != null ? summary : scenario.output().summary().map(Path::of).orElse(null);
 
         Simulated sim = simulate(scenario, allowOom, reportOptions.wanted());
@@ -130,7 +135,7 @@ public final class RunCommand implements Callable<Integer> {
         if (tracePath != null) {
             List<ChromeTraceWriter.Marker> markers = new ArrayList<>();
             scenario.faults().forEach(f -> markers.addAll(f.markers()));
-            files.put(tracePath, out -> ChromeTraceWriter.write(timeline, out, otherData, markers));
+            files.put(tracePath, out -> format.write(timeline, out, otherData, markers));
         }
         if (summaryPath != null) {
             ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);

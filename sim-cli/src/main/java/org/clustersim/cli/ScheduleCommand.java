@@ -45,6 +45,9 @@ public final class ScheduleCommand implements Callable<Integer> {
     @Option(names = "--trace", paramLabel = "FILE", description = "Also write the Chrome trace.")
     Path trace;
 
+    @picocli.CommandLine.Mixin
+    TraceFormatOption traceFormat = new TraceFormatOption();
+
     @Spec
     CommandSpec spec;
 
@@ -100,8 +103,8 @@ public final class ScheduleCommand implements Callable<Integer> {
                 + "rank) %s%n", ScheduleStudy.STEADY_STEPS, num(ScheduleOptions.units(steady.stepTime())),
                 num(ScheduleOptions.units(steady.maxSteadyIdle())));
         if (trace != null) {
-            OutputFiles.write(Map.of(trace, o -> ChromeTraceWriter.write(r.timeline(), o, Map.of("schedule",
-                    k.id()))));
+            OutputFiles.write(Map.of(trace, o -> traceFormat.format().write(r.timeline(), o, Map.of("schedule",
+                    k.id()), java.util.List.of())));
             out.printf(Locale.ROOT, "trace %s%n", trace);
         }
         out.flush();

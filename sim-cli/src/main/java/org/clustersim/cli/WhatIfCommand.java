@@ -29,6 +29,7 @@ import org.clustersim.cli.whatif.WhatIfStudy;
 import org.clustersim.core.Simulation;
 import org.clustersim.core.engine.Timeline;
 import org.clustersim.core.trace.ChromeTraceWriter;
+import org.clustersim.core.trace.TraceFormat;
 import org.clustersim.topology.Topology;
 import org.clustersim.topology.Vertex;
 import org.clustersim.topology.VertexKind;
@@ -92,6 +93,9 @@ public final class WhatIfCommand implements Callable<Integer> {
     @Option(names = "--trace-dir", paramLabel = "DIR", description = "Where the baseline and variant traces go "
             + "(default: traces).")
     Path traceDir = Path.of("traces");
+
+    @CommandLine.Mixin
+    TraceFormatOption traceFormat = new TraceFormatOption();
 
     @Option(names = "--no-trace", description = "Write no traces.")
     boolean noTrace;
@@ -194,8 +198,9 @@ public final class WhatIfCommand implements Callable<Integer> {
         Scenario scenario = study.scenario();
         List<Fault> faults = flagged(study.topology());
         Map<Path, AtomicOutput.Content> files = new LinkedHashMap<>();
-        Path baseTrace = noTrace ? null : traceDir.resolve(scenario.name() + ".baseline.json");
-        Path variantTrace = noTrace ? null : traceDir.resolve(scenario.name() + ".whatif.json");
+        String ext = traceFormat.format().extension();
+        Path baseTrace = noTrace ? null : traceDir.resolve(scenario.name() + ".baseline" + ext);
+        Path variantTrace = noTrace ? null : traceDir.resolve(scenario.name() + ".whatif" + ext);
         RunData[] measured = new RunData[2];
         Outcome base = study.run("baseline", "", List.of(), r -> {
             addTrace(files, baseTrace, r, scenario, "baseline", List.of());
@@ -243,7 +248,7 @@ public final class WhatIfCommand implements Callable<Integer> {
                 study.built()));
     }
 
-    private static void addTrace(Map<Path, AtomicOutput.Content> files, Path path, Simulation.Result r,
+    private void addTrace(Map<Path, AtomicOutput.Content> files, Path path, Simulation.Result r,
                                  Scenario scenario, String label, List<Fault> extra) {
         if (path == null) {
             return;
@@ -255,7 +260,8 @@ public final class WhatIfCommand implements Callable<Integer> {
         meta.put("scenario", scenario.name());
         meta.put("variant", label);
         meta.put("generator", "clustersim " + Version.current());
-        files.put(path, out -> ChromeTraceWriter.write(r.timeline(), out, meta, markers));
+        TraceFormat format = traceFormat.format();
+        files.put(path, out -> format.write(r.timeline(), out, meta, markers));
     }
 
     private int sweep(WhatIfStudy study) throws IOException {

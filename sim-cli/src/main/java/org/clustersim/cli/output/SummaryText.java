@@ -114,7 +114,9 @@ public final class SummaryText {
         out.println();
         out.printf(Locale.ROOT, "simulated %,d tasks with %,d events in %.2f s%n", r.tasks(), r.events(), wallSeconds);
         if (trace != null) {
-            out.printf(Locale.ROOT, "trace      %s  (open in https://ui.perfetto.dev or chrome://tracing)%n", trace);
+            boolean json = trace.toString().endsWith(".json");
+            out.printf(Locale.ROOT, "trace      %s  (open in https://ui.perfetto.dev%s)%n", trace,
+                    json ? " or chrome://tracing" : "");
         } else {
             out.printf(Locale.ROOT, "trace      not written (--no-trace)%n");
         }

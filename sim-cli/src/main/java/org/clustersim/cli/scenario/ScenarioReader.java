@@ -1,5 +1,7 @@
 package org.clustersim.cli.scenario;
 
+import static org.clustersim.cli.scenario.ScenarioFields.*;
+
 import org.clustersim.core.input.Diagnostics;
 import org.clustersim.core.input.InputFileException;
 import org.clustersim.core.input.Section;
@@ -47,12 +49,6 @@ import org.clustersim.topology.SwitchedClusterSpec;
  * documented in docs/scenario-format.md.
  */
 public final class ScenarioReader {
-    private static final int MAX_COUNT = 1 << 24;
-    /** Consecutive steps one run may simulate: enough to reach any schedule's steady state. */
-    private static final int MAX_STEPS = 1000;
-    private static final Map<String, String> FABRICS = names("single-switch", "rail-optimized", "fat-tree",
-            "torus-2d", "torus-3d", "nvl72");
-
     private final SourceTreeReader treeReader = new SourceTreeReader();
 
     /**
@@ -65,28 +61,27 @@ public final class ScenarioReader {
         Diagnostics d = new Diagnostics(file);
         Section root = Section.root(d, tree);
 
-        String name = root.text("name").orElseGet(() -> stem(file));
-        Section clusterSec = root.section("cluster");
-        Section modelSec = root.section("model");
-        Section parSec = root.section("parallelism");
-        Section schedSec = root.section("schedule");
-        Section trainSec = root.section("training");
-        Section netSec = root.section("network");
-        List<Fault> faults = faults(root, root.list("faults"), d);
-        Section outSec = root.section("output");
-        Section simSec = root.section("simulation");
-        boolean allReplicas = simSec.choice("replicas", Boolean.TRUE, Map.of("all", Boolean.TRUE, "one", Boolean.FALSE));
-        boolean allowOom = simSec.bool("allowOom", false);
-        boolean interference = simSec.bool("interference", true);
-        int steps = simSec.integer("steps", 1, 1, MAX_STEPS);
+        String name = NAME.text(root).orElseGet(() -> stem(file));
+        Section clusterSec = CLUSTER.section(root);
+        Section modelSec = MODEL.section(root);
+        Section parSec = PARALLELISM.section(root);
+        Section schedSec = SCHEDULE.section(root);
+        Section trainSec = TRAINING.section(root);
+        Section netSec = NETWORK.section(root);
+        List<Fault> faults = faults(FAULTS.list(root), d);
+        Section outSec = OUTPUT.section(root);
+        Section simSec = SIMULATION.section(root);
+        boolean allReplicas = REPLICAS.choice(simSec);
+        boolean allowOom = ALLOW_OOM.bool(simSec);
+        boolean interference = INTERFERENCE.bool(simSec);
+        int steps = STEPS.integer(simSec);
 
         Scenario.Parallelism declared = parallelism(parSec, schedSec);
         ScheduleKind schedule = schedule(schedSec);
-        boolean blockingSends = schedSec.choice("p2p", Boolean.FALSE, Map.of("async", Boolean.FALSE, "blocking",
-                Boolean.TRUE));
+        boolean blockingSends = P2P.choice(schedSec);
         int chunks = chunks(parSec, schedSec, schedule, declared.vp());
         Scenario.Training training = training(trainSec);
-        long bucket = parSec.has("gradBucketMB") ? declared.gradBucketBytes()
+        long bucket = given(parSec, BUCKET.name()) ? declared.gradBucketBytes()
                 : TrainingStep.defaultBucketBytes(declared.dp() * declared.cp(), training.mainGradBytes());
         Scenario.Parallelism par = new Scenario.Parallelism(declared.tp(), declared.pp(), declared.dp(), declared.cp(),
                 declared.ep(), declared.etp(), chunks, declared.zero(), declared.sequenceParallel(),
@@ -96,12 +91,10 @@ public final class ScenarioReader {
         Optional<TransformerModel> model = model(modelSec);
         Optional<ClusterChoice> cluster = cluster(clusterSec, par, file);
         AttentionImpl attention = attention(modelSec, cluster.map(ClusterChoice::device));
-        Simulation.Fidelity fidelity = netSec.choice("fidelity", Simulation.Fidelity.FLOW,
-                Map.of("analytical", Simulation.Fidelity.ANALYTICAL, "flow", Simulation.Fidelity.FLOW));
-        Simulation.Routing routing = netSec.choice("routing", Simulation.Routing.ECMP,
-                Map.of("ecmp", Simulation.Routing.ECMP, "adaptive", Simulation.Routing.ADAPTIVE));
-        Scenario.Output output = new Scenario.Output(outSec.text("trace"), outSec.text("summary"),
-                outSec.bool("linkCounters", false));
+        Simulation.Fidelity fidelity = FIDELITY.choice(netSec);
+        Simulation.Routing routing = ROUTING.choice(netSec);
+        Scenario.Output output = new Scenario.Output(TRACE.text(outSec), SUMMARY.text(outSec),
+                LINK_COUNTERS.bool(outSec));
 
         for (Section s : List.of(clusterSec, modelSec, parSec, schedSec, trainSec, netSec, outSec, simSec, root)) {
             s.finish();
@@ -137,33 +130,32 @@ public final class ScenarioReader {
     }
 
     private static Scenario.Parallelism parallelism(Section s, Section schedule) {
-        int tp = s.integer("tp", 1, 1, 1024);
-        int pp = s.integer("pp", 1, 1, 4096);
-        int dp = s.integer("dp", 1, 1, MAX_COUNT);
-        int cp = s.integer("cp", 1, 1, 1024);
-        int ep = s.integer("ep", 1, 1, 4096);
+        int tp = TP.integer(s);
+        int pp = PP.integer(s);
+        int dp = DP.integer(s);
+        int cp = CP.integer(s);
+        int ep = EP.integer(s);
         // Megatron-core: expert_tensor_parallel_size defaults to tensor_model_parallel_size
-        int etp = s.integer("etp", tp, 1, 1024);
-        int vp = s.integer("vp", 1, 1, 64);
-        int v = schedule.integer("v", vp, 1, 64);
-        int zero = s.integer("zero", 0, 0, 3);
-        boolean sp = s.bool("sequenceParallel", false);
-        boolean overlap = s.bool("overlapGradReduce", true);
-        boolean tpCommOverlap = s.bool("tpCommOverlap", false);
+        int etp = ETP.integer(s, tp);
+        int vp = VP.integer(s);
+        int v = V.integer(schedule, vp);
+        int zero = ZERO.integer(s);
+        boolean sp = SEQUENCE_PARALLEL.bool(s);
+        boolean overlap = OVERLAP_GRAD.bool(s);
+        boolean tpCommOverlap = TP_COMM_OVERLAP.bool(s);
         if (tpCommOverlap && tp > 1 && !sp) {
             s.error("tpCommOverlap", "found true without sequenceParallel: Megatron-core overlaps the sequence-parallel "
                     + "all-gathers and reduce-scatters; set parallelism.sequenceParallel: true");
         }
-        boolean overlapParamGather = s.bool("overlapParamGather", false);
-        boolean a2aOverlap = s.bool("overlapMoeExpertParallelComm", false);
-        AllToAllAlgorithm allToAll = s.choice("allToAll", AllToAllAlgorithm.AUTO, AllToAllAlgorithm.byId());
-        double bucketMb = s.optionalNumber("gradBucketMB", 0.001, 1e6).orElse(TrainingStep.DEFAULT_BUCKET / 1e6);
-        int[] layersPerStage = s.integerList("layersPerStage", 1, 100_000).orElse(null);
-        int shardGroup = s.integer("shardGroup", 0, 1, MAX_COUNT);
-        ContextParallel cpVariant = s.choice("cpVariant", ContextParallel.ALL_GATHER,
-                Map.of("all-gather", ContextParallel.ALL_GATHER, "ring", ContextParallel.RING));
+        boolean overlapParamGather = OVERLAP_PARAM_GATHER.bool(s);
+        boolean a2aOverlap = A2A_OVERLAP.bool(s);
+        AllToAllAlgorithm allToAll = ALL_TO_ALL.choice(s);
+        double bucketMb = BUCKET.number(s).orElse(TrainingStep.DEFAULT_BUCKET / 1e6);
+        int[] layersPerStage = LAYERS_PER_STAGE.integerList(s).orElse(null);
+        int shardGroup = SHARD_GROUP.integer(s, 0);
+        ContextParallel cpVariant = CP_VARIANT.choice(s);
         List<Mesh.Dim> order = Mesh.DEFAULT_ORDER;
-        Optional<String> orderText = s.text("order");
+        Optional<String> orderText = ORDER.text(s);
         if (orderText.isPresent()) {
             try {
                 order = Mesh.parseOrder(orderText.get());
@@ -177,7 +169,7 @@ public final class ScenarioReader {
             s.error(ep > 1 ? "ep" : "etp", "found " + (ep > 1 ? ep : etp) + " with zero: 3; sharding expert weights "
                     + "FSDP-style is not modelled: use zero 0, 1 or 2 with expert parallelism");
         }
-        if (s.has("shardGroup") && (zero == 0 || (dp * cp) % shardGroup != 0)) {
+        if (given(s, "shardGroup") && shardGroup > 0 && (zero == 0 || (dp * cp) % shardGroup != 0)) {
             s.error("shardGroup", "found " + shardGroup + ", expected a divisor of dp x cp (" + dp * cp
                     + ") with zero 1, 2 or 3: hybrid sharding shards inside groups of that many ranks");
         }
@@ -190,7 +182,7 @@ public final class ScenarioReader {
             s.error("overlapParamGather", "found true with overlapGradReduce: false; expected overlapGradReduce: true "
                     + "(Megatron-core's --overlap-param-gather needs --overlap-grad-reduce)");
         }
-        if (vp != 1 && schedule.has("v") && v != vp) {
+        if (vp != 1 && given(schedule, "v") && v != vp) {
             schedule.error("v", "found " + v + ", but parallelism.vp is " + vp + "; give one of them");
         }
         if (a2aOverlap && ep == 1) {
@@ -199,7 +191,7 @@ public final class ScenarioReader {
         }
         ShardingOptions sharding = sharding(s, zero, pp, v);
         return new Scenario.Parallelism(tp, pp, dp, cp, ep, etp, v, zero, sp, overlap, Math.round(bucketMb * 1e6),
-                layersPerStage, s.has("shardGroup") ? shardGroup : 0, cpVariant, order, sharding, tpCommOverlap,
+                layersPerStage, given(s, "shardGroup") ? shardGroup : 0, cpVariant, order, sharding, tpCommOverlap,
                 overlapParamGather, a2aOverlap, allToAll);
     }
 
@@ -208,18 +200,18 @@ public final class ScenarioReader {
      * and {@code gradReduceDtype}, each an error below ZeRO 3.
      */
     private static ShardingOptions sharding(Section s, int zero, int pp, int v) {
-        Zero3Impl impl = s.choice("zero3Impl", Zero3Impl.DEFAULT, Zero3Impl.byId());
-        boolean reshard = s.bool("reshardAfterForward", true);
-        int reduceBytes = s.choice("gradReduceDtype", 0, Map.of("fp32", 4, "bf16", 2, "fp16", 2));
+        Zero3Impl impl = ZERO3_IMPL.choice(s);
+        boolean reshard = RESHARD.bool(s);
+        int reduceBytes = GRAD_REDUCE_DTYPE.choice(s, 0);
         boolean ok = true;
         for (String key : List.of("zero3Impl", "reshardAfterForward", "gradReduceDtype")) {
-            if (s.has(key) && zero != 3) {
+            if (given(s, key) && zero != 3) {
                 s.error(key, "given with zero: " + zero + "; expected zero: 3, the only stage that gathers weights "
                         + "layer by layer");
                 ok = false;
             }
         }
-        if (s.has("reshardAfterForward") && impl != Zero3Impl.FSDP2 && zero == 3) {
+        if (given(s, "reshardAfterForward") && impl != Zero3Impl.FSDP2 && zero == 3) {
             s.error("reshardAfterForward", "found " + reshard + " with zero3Impl: " + impl.id() + "; only fsdp2 has "
                     + "reshard_after_forward (Megatron-FSDP always reshards; DeepSpeed keeps what its "
                     + "stage3_max_reuse_distance says)");
@@ -237,11 +229,7 @@ public final class ScenarioReader {
     }
 
     private static ScheduleKind schedule(Section s) {
-        Map<String, ScheduleKind> kinds = new LinkedHashMap<>();
-        for (ScheduleKind k : ScheduleKind.values()) {
-            kinds.put(k.id(), k);
-        }
-        return s.choice("kind", ScheduleKind.ONE_F_ONE_B, kinds);
+        return KIND.choice(s);
     }
 
     /**
@@ -249,8 +237,8 @@ public final class ScenarioReader {
      * otherwise. Reports a v that does not fit the schedule.
      */
     private static int chunks(Section parSec, Section schedSec, ScheduleKind kind, int v) {
-        Section where = schedSec.has("v") ? schedSec : parSec;
-        String key = schedSec.has("v") ? "v" : "vp";
+        Section where = given(schedSec, "v") ? schedSec : parSec;
+        String key = given(schedSec, "v") ? "v" : "vp";
         if (kind.takesChunks()) {
             if (v < 2) {
                 where.error(key, "found " + v + ", but the interleaved schedule needs v >= 2 model chunks per rank"
@@ -267,23 +255,22 @@ public final class ScenarioReader {
     }
 
     private static Optional<TransformerModel> model(Section s) {
-        TransformerModel p = s.choice("preset", null, TransformerModel.presets());
+        TransformerModel p = MODEL_PRESET.choice(s);
         // An unknown preset was reported already; read the other fields without demanding them.
-        boolean badPreset = p == null && s.has("preset");
+        boolean badPreset = p == null && given(s, "preset");
         Optional<TransformerModel> preset = Optional.ofNullable(p);
-        String name = s.text("name").orElse(preset.map(TransformerModel::name).orElse("custom"));
-        Optional<Integer> layers = dim(s, "layers", badPreset, preset.map(TransformerModel::layers));
-        Optional<Integer> hidden = dim(s, "hidden", badPreset, preset.map(TransformerModel::hidden));
-        Optional<Integer> heads = dim(s, "heads", badPreset, preset.map(TransformerModel::heads));
-        Optional<Integer> ffn = s.optionalInteger("ffn", 1, Integer.MAX_VALUE)
+        String name = MODEL_NAME.text(s).orElse(preset.map(TransformerModel::name).orElse("custom"));
+        Optional<Integer> layers = dim(s, LAYERS, badPreset, preset.map(TransformerModel::layers));
+        Optional<Integer> hidden = dim(s, HIDDEN, badPreset, preset.map(TransformerModel::hidden));
+        Optional<Integer> heads = dim(s, HEADS, badPreset, preset.map(TransformerModel::heads));
+        Optional<Integer> ffn = FFN.optionalInteger(s)
                 .or(() -> preset.map(TransformerModel::ffn)).or(() -> hidden.map(h -> 4 * h));
-        Optional<Integer> vocab = dim(s, "vocab", badPreset, preset.map(TransformerModel::vocab));
-        Optional<Integer> kvHeads = s.optionalInteger("kvHeads", 1, 1 << 16)
+        Optional<Integer> vocab = dim(s, VOCAB, badPreset, preset.map(TransformerModel::vocab));
+        Optional<Integer> kvHeads = KV_HEADS.optionalInteger(s)
                 .or(() -> preset.map(TransformerModel::kvHeads)).or(() -> heads);
-        TransformerModel.FfnKind ffnKind = s.choice("ffnKind", preset.map(TransformerModel::ffnKind)
-                .orElse(TransformerModel.FfnKind.GELU), Map.of("gelu", TransformerModel.FfnKind.GELU, "swiglu",
-                TransformerModel.FfnKind.SWIGLU));
-        boolean tied = s.bool("tiedEmbeddings", preset.map(TransformerModel::tiedEmbeddings).orElse(false));
+        TransformerModel.FfnKind ffnKind = FFN_KIND.choice(s, preset.map(TransformerModel::ffnKind)
+                .orElse(TransformerModel.FfnKind.GELU));
+        boolean tied = TIED.bool(s, preset.map(TransformerModel::tiedEmbeddings).orElse(false));
         TransformerModel.Experts experts = experts(s, preset.map(TransformerModel::experts).orElse(null),
                 layers.orElse(0), ffn.orElse(1));
         Optional<AttentionFields> shape = attentionFields(s, preset, layers.orElse(0));
@@ -295,7 +282,7 @@ public final class ScenarioReader {
         int headDim;
         if (a.latent() != null) {
             headDim = a.latent().qkHeadDim();
-            if (s.has("kvHeads") && !kvHeads.equals(heads)) {
+            if (given(s, "kvHeads") && !kvHeads.equals(heads)) {
                 s.error("kvHeads", "found " + kvHeads.orElse(0) + ", but latent attention expands keys and values "
                         + "for every head: expected model.heads (" + heads.get() + ") or leave it out");
                 return Optional.empty();
@@ -345,26 +332,25 @@ public final class ScenarioReader {
                                                              int layers) {
         Optional<AttentionShape> fromPreset = preset.map(TransformerModel::attentionShape);
         boolean ok = true;
-        PositionEmbedding position = s.choice("positionEmbedding", fromPreset.map(AttentionShape::position)
-                .orElse(PositionEmbedding.ROTARY), Map.of("rotary", PositionEmbedding.ROTARY, "learned",
-                PositionEmbedding.LEARNED));
-        Optional<Integer> headDim = s.optionalInteger("headDim", 1, 1 << 16);
-        ok &= !s.has("headDim") || headDim.isPresent();
+        PositionEmbedding position = POSITION.choice(s, fromPreset.map(AttentionShape::position)
+                .orElse(PositionEmbedding.ROTARY));
+        Optional<Integer> headDim = HEAD_DIM.optionalInteger(s);
+        ok &= !given(s, "headDim") || headDim.isPresent();
         if (headDim.isEmpty()) {
             headDim = preset.filter(m -> m.latentAttention() == null
                     && (long) m.heads() * m.headDim() != m.hidden()).map(TransformerModel::headDim);
         }
 
         SlidingWindow window = fromPreset.map(AttentionShape::window).orElse(null);
-        if (s.has("slidingWindow")) {
-            Section w = s.section("slidingWindow");
-            Optional<Integer> tokens = window != null && !w.has("tokens") ? Optional.of(window.tokens())
-                    : w.requiredInteger("tokens", 1, 1 << 30);
-            Optional<Integer> every = w.optionalInteger("every", 1, 1 << 20);
-            Optional<Integer> first = w.optionalInteger("first", 0, 1 << 20);
+        if (given(s, "slidingWindow")) {
+            Section w = SLIDING_WINDOW.section(s);
+            Optional<Integer> tokens = window != null && !given(w, "tokens") ? Optional.of(window.tokens())
+                    : WINDOW_TOKENS.requiredInteger(w);
+            Optional<Integer> every = WINDOW_EVERY.optionalInteger(w);
+            Optional<Integer> first = WINDOW_FIRST.optionalInteger(w);
             w.finish();
-            ok &= tokens.isPresent() && (every.isPresent() || !w.has("every"))
-                    && (first.isPresent() || !w.has("first"));
+            ok &= tokens.isPresent() && (every.isPresent() || !given(w, "every"))
+                    && (first.isPresent() || !given(w, "first"));
             int period = every.orElse(window == null ? 1 : window.every());
             int start = first.orElse(window == null ? 0 : window.first());
             if (start >= period) {
@@ -379,21 +365,21 @@ public final class ScenarioReader {
         }
 
         LatentAttention latent = fromPreset.map(AttentionShape::latent).orElse(null);
-        if (s.has("latentAttention")) {
-            Section m = s.section("latentAttention");
+        if (given(s, "latentAttention")) {
+            Section m = LATENT.section(s);
             LatentAttention p = latent;
-            Optional<Integer> q = latentDim(m, "qLoraRank", p == null ? null : p.qLoraRank());
-            Optional<Integer> kv = latentDim(m, "kvLoraRank", p == null ? null : p.kvLoraRank());
-            Optional<Integer> nope = latentDim(m, "qkNopeHeadDim", p == null ? null : p.qkNopeHeadDim());
-            Optional<Integer> rope = latentDim(m, "qkRopeHeadDim", p == null ? null : p.qkRopeHeadDim());
-            Optional<Integer> v = latentDim(m, "vHeadDim", p == null ? null : p.vHeadDim());
+            Optional<Integer> q = latentDim(m, Q_LORA, p == null ? null : p.qLoraRank());
+            Optional<Integer> kv = latentDim(m, KV_LORA, p == null ? null : p.kvLoraRank());
+            Optional<Integer> nope = latentDim(m, QK_NOPE, p == null ? null : p.qkNopeHeadDim());
+            Optional<Integer> rope = latentDim(m, QK_ROPE, p == null ? null : p.qkRopeHeadDim());
+            Optional<Integer> v = latentDim(m, V_HEAD, p == null ? null : p.vHeadDim());
             m.finish();
             if (q.isEmpty() || kv.isEmpty() || nope.isEmpty() || rope.isEmpty() || v.isEmpty()) {
                 return Optional.empty();
             }
             latent = new LatentAttention(q.get(), kv.get(), nope.get(), rope.get(), v.get());
         }
-        if (latent != null && s.has("headDim")) {
+        if (latent != null && given(s, "headDim")) {
             s.error("headDim", "latent attention's query/key head dimension is qkNopeHeadDim + qkRopeHeadDim ("
                     + latent.qkHeadDim() + "); leave model.headDim out");
             ok = false;
@@ -407,11 +393,11 @@ public final class ScenarioReader {
     }
 
     /** One latent-attention dimension: required unless the preset has latent attention. */
-    private static Optional<Integer> latentDim(Section m, String key, Integer fromPreset) {
-        if (fromPreset != null && !m.has(key)) {
+    private static Optional<Integer> latentDim(Section m, Field field, Integer fromPreset) {
+        if (fromPreset != null && !given(m, field.name())) {
             return Optional.of(fromPreset);
         }
-        return m.requiredInteger(key, 1, 1 << 20);
+        return field.requiredInteger(m);
     }
 
     /**
@@ -420,27 +406,25 @@ public final class ScenarioReader {
      * {@code denseLayers}, {@code nodeLimit}, {@code expertImbalance}. A preset's values are the defaults.
      */
     private static TransformerModel.Experts experts(Section s, TransformerModel.Experts preset, int layers, int ffn) {
-        int count = s.integer("experts", preset == null ? 0 : preset.count(), 0, 1 << 16);
-        String[] detail = {"topK", "expertFfn", "sharedExperts", "capacityFactor", "denseLayers", "nodeLimit",
-            "expertImbalance"};
+        int count = EXPERTS.integer(s, preset == null ? 0 : preset.count());
+        // every field is checked on its own first, so a bad value is reported even for a dense model
+        int topK = TOP_K.integer(s, preset == null ? 1 : preset.topK());
+        int expertFfn = EXPERT_FFN.integer(s, preset == null ? ffn : preset.ffn());
+        int shared = SHARED_EXPERTS.integer(s, preset == null ? 0 : preset.shared());
+        double capacity = CAPACITY.number(s).orElse(preset == null ? 1.0 : preset.capacityFactor());
+        int dense = DENSE_LAYERS.integer(s, preset == null ? 0 : preset.denseLayers());
+        int nodeLimit = NODE_LIMIT.integer(s, preset == null ? 0 : preset.nodeLimit());
+        double imbalance = IMBALANCE.number(s).orElse(preset == null ? 1.0 : preset.imbalance());
         if (count == 0) {
-            for (String key : detail) {
-                if (s.has(key)) {
-                    s.error(key, "only a mixture-of-experts model takes " + key + "; give model.experts (the number "
-                            + "of routed experts) too");
+            for (Field f : List.of(TOP_K, EXPERT_FFN, SHARED_EXPERTS, CAPACITY, DENSE_LAYERS, NODE_LIMIT,
+                    IMBALANCE)) {
+                if (given(s, f.name())) {
+                    s.error(f.name(), "only a mixture-of-experts model takes " + f.name() + "; give model.experts "
+                            + "(the number of routed experts) too");
                 }
             }
             return null;
         }
-        int topK = s.integer("topK", preset == null ? 1 : preset.topK(), 1, 1 << 16);
-        int expertFfn = s.integer("expertFfn", preset == null ? ffn : preset.ffn(), 1, Integer.MAX_VALUE);
-        int shared = s.integer("sharedExperts", preset == null ? 0 : preset.shared(), 0, 1 << 10);
-        double capacity = s.optionalNumber("capacityFactor", 0.01, 1000)
-                .orElse(preset == null ? 1.0 : preset.capacityFactor());
-        int dense = s.integer("denseLayers", preset == null ? 0 : preset.denseLayers(), 0, 1 << 20);
-        int nodeLimit = s.integer("nodeLimit", preset == null ? 0 : preset.nodeLimit(), 0, 1 << 16);
-        double imbalance = s.optionalNumber("expertImbalance", 1, 1000).orElse(preset == null ? 1.0
-                : preset.imbalance());
         if (topK > count) {
             s.error("topK", "found " + topK + ", expected at most model.experts (" + count + ")");
             return null;
@@ -452,38 +436,30 @@ public final class ScenarioReader {
         return new TransformerModel.Experts(count, topK, expertFfn, shared, capacity, dense, nodeLimit, imbalance);
     }
 
-    private static Optional<Integer> dim(Section s, String key, boolean badPreset, Optional<Integer> fromPreset) {
-        if (s.has(key) || fromPreset.isEmpty()) {
-            if (!s.has(key) && !badPreset) {
-                s.requiredInteger(key, 1, Integer.MAX_VALUE);
-                return Optional.empty();
-            }
-            return s.optionalInteger(key, 1, Integer.MAX_VALUE);
+    private static Optional<Integer> dim(Section s, Field field, boolean badPreset, Optional<Integer> fromPreset) {
+        if (fromPreset.isPresent() && s.node(field.name()).isEmpty()) {
+            return fromPreset;
         }
-        return fromPreset;
+        return badPreset ? field.optionalInteger(s) : field.requiredInteger(s);
     }
 
     private static Scenario.Training training(Section s) {
-        int global = s.requiredInteger("globalBatch", 1, MAX_COUNT).orElse(1);
-        int micro = s.integer("microBatch", 1, 1, MAX_COUNT);
-        int seq = s.integer("seqLen", 2048, 1, 1 << 22);
-        Precision precision = s.choice("precision", Precision.BF16,
-                Map.of("bf16", Precision.BF16, "fp16", Precision.FP16, "fp8", Precision.FP8));
-        Scenario.Recompute recompute = s.choice("recompute", Scenario.Recompute.NONE,
-                Map.of("none", Scenario.Recompute.NONE, "selective", Scenario.Recompute.SELECTIVE,
-                        "full", Scenario.Recompute.FULL));
-        Fp8Recipe recipe = s.choice("fp8Recipe", Fp8Recipe.DELAYED, Map.of("delayed", Fp8Recipe.DELAYED, "current",
-                Fp8Recipe.CURRENT, "blockwise", Fp8Recipe.BLOCKWISE));
-        if (s.has("fp8Recipe") && precision != Precision.FP8) {
+        int global = GLOBAL_BATCH.requiredInteger(s).orElse(1);
+        int micro = MICRO_BATCH.integer(s);
+        int seq = SEQ_LEN.integer(s);
+        Precision precision = PRECISION.choice(s);
+        Scenario.Recompute recompute = RECOMPUTE.choice(s);
+        Fp8Recipe recipe = FP8_RECIPE.choice(s);
+        if (given(s, "fp8Recipe") && precision != Precision.FP8) {
             s.error("fp8Recipe", "a scaling recipe only applies to training.precision: fp8");
         }
-        boolean fusion = s.bool("gradAccumulationFusion", true);
-        boolean fp8Gather = s.bool("fp8ParamGather", false);
+        boolean fusion = GRAD_FUSION.bool(s);
+        boolean fp8Gather = FP8_GATHER.bool(s);
         if (fp8Gather && precision != Precision.FP8) {
             s.error("fp8ParamGather", "gathering FP8 weights needs training.precision: fp8");
         }
-        int mainGrad = s.choice("mainGradDtype", 4, Map.of("fp32", 4, "bf16", 2, "fp16", 2));
-        int moments = s.choice("adamMomentDtype", 4, Map.of("fp32", 4, "bf16", 2));
+        int mainGrad = MAIN_GRAD.choice(s);
+        int moments = ADAM_MOMENTS.choice(s);
         Set<RecomputeModule> modules = recomputeModules(s, recompute);
         return new Scenario.Training(global, micro, seq, precision, recipe, recompute, fusion, fp8Gather, mainGrad,
                 modules, moments);
@@ -494,17 +470,17 @@ public final class ScenarioReader {
      * with {@code recompute: selective}; empty when absent (the attention core).
      */
     private static Set<RecomputeModule> recomputeModules(Section s, Scenario.Recompute recompute) {
-        if (!s.has("recomputeModules")) {
-            s.list("recomputeModules");
+        List<SourceNode> items = RECOMPUTE_MODULES.list(s);
+        if (!given(s, "recomputeModules")) {
             return Set.of();
         }
-        List<SourceNode> items = s.list("recomputeModules");
         Set<RecomputeModule> out = EnumSet.noneOf(RecomputeModule.class);
         String path = s.pathOf("recomputeModules");
         for (int i = 0; i < items.size(); i++) {
             SourceNode item = items.get(i);
             Optional<RecomputeModule> m = item instanceof SourceNode.ScalarNode sc
-                    && sc.kind() == SourceNode.ScalarKind.STRING ? RecomputeModule.byId(sc.text()) : Optional.empty();
+                    && sc.kind() == SourceNode.ScalarKind.STRING ? RecomputeModule.byId(sc.text())
+                    : Optional.empty();
             if (m.isEmpty()) {
                 s.diagnostics().error(item.location(), path + "[" + i + "]", "found " + item.describe()
                         + "; expected one of " + RecomputeModule.names());
@@ -537,13 +513,12 @@ public final class ScenarioReader {
      * {@code flash} for the profile's default fused implementation; absent, the default.
      */
     private static AttentionImpl attention(Section s, Optional<DeviceProfile> device) {
-        Map<String, AttentionImpl> names = new LinkedHashMap<>();
-        for (AttentionImpl impl : AttentionImpl.values()) {
-            names.put(impl.key(), impl);
-        }
         AttentionImpl dflt = device.map(DeviceProfile::defaultAttention).orElse(AttentionImpl.STANDARD);
-        names.put("flash", dflt);
-        AttentionImpl impl = s.choice("attention", dflt, names);
+        Map<String, AttentionImpl> names = new LinkedHashMap<>();
+        for (String key : ATTENTION.names()) {
+            names.put(key, key.equals("flash") ? dflt : AttentionImpl.valueOf(key.toUpperCase(Locale.ROOT)));
+        }
+        AttentionImpl impl = s.choice(ATTENTION.name(), dflt, names);
         if (device.isPresent() && impl != AttentionImpl.STANDARD && !device.get().attention().covers(impl)) {
             s.error("attention", "found '" + impl.key() + "', but the " + device.get().name()
                     + " device profile has no table for it; expected standard or one of the profile's: "
@@ -568,7 +543,7 @@ public final class ScenarioReader {
      * of the preset's GPU.
      */
     private Optional<DeviceProfile> deviceProfile(Section s, String chip, Path scenario) {
-        Optional<String> named = s.text("deviceProfile");
+        Optional<String> named = DEVICE_PROFILE.text(s);
         SourceNode tree;
         if (named.isPresent() && DeviceProfiles.has(named.get())) {
             tree = DeviceProfiles.tree(named.get());
@@ -591,7 +566,7 @@ public final class ScenarioReader {
                     + "cluster.deviceProfile");
             return Optional.empty();
         }
-        SourceNode overrides = s.node("deviceOverrides").orElse(null);
+        SourceNode overrides = s.node(DEVICE_OVERRIDES.name()).orElse(null);
         if (overrides != null) {
             if (!(overrides instanceof SourceNode.MapNode m)) {
                 s.error("deviceOverrides", "found " + overrides.describe() + ", expected a mapping of profile fields");
@@ -603,40 +578,30 @@ public final class ScenarioReader {
     }
 
     private Optional<ClusterChoice> cluster(Section s, Scenario.Parallelism par, Path file) {
-        Map<String, String> presets = new LinkedHashMap<>();
-        for (String p : SwitchedClusterSpec.presetNames()) {
-            presets.put(p, p);
-        }
-        String presetName = s.choice("preset", "dgx-h100", presets);
-        String fabric = s.choice("fabric", "single-switch", FABRICS);
+        String presetName = CLUSTER_PRESET.choice(s);
+        String fabric = FABRIC.choice(s);
         boolean rails = fabric.equals("rail-optimized");
         boolean fatTree = fabric.equals("fat-tree");
-        if (!fabric.equals("single-switch") && !rails && !fatTree) {
-            s.notSupported("fabric", fabric + " is planned; use single-switch, rail-optimized or fat-tree");
-        }
-        int levels = s.integer("levels", 2, 2, 3);
-        int radix = s.integer("radix", 64, 4, 1024);
-        if (!fatTree && (s.has("levels") || s.has("radix"))) {
-            s.error(s.has("levels") ? "levels" : "radix", "only a fat-tree fabric takes levels and radix");
+        int levels = LEVELS.integer(s);
+        int radix = RADIX.integer(s);
+        if (!fatTree && (given(s, "levels") || given(s, "radix"))) {
+            s.error(given(s, "levels") ? "levels" : "radix", "only a fat-tree fabric takes levels and radix");
         }
         SwitchedClusterSpec base = SwitchedClusterSpec.preset(presetName, 1).orElseThrow();
         Optional<DeviceProfile> device = deviceProfile(s, base.accelerator().name(), file);
         // without a usable profile the rest of the section is still read, for its own errors
         AcceleratorSpec chip = device.map(DeviceProfile::accelerator).orElse(base.accelerator());
-        int gpusPerNode = s.integer("gpusPerNode", base.gpusPerNode(), 1, 1024);
+        int gpusPerNode = GPUS_PER_NODE.integer(s, base.gpusPerNode());
         int defaultNodes = Math.max(1, (par.gpus() + gpusPerNode - 1) / gpusPerNode);
-        int nodes = s.integer("nodes", defaultNodes, 1, MAX_COUNT);
-        double nvlink = s.optionalNumber("nvlinkBandwidthGBps", 1e-3, 1e6).map(g -> g * 1e9)
-                .orElse(base.nvlinkBytesPerS());
-        long nvlinkLat = s.optionalNumber("nvlinkLatencyNs", 0, 1e12).map(Math::round).orElse(base.nvlinkLatencyNs());
-        double nic = s.optionalNumber("nicBandwidthGBps", 1e-3, 1e6).map(g -> g * 1e9).orElse(base.nicBytesPerS());
-        long gpuNicLat = s.optionalNumber("gpuNicLatencyNs", 0, 1e12).map(Math::round)
-                .orElse(base.gpuNicLatencyNs());
-        long nicSwitchLat = s.optionalNumber("nicLatencyNs", 0, 1e12).map(Math::round)
-                .orElse(base.nicSwitchLatencyNs());
-        double ratio = s.optionalNumber("oversubscription", 1, 1024).orElse(1.0);
+        int nodes = NODES.integer(s, defaultNodes);
+        double nvlink = NVLINK_BW.number(s).map(g -> g * 1e9).orElse(base.nvlinkBytesPerS());
+        long nvlinkLat = NVLINK_LAT.number(s).map(Math::round).orElse(base.nvlinkLatencyNs());
+        double nic = NIC_BW.number(s).map(g -> g * 1e9).orElse(base.nicBytesPerS());
+        long gpuNicLat = GPU_NIC_LAT.number(s).map(Math::round).orElse(base.gpuNicLatencyNs());
+        long nicSwitchLat = NIC_LAT.number(s).map(Math::round).orElse(base.nicSwitchLatencyNs());
+        double ratio = OVERSUBSCRIPTION.number(s).orElse((Double) OVERSUBSCRIPTION.dflt());
         if (!rails && !fatTree) {
-            if (s.has("oversubscription") && ratio != 1) {
+            if (given(s, "oversubscription") && ratio != 1) {
                 s.error("oversubscription", "found " + ratio + ", but a single-switch fabric has no level to "
                         + "oversubscribe; use fabric: rail-optimized or fat-tree");
             }
@@ -666,8 +631,6 @@ public final class ScenarioReader {
         return device.map(dev -> new ClusterChoice(pod, dev));
     }
 
-    private static final List<String> TARGETS = List.of("link", "switch", "nic", "gpu");
-
     /**
      * The {@code faults} list: each entry names one target ({@code link}, {@code switch},
      * {@code nic} or {@code gpu}), when it starts ({@code at}) and how long it lasts
@@ -675,7 +638,8 @@ public final class ScenarioReader {
      * {@code degraded} (a {@code fraction} of capacity, optional {@code extraLatencyUs}); a GPU
      * runs at {@code speed}.
      */
-    private static List<Fault> faults(Section root, List<SourceNode> items, Diagnostics d) {
+    private static List<Fault> faults(List<SourceNode> items, Diagnostics d) {
+        List<String> targets = List.copyOf(((Field.VariantListType) FAULTS.type()).variants().keySet());
         List<Fault> out = new java.util.ArrayList<>();
         for (int i = 0; i < items.size(); i++) {
             SourceNode item = items.get(i);
@@ -686,7 +650,8 @@ public final class ScenarioReader {
                 continue;
             }
             Section f = new Section(d, path, m, m.location());
-            List<String> given = TARGETS.stream().filter(f::has).toList();
+            // an empty target counts as none, so a fault is never dropped silently
+            List<String> given = targets.stream().filter(k -> f.node(k).isPresent()).toList();
             if (given.size() != 1) {
                 f.error(given.isEmpty() ? "link" : given.get(1), given.isEmpty()
                         ? "missing target: expected one of link (such as node0.gpu0->node0.nic0, or a<->b for both "
@@ -696,21 +661,23 @@ public final class ScenarioReader {
             String key = given.isEmpty() ? "link" : given.get(0);
             Fault.Target target = Fault.Target.valueOf(key.toUpperCase(java.util.Locale.ROOT));
             Optional<String> name = f.text(key);
-            long at = f.text("at").map(t -> Durations.parseNs(t, f, "at")).orElse(0L);
-            long duration = f.text("for").map(t -> t.trim().equals("rest") ? 0L : Durations.parseNs(t, f, "for"))
-                    .orElse(0L);
-            if (f.has("for") && duration == 0 && !f.text("for").orElse("").trim().equals("rest")) {
+            long at = AT.text(f).map(t -> Durations.parseNs(t, f, "at")).orElse(0L);
+            Optional<String> forText = FOR.text(f);
+            boolean rest = forText.map(t -> t.trim().equalsIgnoreCase("rest")).orElse(true);
+            int before = d.errorCount();
+            long duration = rest ? 0L : Durations.parseNs(forText.get(), f, "for");
+            if (!rest && duration == 0 && d.errorCount() == before) {
                 f.error("for", "a fault lasts longer than 0; leave for out (or write rest) for the rest of the run");
             }
             double speed = 1;
             double fraction = 1;
             long extra = 0;
             if (target == Fault.Target.GPU) {
-                speed = f.optionalNumber("speed", 1e-3, 1).orElse(0.8);
+                speed = SPEED.number(f).orElse((Double) SPEED.dflt());
             } else {
-                String state = f.choice("state", "down", Map.of("down", "down", "degraded", "degraded"));
-                fraction = f.optionalNumber("fraction", 0, 1).orElse(state.equals("down") ? 0.0 : 0.5);
-                if (state.equals("down") && f.has("fraction")) {
+                String state = STATE.choice(f);
+                fraction = FRACTION.number(f).orElse(state.equals("down") ? 0.0 : 0.5);
+                if (state.equals("down") && given(f, "fraction")) {
                     f.error("fraction", "a link that is down carries nothing; give state: degraded to keep a fraction");
                 }
                 if (state.equals("degraded") && !(fraction > 0)) {
@@ -719,7 +686,7 @@ public final class ScenarioReader {
                 if (state.equals("down")) {
                     fraction = 0;
                 }
-                extra = f.optionalNumber("extraLatencyUs", 0, 1e9).map(us -> Math.round(us * 1000)).orElse(0L);
+                extra = EXTRA_LATENCY.number(f).map(us -> Math.round(us * 1000)).orElse(0L);
             }
             f.finish();
             double c = fraction;
@@ -766,7 +733,7 @@ public final class ScenarioReader {
                     + ")");
         }
         if (cluster.gpus() != par.gpus()) {
-            String where = clusterSec.has("nodes") ? "nodes" : "gpusPerNode";
+            String where = given(clusterSec, "nodes") ? "nodes" : "gpusPerNode";
             clusterSec.error(where, "the cluster has " + cluster.gpus() + " GPUs (" + cluster.nodes() + " nodes x "
                     + cluster.gpusPerNode() + "), but the layout tp x cp x pp x dp uses " + par.gpus()
                     + "; expected them to be equal");
@@ -853,12 +820,9 @@ public final class ScenarioReader {
         }
     }
 
-    private static Map<String, String> names(String... names) {
-        Map<String, String> m = new LinkedHashMap<>();
-        for (String n : names) {
-            m.put(n, n);
-        }
-        return m;
+    /** Whether {@code key} is given a value: an empty value ({@code key:} or null) counts as absent. */
+    private static boolean given(Section s, String key) {
+        return s.node(key).isPresent();
     }
 
     private static String stem(Path file) {
