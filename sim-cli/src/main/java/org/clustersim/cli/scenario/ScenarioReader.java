@@ -86,6 +86,13 @@ public final class ScenarioReader {
                 Boolean.TRUE));
         int chunks = chunks(parSec, schedSec, schedule, declared.vp());
         Scenario.Training training = training(trainSec);
+        Optional<TpuSectionReader.Remat> remat = TpuSectionReader.remat(trainSec);
+        if (remat.isPresent()) {
+            Scenario.Training t = training;
+            training = new Scenario.Training(t.globalBatch(), t.microBatch(), t.seqLen(), t.precision(), t.fp8Recipe(),
+                    remat.get().recompute(), t.gradAccumulationFusion(), t.fp8ParamGather(), t.mainGradBytes(),
+                    remat.get().modules(), t.adamMomentBytes());
+        }
         long bucket = parSec.has("gradBucketMB") ? declared.gradBucketBytes()
                 : TrainingStep.defaultBucketBytes(declared.dp() * declared.cp(), training.mainGradBytes());
         Scenario.Parallelism par = new Scenario.Parallelism(declared.tp(), declared.pp(), declared.dp(), declared.cp(),
@@ -94,7 +101,21 @@ public final class ScenarioReader {
                 declared.cpVariant(), declared.order(), declared.sharding(), declared.tpCommOverlap(),
                 declared.overlapParamGather(), declared.overlapMoeExpertParallelComm(), declared.allToAll());
         Optional<TransformerModel> model = model(modelSec);
-        Optional<ClusterChoice> cluster = cluster(clusterSec, par, file);
+        Optional<ClusterChoice> cluster;
+        if (TpuSectionReader.isTpu(clusterSec)) {
+            Optional<TpuSectionReader.TpuCluster> tpu = TpuSectionReader.cluster(clusterSec, parSec,
+                    chip -> deviceProfile(clusterSec, chip, file));
+            cluster = tpu.map(t -> new ClusterChoice(t.torus(), t.device()));
+            if (tpu.isPresent() && tpu.get().mesh().isPresent()) {
+                par = TpuSectionReader.parallelism(parSec, tpu.get().mesh().get(), par);
+            }
+        } else {
+            if (TpuSectionReader.hasMesh(parSec)) {
+                parSec.error("mesh", "a JAX mesh (ici_* and dcn_* degrees) lays out TPU chips; expected cluster.preset "
+                        + String.join(", ", TpuSectionReader.presets()) + ", or tp, dp, pp, cp for GPUs");
+            }
+            cluster = cluster(clusterSec, par, file);
+        }
         AttentionImpl attention = attention(modelSec, cluster.map(ClusterChoice::device));
         Simulation.Fidelity fidelity = netSec.choice("fidelity", Simulation.Fidelity.FLOW,
                 Map.of("analytical", Simulation.Fidelity.ANALYTICAL, "flow", Simulation.Fidelity.FLOW));
@@ -567,7 +588,7 @@ public final class ScenarioReader {
      * scenario) with {@code cluster.deviceOverrides} laid over it; by default the bundled profile
      * of the preset's GPU.
      */
-    private Optional<DeviceProfile> deviceProfile(Section s, String chip, Path scenario) {
+    Optional<DeviceProfile> deviceProfile(Section s, String chip, Path scenario) {
         Optional<String> named = s.text("deviceProfile");
         SourceNode tree;
         if (named.isPresent() && DeviceProfiles.has(named.get())) {
@@ -612,7 +633,9 @@ public final class ScenarioReader {
         boolean rails = fabric.equals("rail-optimized");
         boolean fatTree = fabric.equals("fat-tree");
         if (!fabric.equals("single-switch") && !rails && !fatTree) {
-            s.notSupported("fabric", fabric + " is planned; use single-switch, rail-optimized or fat-tree");
+            s.error("fabric", "found " + fabric + "; TPU tori come with the TPU presets (cluster.preset: "
+                    + String.join(", ", TpuSectionReader.presets()) + ", cluster.topology); for GPUs use "
+                    + "single-switch, rail-optimized or fat-tree");
         }
         int levels = s.integer("levels", 2, 2, 3);
         int radix = s.integer("radix", 64, 4, 1024);
