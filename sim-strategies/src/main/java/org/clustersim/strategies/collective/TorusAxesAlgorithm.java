@@ -16,10 +16,13 @@ import org.clustersim.topology.TorusSpec;
 /**
  * A collective over any sub-grid of TPU chips, as XLA runs one over the devices of a logical
  * mesh axis: the group must be a Cartesian product of coordinate sets, one per physical torus
- * axis, times a set of slices. A reduce-scatter is one ring phase per physical axis the group
- * spans (axis 0 first, each on the shard the previous left), then one phase across slices over
- * DCN on the remaining shard (hierarchical: reduce inside the slice over ICI, across slices over
- * DCN); an all-gather runs the same phases in reverse; an all-reduce is both. A ring whose
+ * axis, times a set of slices. A reduce-scatter over k physical axes is k sequential ring
+ * phases, one per axis, each on the shard the previous left; the buffer is cut into k parts
+ * that take the axes in rotated orders, so each phase keeps every spanned axis busy and the
+ * collective gets k axes' bandwidth (the JAX scaling book: a collective over several axes has
+ * n_axes times the bandwidth). Then one phase across slices over DCN on the remaining shard
+ * (hierarchical: reduce inside the slice over ICI, across slices over DCN). An all-gather runs
+ * the same phases in reverse; an all-reduce is both. A ring whose
  * coordinates cover a whole wrapped axis runs both ways, each direction carrying half, so both
  * directions of every link work (the JAX scaling book's bidirectional ring); otherwise it runs
  * one way and its closing hop travels back along the line. With a whole slice this is
@@ -84,22 +87,50 @@ public final class TorusAxesAlgorithm implements CollectiveAlgorithm {
         TorusSpec t = (TorusSpec) topology.spec().orElseThrow();
         List<int[]> grid = grid(t, g);
         int axes = t.dims().length;
+        List<Integer> spanned = new ArrayList<>();
+        for (int a = 0; a < axes; a++) {
+            if (grid.get(a).length > 1) {
+                spanned.add(a);
+            }
+        }
+        int k = spanned.size();
+        int iciSize = g.size() / grid.get(axes).length;
+        boolean dcn = grid.get(axes).length > 1;
         PhasePlan plan = new PhasePlan(topology, Protocol.SIMPLE);
-        double chunk = op == CollectiveOp.ALL_GATHER ? bytes / (double) g.size() : bytes;
+        // part j of k walks the spanned axes starting at the j-th, so every step keeps every axis busy
+        double[] chunk = new double[k];
+        java.util.Arrays.fill(chunk, (op == CollectiveOp.ALL_GATHER ? bytes / (double) iciSize : bytes)
+                / Math.max(k, 1));
         if (op != CollectiveOp.ALL_GATHER) {
-            for (int a = 0; a <= axes; a++) {
-                if (grid.get(a).length > 1) {
-                    ring(plan, t, g, grid, a, chunk);
-                    chunk /= grid.get(a).length;
+            for (int step = 0; step < k; step++) {
+                int longest = 0;
+                for (int j = 0; j < k; j++) {
+                    int a = spanned.get((j + step) % k);
+                    ring(plan, t, g, grid, a, chunk[j]);
+                    chunk[j] /= grid.get(a).length;
+                    longest = Math.max(longest, grid.get(a).length);
                 }
+                plan.endPhase(longest - 1);
+            }
+            if (dcn) {
+                ring(plan, t, g, grid, axes, bytes / (double) iciSize);
+                plan.endPhase(grid.get(axes).length - 1);
             }
         }
         if (op != CollectiveOp.REDUCE_SCATTER) {
-            for (int a = axes; a >= 0; a--) {
-                if (grid.get(a).length > 1) {
-                    chunk *= grid.get(a).length;
-                    ring(plan, t, g, grid, a, chunk);
+            if (dcn) {
+                ring(plan, t, g, grid, axes, bytes / (double) iciSize);
+                plan.endPhase(grid.get(axes).length - 1);
+            }
+            for (int step = k - 1; step >= 0; step--) {
+                int longest = 0;
+                for (int j = 0; j < k; j++) {
+                    int a = spanned.get((j + step) % k);
+                    chunk[j] *= grid.get(a).length;
+                    ring(plan, t, g, grid, a, chunk[j]);
+                    longest = Math.max(longest, grid.get(a).length);
                 }
+                plan.endPhase(longest - 1);
             }
         }
         if (plan.isEmpty()) {
@@ -109,8 +140,8 @@ public final class TorusAxesAlgorithm implements CollectiveAlgorithm {
     }
 
     /**
-     * One reduce-scatter (or all-gather) ring pass along axis {@code a} ({@code a} = the number of
-     * torus axes: across slices) on {@code chunk} bytes per chip.
+     * Adds one reduce-scatter (or all-gather) ring pass along axis {@code a} ({@code a} = the
+     * number of torus axes: across slices) on {@code chunk} bytes per chip to the current phase.
      */
     private static void ring(PhasePlan plan, TorusSpec t, CommGroup g, List<int[]> grid, int a, double chunk) {
         int[] values = grid.get(a);
@@ -134,7 +165,6 @@ public final class TorusAxesAlgorithm implements CollectiveAlgorithm {
                 plan.flow(d, neighbour(t, at, slice, a, values[Math.floorMod(i - 1, n)]), total / 2);
             }
         }
-        plan.endPhase(n - 1);
     }
 
     /** The device at {@code at} in {@code slice} with coordinate {@code a} (or the slice) replaced by {@code v}. */
