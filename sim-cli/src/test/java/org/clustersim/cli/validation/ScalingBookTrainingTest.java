@@ -147,4 +147,41 @@ class ScalingBookTrainingTest {
         assertEquals(ALPHA * 15 / 16, threshold1, 0.03 * ALPHA, "one axis of 16: the book's 2550 x (n-1)/n");
         assertEquals(ALPHA / 3 * 63 / 64, threshold3, 0.03 * ALPHA / 3, "three axes of 4: the book's 850");
     }
+
+    /** Summed durations of chip 0's tasks whose names match {@code pattern}. */
+    private static long sum(Timeline t, String pattern) {
+        TaskGraph g = t.graph();
+        long total = 0;
+        for (int i = 0; i < g.taskCount(); i++) {
+            Task task = g.task(i);
+            if (task.name().matches(pattern) && onDevice(g, task, 0)) {
+                total += t.end(i) - t.start(i);
+            }
+        }
+        return total;
+    }
+
+    /**
+     * T7 and T8: tensor parallelism over one axis is ICI-bound once Y > F W_ici / C = F / 2550;
+     * for LLaMA-3-70B's F = 28,672 that is about 11: 8-way is fine, 16-way is not. Read back from
+     * the collective matmul of one MLP block in the forward: its ring steps and reduce-scatter
+     * splits (communication) against its fc1 and fc2 chunks (compute), both on chip 0 of an 8-way
+     * tensor axis (8,192 tokens per tensor group); the threshold is Y x compute / comm (the ring
+     * moves (Y - 1) / Y of the activations, so the oracle carries that factor).
+     */
+    @Test
+    void tensorParallelismBecomesIciBoundAboveFOver2550() throws IOException {
+        int ffn = 28672;
+        int y = 8;
+        Scenario s = scenario("4x4x8", "{ici_tensor: 8, ici_data: 16}", "{tensor: [z], data: [x, y]}", ffn, 16, 256);
+        Timeline t = run(s);
+        long comm = sum(t, "F mb0 L1 mlp (fc1 tp-ring \\d+|tp-rs \\d/\\d)");
+        long math = sum(t, "F mb0 L1 mlp fc[12] \\d/\\d");
+        double threshold = y * (double) math / comm;
+        System.out.printf(Locale.ROOT, "TP threshold for F = %d: %.2f-way (book: F / 2550 = %.2f)%n", ffn, threshold,
+                ffn / ALPHA);
+        // each ring step and reduce-scatter split also pays its hop and step latencies (about 5% here)
+        assertEquals(ffn / ALPHA * y / (y - 1), threshold, 0.07 * ffn / ALPHA, "F / 2550 x Y / (Y - 1)");
+        assertTrue(threshold > 8 && threshold < 16, "8-way fine, 16-way ICI-bound: " + threshold);
+    }
 }
