@@ -34,6 +34,8 @@ class ScalingBookTrainingTest {
     /** The book's per-link figure, one direction (SB-old; the 2550 arithmetic in both versions). */
     static final double LINK = 9e10;
     static final double PEAK = 4.59e14;
+    /** The book's DCN egress per v5p chip: 25 GB/s per 4-chip host. */
+    static final double DCN_PER_CHIP = 6.25e9;
     /** C / W_ici with W_ici both directions of one axis: the book's 2550 tokens per chip. */
     static final double ALPHA = PEAK / (2 * LINK);
 
@@ -46,11 +48,19 @@ class ScalingBookTrainingTest {
     /** A v5p slice at the book's roofline training an MLP-only model. */
     private Scenario scenario(String topology, String mesh, String mapping, int ffn, int microBatch, int globalBatch)
             throws IOException {
+        return scenario(topology, 1, mesh, mapping, ffn, microBatch, globalBatch);
+    }
+
+    private Scenario scenario(String topology, int slices, String mesh, String mapping, int ffn, int microBatch,
+                              int globalBatch) throws IOException {
         double ici = LINK / CommTuning.TPU.nvlinkEfficiency() / 1e9;
+        double dcn = DCN_PER_CHIP / CommTuning.TPU.netEfficiency() / 1e9;
         String text = """
                 cluster:
                   preset: tpu-v5p
                   topology: %s
+                  slices: %d
+                  dcnBandwidthGBpsPerChip: %s
                   iciBandwidthGBps: %s
                   deviceOverrides:
                     memory: {bandwidthTBps: 1000000}
@@ -76,7 +86,8 @@ class ScalingBookTrainingTest {
                   mainGradDtype: bf16
                 simulation:
                   replicas: one
-                """.formatted(topology, String.format(Locale.ROOT, "%.6f", ici), ffn, mesh,
+                """.formatted(topology, slices, String.format(Locale.ROOT, "%.6f", dcn),
+                String.format(Locale.ROOT, "%.6f", ici), ffn, mesh,
                 mapping.isEmpty() ? "" : "  meshMapping: " + mapping, globalBatch, microBatch);
         Path p = dir.resolve("book.yaml");
         Files.writeString(p, text);
@@ -183,5 +194,29 @@ class ScalingBookTrainingTest {
         // each ring step and reduce-scatter split also pays its hop and step latencies (about 5% here)
         assertEquals(ffn / ALPHA * y / (y - 1), threshold, 0.07 * ffn / ALPHA, "F / 2550 x Y / (Y - 1)");
         assertTrue(threshold > 8 && threshold < 16, "8-way fine, 16-way ICI-bound: " + threshold);
+    }
+
+    /**
+     * T17: pure data parallelism across slices over DCN is DCN-bound below C / W_dcn tokens per
+     * slice (W_dcn the DCN egress per chip: 4.59e14 / 6.25e9 = 73,440; the book's 71,360 uses C =
+     * 4.46e14), whatever the slice size, because a slice's DCN bandwidth grows with its hosts.
+     * Four v5p 4x4x4 slices, FSDP inside each and dcn_data 4: each layer's gradients are
+     * reduce-scattered over ICI, then the shard all-reduced across the slices (a ring over DCN,
+     * (s - 1) / s of it each way). Read back as tokens per slice x (time the DCN reductions are
+     * in flight) / (backward compute time), the book's comparison.
+     */
+    @Test
+    void dataParallelismAcrossSlicesBecomesDcnBoundBelowCOverWdcnTokensPerSlice() throws IOException {
+        int slices = 4;
+        Scenario s = scenario("4x4x4", slices, "{ici_fsdp: 64, dcn_data: 4}", "", 32768, 2, 2 * 64 * slices);
+        Timeline t = run(s);
+        long dcn = computeAndComm(t, "fsdp reduce-scatter L\\d+ across shards")[1];
+        long backward = sum(t, "B mb0 L\\d+");
+        double perSlice = 2 * 64 * 512.0;
+        double threshold = perSlice * dcn / backward;
+        double oracle = PEAK / DCN_PER_CHIP * (slices - 1) / slices;
+        System.out.printf(Locale.ROOT, "DCN threshold: %.0f tokens per slice (oracle %.0f; book C / W_dcn %.0f)%n",
+                threshold, oracle, PEAK / DCN_PER_CHIP);
+        assertEquals(oracle, threshold, 0.05 * oracle, "C / W_dcn x (s - 1) / s");
     }
 }
