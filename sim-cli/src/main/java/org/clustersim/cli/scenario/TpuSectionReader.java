@@ -321,6 +321,10 @@ final class TpuSectionReader {
         boolean collectiveMatmul = par.bool("collectiveMatmul", true);
         Mesh m = mesh.mesh();
         int fsdp = mesh.shardGroup();
+        if (fsdp > 1 && m.ep() > 1) {
+            par.error("mesh", "found fsdp " + fsdp + " with expert " + m.ep() + "; sharding expert weights FSDP-style "
+                    + "is not modelled: expected ici_fsdp and dcn_fsdp 1 with an expert axis (use data for the rest)");
+        }
         int zero = fsdp > 1 ? 3 : 0;
         int shardGroup = fsdp > 1 && fsdp < m.dp() ? fsdp : 0;
         boolean tensor = m.tp() > 1;

@@ -132,6 +132,8 @@ class TpuScenarioTest {
                 .get(0).path());
         assertEquals("parallelism.mesh", errors("preset: dgx-h100\nnodes: 1", "mesh: {ici_fsdp: 8}", "").get(0)
                 .path());
+        assertEquals("parallelism.mesh", errors("preset: tpu-v5p\ntopology: 4x4x4", "mesh: {ici_fsdp: 8, ici_expert: 8}",
+                "").get(0).path());
         InputError unknown = errors("preset: tpu-v5p\ntopology: 4x4x4", "mesh: {ici_fdsp: 64}", "").stream()
                 .filter(e -> e.path().equals("parallelism.mesh.ici_fdsp")).findFirst().orElseThrow();
         assertTrue(unknown.message().contains("ici_fsdp"), unknown.message());
