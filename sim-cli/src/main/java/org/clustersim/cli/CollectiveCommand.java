@@ -42,7 +42,7 @@ public final class CollectiveCommand implements Callable<Integer> {
     String ranks;
 
     @Option(names = "--algo", paramLabel = "ALGO", defaultValue = "auto",
-            description = "ring, tree, halving-doubling, direct, hierarchical, nvls, pxn, torus or auto: the cheapest that NCCL runs for the operation (default: ${DEFAULT-VALUE}).")
+            description = "ring, tree, halving-doubling, direct, hierarchical, nvls, pxn, torus, torus-axes or auto: the cheapest that NCCL runs for the operation (default: ${DEFAULT-VALUE}).")
     String algo;
 
     @Option(names = "--min", paramLabel = "SIZE", defaultValue = "8B", description = "Smallest size (default: 8B).")

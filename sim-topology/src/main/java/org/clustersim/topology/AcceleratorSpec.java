@@ -23,14 +23,16 @@ public record AcceleratorSpec(String name, double bf16Flops, double fp8Flops, lo
     /** A100 SXM 80GB: 312 TFLOP/s bf16, 2.04 TB/s. */
     public static final AcceleratorSpec A100_SXM_80GB =
             new AcceleratorSpec("a100-sxm-80gb", 312e12, 0, 80_000_000_000L, 2.04e12);
-    /** TPU v4: 275 TFLOP/s bf16, 32 GB at 1.2 TB/s. */
-    public static final AcceleratorSpec TPU_V4 = new AcceleratorSpec("tpu-v4", 275e12, 0, 32_000_000_000L, 1.2e12);
-    /** TPU v5e: 197 TFLOP/s bf16, 16 GB at 0.81 TB/s. */
-    public static final AcceleratorSpec TPU_V5E = new AcceleratorSpec("tpu-v5e", 197e12, 0, 16_000_000_000L, 0.81e12);
-    /** TPU v5p: 459 TFLOP/s bf16, 96 GB at 2.8 TB/s. */
-    public static final AcceleratorSpec TPU_V5P = new AcceleratorSpec("tpu-v5p", 459e12, 0, 96_000_000_000L, 2.8e12);
-    /** TPU v6e: 920 TFLOP/s bf16, 32 GB at 1.6 TB/s. */
-    public static final AcceleratorSpec TPU_V6E = new AcceleratorSpec("tpu-v6e", 920e12, 0, 32_000_000_000L, 1.6e12);
+    /** TPU v4: 275 TFLOP/s bf16, 32 GiB at 1.2 TB/s (Google Cloud's v4 page). */
+    public static final AcceleratorSpec TPU_V4 = new AcceleratorSpec("tpu-v4", 275e12, 0, 34_359_738_368L, 1.2e12);
+    /** TPU v5e: 197 TFLOP/s bf16, 16 GiB at 819 GB/s (Google Cloud's v5e page). */
+    public static final AcceleratorSpec TPU_V5E = new AcceleratorSpec("tpu-v5e", 197e12, 0, 17_179_869_184L,
+            0.819e12);
+    /** TPU v5p: 459 TFLOP/s bf16, 95 GiB usable at 2765 GB/s (Google Cloud's v5p page). */
+    public static final AcceleratorSpec TPU_V5P = new AcceleratorSpec("tpu-v5p", 459e12, 0, 102_005_473_280L,
+            2.765e12);
+    /** TPU v6e: 918 TFLOP/s bf16, 32 GB at 1640 GB/s (Google Cloud's v6e page). */
+    public static final AcceleratorSpec TPU_V6E = new AcceleratorSpec("tpu-v6e", 918e12, 0, 32_000_000_000L, 1.64e12);
 
     /** B200: 2250 TFLOP/s bf16, 4500 fp8, 192 GB at 8 TB/s. */
     public static final AcceleratorSpec B200 = new AcceleratorSpec("b200", 2250e12, 4500e12, 192_000_000_000L, 8e12);

@@ -41,12 +41,13 @@ public record CommTuning(double nvlinkEfficiency, double netEfficiency, Protocol
             new Protocol(8_400, 3_400, 14_000, 1.0), true, 480.0 / (2 * 7.0 / 8.0) / 450.0, 25_000);
 
     /**
-     * TPU slices: XLA's collectives have one protocol; ICI sustains about 82% of line rate (a
-     * v5e all-gather of 34 MB over an axis of 4 took 680 us against 560 us in theory, JAX
-     * scaling book) and DCN is taken at 90%. Per-step latency is small beside the 1 us per ICI
-     * hop already on the links; the base latency is an assumption (5 us).
+     * TPU slices: XLA's collectives have one protocol; ICI sustains about 74% of line rate (a
+     * v5e all-gather of 34 MB over an axis of 4 took 680 us, JAX scaling book; its theory, 560
+     * us, assumed 45 GB/s per link, and at the official 50 GB/s it is 504 us) and DCN is taken at
+     * 90%. Per-step latency is small beside the 1 us per ICI hop already on the links; the base
+     * latency is an assumption (5 us).
      */
-    public static final CommTuning TPU = new CommTuning(560.0 / 680.0, 0.9,
+    public static final CommTuning TPU = new CommTuning(560.0 / 680.0 * 45.0 / 50.0, 0.9,
             new Protocol(5_000, 500, 5_000, 1.0), new Protocol(5_000, 500, 5_000, 1.0),
             new Protocol(5_000, 500, 5_000, 1.0), false, 0, 0);
 

@@ -51,12 +51,14 @@ public final class TorusRouter implements Router {
             return new Route(List.of());
         }
         int per = spec.chipsPerSlice();
-        if (src / per != dst / per) {
+        int ps = spec.physical(src);
+        int pd = spec.physical(dst);
+        if (ps / per != pd / per) {
             return viaDcn(src, dst, states);
         }
-        int[] from = spec.coords(src % per);
-        int[] to = spec.coords(dst % per);
-        int base = (src / per) * per;
+        int[] from = spec.coords(ps % per);
+        int[] to = spec.coords(pd % per);
+        int base = (ps / per) * per;
         for (int[] order : orders(spec.dims().length)) {
             for (boolean longWay : new boolean[] {false, true}) {
                 List<Link> path = walk(from, to, order, longWay, base, states);
@@ -120,7 +122,8 @@ public final class TorusRouter implements Router {
             for (int h = 0; h < hops; h++) {
                 int[] next = at.clone();
                 next[a] = Math.floorMod(at[a] + step, n);
-                Link l = liveLink(devices.get(base + spec.index(at)), devices.get(base + spec.index(next)), states);
+                Link l = liveLink(devices.get(spec.deviceAt(base + spec.index(at))),
+                        devices.get(spec.deviceAt(base + spec.index(next))), states);
                 if (l == null) {
                     return null;
                 }

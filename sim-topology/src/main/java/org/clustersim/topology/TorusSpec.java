@@ -25,10 +25,21 @@ import java.util.Locale;
  * @param dcnBytesPerS   per-host DCN bandwidth per direction
  * @param dcnLatencyNs   latency of each host-to-switch hop
  * @param dcnOversubscription ratio of host DCN capacity to switch capacity, at least 1
+ * @param placement      physical chip (slice x chipsPerSlice + chip in slice) of each device number, or null for
+ *                       the identity; a logical device mesh (JAX's {@code Mesh}) numbers the chips its own way,
+ *                       and every other part of the simulator then works in that numbering
  */
 public record TorusSpec(String name, AcceleratorSpec accelerator, int[] dims, int chipsPerHost, double iciBytesPerS,
                         long iciHopNs, boolean cubeWrap, int slices, double dcnBytesPerS, long dcnLatencyNs,
-                        double dcnOversubscription) implements ClusterSpec {
+                        double dcnOversubscription, int[] placement) implements ClusterSpec {
+
+    /** Chips numbered slice by slice, axis 0 fastest. */
+    public TorusSpec(String name, AcceleratorSpec accelerator, int[] dims, int chipsPerHost, double iciBytesPerS,
+                     long iciHopNs, boolean cubeWrap, int slices, double dcnBytesPerS, long dcnLatencyNs,
+                     double dcnOversubscription) {
+        this(name, accelerator, dims, chipsPerHost, iciBytesPerS, iciHopNs, cubeWrap, slices, dcnBytesPerS,
+                dcnLatencyNs, dcnOversubscription, null);
+    }
 
     public TorusSpec {
         dims = dims.clone();
@@ -48,36 +59,104 @@ public record TorusSpec(String name, AcceleratorSpec accelerator, int[] dims, in
         if (slices < 1 || !(dcnOversubscription >= 1)) {
             throw new IllegalArgumentException("slices must be >= 1 and DCN oversubscription >= 1");
         }
+        if (placement != null) {
+            placement = placement.clone();
+            boolean[] seen = new boolean[chips * slices];
+            if (placement.length != seen.length) {
+                throw new IllegalArgumentException("a placement names " + placement.length + " chips, the torus has "
+                        + seen.length);
+            }
+            for (int p : placement) {
+                if (p < 0 || p >= seen.length || seen[p]) {
+                    throw new IllegalArgumentException("a placement must name every chip once; chip " + p);
+                }
+                seen[p] = true;
+            }
+        }
     }
 
-    /** TPU v4 (45 GB/s per ICI link one way, 3D torus, 4 chips per host). */
+    /** The same torus with devices numbered by {@code devicePlacement} (null: the identity). */
+    public TorusSpec withPlacement(int[] devicePlacement) {
+        return new TorusSpec(name, accelerator, dims, chipsPerHost, iciBytesPerS, iciHopNs, cubeWrap, slices,
+                dcnBytesPerS, dcnLatencyNs, dcnOversubscription, devicePlacement);
+    }
+
+    /** The same torus with other link figures (ICI one-way per link, DCN per host). */
+    public TorusSpec withLinks(double iciPerLink, double dcnPerHost) {
+        return new TorusSpec(name, accelerator, dims, chipsPerHost, iciPerLink, iciHopNs, cubeWrap, slices,
+                dcnPerHost, dcnLatencyNs, dcnOversubscription, placement);
+    }
+
+    /** The physical chip (slice x chipsPerSlice + chip in slice) of a device number. */
+    public int physical(int device) {
+        return placement == null ? device : placement[device];
+    }
+
+    /** The device number of a physical chip (the inverse of {@link #physical}). */
+    public int deviceAt(int physicalChip) {
+        if (placement == null) {
+            return physicalChip;
+        }
+        int[] inverse = inverse();
+        return inverse[physicalChip];
+    }
+
+    private int[] inverse() {
+        int[] inv = inverseCache.get(placement);
+        if (inv == null) {
+            inv = new int[placement.length];
+            for (int d = 0; d < placement.length; d++) {
+                inv[placement[d]] = d;
+            }
+            inverseCache.put(placement, inv);
+        }
+        return inv;
+    }
+
+    private static final java.util.Map<int[], int[]> inverseCache =
+            java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>()); // arrays compare by identity
+
+    /**
+     * TPU v4: 45 GB/s per ICI link one way (the scaling book's figure; Google publishes no per-chip
+     * ICI total for v4), 3D torus, 4 chips per host, DCN 25 GB/s per host (uncertain: not published
+     * for v4; v5p's figure).
+     */
     public static TorusSpec v4(int x, int y, int z) {
         return new TorusSpec("tpu-v4-" + x + "x" + y + "x" + z, AcceleratorSpec.TPU_V4, new int[] {x, y, z}, 4, 45e9,
                 1000, true, 1, 25e9, 2000, 1);
     }
 
-    /** TPU v5p (90 GB/s per ICI link one way, 3D torus, 4 chips per host). */
+    /**
+     * TPU v5p: 100 GB/s per ICI link one way (1200 GB/s bidirectional per chip over 6 links), 3D
+     * torus, 4 chips per host, DCN 50 Gbps per chip = 25 GB/s per host (Google Cloud's v5p page).
+     */
     public static TorusSpec v5p(int x, int y, int z) {
-        return new TorusSpec("tpu-v5p-" + x + "x" + y + "x" + z, AcceleratorSpec.TPU_V5P, new int[] {x, y, z}, 4, 90e9,
-                1000, true, 1, 25e9, 2000, 1);
+        return new TorusSpec("tpu-v5p-" + x + "x" + y + "x" + z, AcceleratorSpec.TPU_V5P, new int[] {x, y, z}, 4,
+                100e9, 1000, true, 1, 25e9, 2000, 1);
     }
 
-    /** TPU v5e (45 GB/s per ICI link one way, 2D torus, 8 chips per host). */
+    /**
+     * TPU v5e: 50 GB/s per ICI link one way (400 GB/s bidirectional per chip over 4 ports), 2D
+     * torus, 8 chips per host, DCN 2 x 100 Gbps NICs = 25 GB/s per host.
+     */
     public static TorusSpec v5e(int x, int y) {
-        return new TorusSpec("tpu-v5e-" + x + "x" + y, AcceleratorSpec.TPU_V5E, new int[] {x, y}, 8, 45e9, 1000, false,
+        return new TorusSpec("tpu-v5e-" + x + "x" + y, AcceleratorSpec.TPU_V5E, new int[] {x, y}, 8, 50e9, 1000, false,
                 1, 25e9, 2000, 1);
     }
 
-    /** TPU v6e (90 GB/s per ICI link one way, 2D torus, 8 chips per host). */
+    /**
+     * TPU v6e: 100 GB/s per ICI link one way (800 GB/s bidirectional per chip over 4 ports), 2D
+     * torus, 8 chips per host, DCN 4 x 200 Gbps NICs = 100 GB/s per host.
+     */
     public static TorusSpec v6e(int x, int y) {
-        return new TorusSpec("tpu-v6e-" + x + "x" + y, AcceleratorSpec.TPU_V6E, new int[] {x, y}, 8, 90e9, 1000, false,
-                1, 25e9, 2000, 1);
+        return new TorusSpec("tpu-v6e-" + x + "x" + y, AcceleratorSpec.TPU_V6E, new int[] {x, y}, 8, 100e9, 1000,
+                false, 1, 100e9, 2000, 1);
     }
 
     /** The same slices, {@code n} of them joined by DCN. */
     public TorusSpec withSlices(int n) {
         return new TorusSpec(name + (n > 1 ? "-x" + n : ""), accelerator, dims, chipsPerHost, iciBytesPerS, iciHopNs,
-                cubeWrap, n, dcnBytesPerS, dcnLatencyNs, dcnOversubscription);
+                cubeWrap, n, dcnBytesPerS, dcnLatencyNs, dcnOversubscription, null);
     }
 
     /** Chips in one slice. */
@@ -153,12 +232,12 @@ public record TorusSpec(String name, AcceleratorSpec accelerator, int[] dims, in
         b.tuning(CommTuning.TPU);
         int perSlice = chipsPerSlice();
         Vertex[][] chip = new Vertex[slices][perSlice];
-        for (int s = 0; s < slices; s++) {
-            for (int c = 0; c < perSlice; c++) {
-                int host = (s * perSlice + c) / chipsPerHost;
-                chip[s][c] = b.addVertex("slice" + s + ".chip" + Arrays.toString(coords(c)).replace(" ", ""),
-                        VertexKind.ACCELERATOR, host);
-            }
+        for (int d = 0; d < slices * perSlice; d++) {
+            int p = physical(d);
+            int s = p / perSlice;
+            int c = p % perSlice;
+            chip[s][c] = b.addVertex("slice" + s + ".chip" + Arrays.toString(coords(c)).replace(" ", ""),
+                    VertexKind.ACCELERATOR, p / chipsPerHost);
         }
         for (int s = 0; s < slices; s++) {
             for (int c = 0; c < perSlice; c++) {

@@ -90,4 +90,27 @@ class TorusSpecTest {
         assertThrows(IllegalArgumentException.class, () -> new TorusSpec("x", AcceleratorSpec.TPU_V4,
                 new int[] {3, 3}, 4, 45e9, 1000, true, 1, 25e9, 2000, 1));
     }
+
+    @Test
+    void aPlacementRenumbersChipsAndRoutesStillFollowThePhysicalTorus() {
+        int[] transposed = new int[16];
+        for (int d = 0; d < 16; d++) {
+            transposed[d] = (d % 4) * 4 + d / 4;
+        }
+        TorusSpec s = TorusSpec.v5e(4, 4).withPlacement(transposed);
+        Topology t = s.build();
+        assertEquals("slice0.chip[0,1]", t.device(1).name(), "device 1 is the y neighbour now");
+        assertEquals(1, s.deviceAt(4));
+        assertEquals(0, t.device(1).node(), "hosts stay physical: 8 chips (two rows of x) per host");
+        assertEquals(1, t.device(2).node(), "chip[0,2] is on the second host");
+        LinkStates states = LinkStates.healthy(t);
+        Route direct = t.router().route(0, 1, 0, states);
+        assertEquals(1, direct.hops());
+        assertEquals("slice0.chip[0,1]", direct.links().get(0).dst().name());
+        states.setFactor(direct.links().get(0).id(), 0);
+        Route around = t.router().route(0, 1, 0, states);
+        assertEquals(3, around.hops(), "x, y, back along x: " + around);
+        assertTrue(!around.links().contains(direct.links().get(0)));
+        assertThrows(IllegalArgumentException.class, () -> TorusSpec.v5e(4, 4).withPlacement(new int[] {0, 0}));
+    }
 }

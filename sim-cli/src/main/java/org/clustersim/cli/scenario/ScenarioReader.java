@@ -81,6 +81,13 @@ public final class ScenarioReader {
         boolean blockingSends = P2P.choice(schedSec);
         int chunks = chunks(parSec, schedSec, schedule, declared.vp());
         Scenario.Training training = training(trainSec);
+        Optional<TpuSectionReader.Remat> remat = TpuSectionReader.remat(trainSec);
+        if (remat.isPresent()) {
+            Scenario.Training t = training;
+            training = new Scenario.Training(t.globalBatch(), t.microBatch(), t.seqLen(), t.precision(), t.fp8Recipe(),
+                    remat.get().recompute(), t.gradAccumulationFusion(), t.fp8ParamGather(), t.mainGradBytes(),
+                    remat.get().modules(), t.adamMomentBytes());
+        }
         long bucket = given(parSec, BUCKET.name()) ? declared.gradBucketBytes()
                 : TrainingStep.defaultBucketBytes(declared.dp() * declared.cp(), training.mainGradBytes());
         Scenario.Parallelism par = new Scenario.Parallelism(declared.tp(), declared.pp(), declared.dp(), declared.cp(),
@@ -89,7 +96,21 @@ public final class ScenarioReader {
                 declared.cpVariant(), declared.order(), declared.sharding(), declared.tpCommOverlap(),
                 declared.overlapParamGather(), declared.overlapMoeExpertParallelComm(), declared.allToAll());
         Optional<TransformerModel> model = model(modelSec);
-        Optional<ClusterChoice> cluster = cluster(clusterSec, par, file);
+        Optional<ClusterChoice> cluster;
+        if (TpuSectionReader.isTpu(clusterSec)) {
+            Optional<TpuSectionReader.TpuCluster> tpu = TpuSectionReader.cluster(clusterSec, parSec,
+                    chip -> deviceProfile(clusterSec, chip, file));
+            cluster = tpu.map(t -> new ClusterChoice(t.torus(), t.device()));
+            if (tpu.isPresent() && tpu.get().mesh().isPresent()) {
+                par = TpuSectionReader.parallelism(parSec, tpu.get().mesh().get(), par);
+            }
+        } else {
+            if (TpuSectionReader.hasMesh(parSec)) {
+                parSec.error("mesh", "a JAX mesh (ici_* and dcn_* degrees) lays out TPU chips; expected cluster.preset "
+                        + String.join(", ", TpuSectionReader.presets()) + ", or tp, dp, pp, cp for GPUs");
+            }
+            cluster = cluster(clusterSec, par, file);
+        }
         AttentionImpl attention = attention(modelSec, cluster.map(ClusterChoice::device));
         Simulation.Fidelity fidelity = FIDELITY.choice(netSec);
         Simulation.Routing routing = ROUTING.choice(netSec);
@@ -542,7 +563,7 @@ public final class ScenarioReader {
      * scenario) with {@code cluster.deviceOverrides} laid over it; by default the bundled profile
      * of the preset's GPU.
      */
-    private Optional<DeviceProfile> deviceProfile(Section s, String chip, Path scenario) {
+    Optional<DeviceProfile> deviceProfile(Section s, String chip, Path scenario) {
         Optional<String> named = DEVICE_PROFILE.text(s);
         SourceNode tree;
         if (named.isPresent() && DeviceProfiles.has(named.get())) {
@@ -582,6 +603,11 @@ public final class ScenarioReader {
         String fabric = FABRIC.choice(s);
         boolean rails = fabric.equals("rail-optimized");
         boolean fatTree = fabric.equals("fat-tree");
+        if (!fabric.equals("single-switch") && !rails && !fatTree) {
+            s.error("fabric", "found " + fabric + "; TPU tori come with the TPU presets (cluster.preset: "
+                    + String.join(", ", TpuSectionReader.presets()) + ", cluster.topology); for GPUs use "
+                    + "single-switch, rail-optimized or fat-tree");
+        }
         int levels = LEVELS.integer(s);
         int radix = RADIX.integer(s);
         if (!fatTree && (given(s, "levels") || given(s, "radix"))) {

@@ -333,10 +333,10 @@ class ScenarioReaderTest {
     }
 
     @Test
-    void designedButUnimplementedFieldsAreRejectedNotIgnored() throws IOException {
+    void aTorusFabricOnGpusPointsAtTheTpuPresets() throws IOException {
         InputError e = only(errors(VALID.replace("  nodes: 1", "  nodes: 1\n  fabric: torus-3d")));
         assertEquals("cluster.fabric", e.path());
-        assertTrue(e.message().startsWith("not supported yet: cluster.fabric"), e.message());
+        assertTrue(e.message().contains("tpu-v5p") && e.message().contains("cluster.topology"), e.message());
     }
 
     private static final String MOE = """

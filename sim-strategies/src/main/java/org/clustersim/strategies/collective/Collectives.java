@@ -22,7 +22,7 @@ public final class Collectives {
     private static final List<CollectiveAlgorithm> ALL = List.of(new RingAlgorithm(), new DoubleBinaryTreeAlgorithm(),
             new HalvingDoublingAlgorithm(), new DirectAlgorithm(), new PxnAlgorithm(), new HierarchicalAlgorithm(),
             new NvlsAlgorithm(),
-            new TorusAlgorithm());
+            new TorusAlgorithm(), new TorusAxesAlgorithm());
 
     private Collectives() {
     }
@@ -75,6 +75,12 @@ public final class Collectives {
                 if (a.unsupported(op, group, topology).isEmpty() && librarySchedules(a, op)) {
                     candidates.add(a);
                 }
+            }
+            // on a TPU torus XLA runs its own per-axis rings, not NCCL's algorithms, wherever the group allows
+            List<CollectiveAlgorithm> torus = candidates.stream()
+                    .filter(a -> a instanceof TorusAlgorithm || a instanceof TorusAxesAlgorithm).toList();
+            if (!torus.isEmpty()) {
+                candidates = torus;
             }
         } else {
             CollectiveAlgorithm a = byName(algorithm).orElseThrow(() -> new IllegalArgumentException(

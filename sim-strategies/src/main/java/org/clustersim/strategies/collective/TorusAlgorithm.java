@@ -32,6 +32,9 @@ public final class TorusAlgorithm implements CollectiveAlgorithm {
         }
         int per = t.chipsPerSlice();
         int[] sorted = group.devices().clone();
+        for (int i = 0; i < sorted.length; i++) {
+            sorted[i] = t.physical(sorted[i]);
+        }
         Arrays.sort(sorted);
         int first = sorted[0] - sorted[0] % per;
         for (int i = 0; i < sorted.length; i++) {
@@ -52,7 +55,7 @@ public final class TorusAlgorithm implements CollectiveAlgorithm {
         requireSupported(op, g, topology);
         TorusSpec t = (TorusSpec) topology.spec().orElseThrow();
         int per = t.chipsPerSlice();
-        int base = g.devices()[0] - g.devices()[0] % per;
+        int base = t.physical(g.devices()[0]) - t.physical(g.devices()[0]) % per;
         int axes = t.dims().length;
         PhasePlan plan = new PhasePlan(topology, Protocol.SIMPLE);
         double chunk = op == CollectiveOp.ALL_GATHER ? bytes / (double) per : bytes;
@@ -87,11 +90,12 @@ public final class TorusAlgorithm implements CollectiveAlgorithm {
             int[] at = t.coords(c);
             int[] next = at.clone();
             next[a] = (at[a] + 1) % n;
-            plan.flow(base + c, base + indexOf(t, next), both ? total / 2 : total);
+            int self = t.deviceAt(base + c);
+            plan.flow(self, t.deviceAt(base + indexOf(t, next)), both ? total / 2 : total);
             if (both) {
                 int[] prev = at.clone();
                 prev[a] = Math.floorMod(at[a] - 1, n);
-                plan.flow(base + c, base + indexOf(t, prev), total / 2);
+                plan.flow(self, t.deviceAt(base + indexOf(t, prev)), total / 2);
             }
         }
         plan.endPhase(n - 1);

@@ -118,6 +118,7 @@ public final class DeviceProfileReader {
         double a = required(model, "computeFactor", 0, 1e3);
         double c = required(model, "memoryFactor", 0, 1e3);
         double t0 = required(model, "fixedUs", 0, 1e6) * 1e3;
+        int tile = model.integer("mxuTile", 0, 0, 4096);
         if (best > peak) {
             model.error("bestTflops", "found " + plain(best / 1e12) + ", expected at most the peak (" + plain(peak / 1e12)
                     + ")");
@@ -128,7 +129,7 @@ public final class DeviceProfileReader {
             points.add(new GemmSurface.Point(p[0], p[1], p[2], p[3] * 1e12));
         }
         g.finish();
-        return new GemmSurface(peak, bandwidth, bytes, best, a, c, t0, points);
+        return new GemmSurface(peak, bandwidth, bytes, best, a, c, t0, points, tile);
     }
 
     private List<AttentionCurve> curves(Section att) {

@@ -21,9 +21,19 @@ import java.util.List;
  * @param memoryFactor   c
  * @param fixedNs        t0, ns
  * @param points         measured shapes
+ * @param tile           systolic-array width (a TPU MXU: 128, or 256 on v6e), or 0: the compute terms count
+ *                       n and k rounded up to whole tiles and m to whole 8-row sublane groups, the work an
+ *                       MXU does on a padded operand (the JAX scaling book: matrix dimensions that are not
+ *                       multiples of the MXU size waste its cycles)
  */
 public record GemmSurface(double peakFlops, double hbmBytesPerS, int bytesPerElement, double bestFlops,
-                          double computeFactor, double memoryFactor, double fixedNs, List<Point> points) {
+                          double computeFactor, double memoryFactor, double fixedNs, List<Point> points, int tile) {
+
+    /** A surface without a systolic-array tile (GPUs). */
+    public GemmSurface(double peakFlops, double hbmBytesPerS, int bytesPerElement, double bestFlops,
+                       double computeFactor, double memoryFactor, double fixedNs, List<Point> points) {
+        this(peakFlops, hbmBytesPerS, bytesPerElement, bestFlops, computeFactor, memoryFactor, fixedNs, points, 0);
+    }
 
     /** Distance (octaves) at which a measured point weighs as much as the base model. */
     static final double PRIOR_RADIUS = 2.0;
@@ -45,7 +55,7 @@ public record GemmSurface(double peakFlops, double hbmBytesPerS, int bytesPerEle
 
     /** The base model alone, ns. */
     public double baseNs(double m, double n, double k) {
-        double w = 2 * m * n * k;
+        double w = tile > 0 ? 2 * padded(m, 8) * padded(n, tile) * padded(k, tile) : 2 * m * n * k;
         double bytes = bytesPerElement * (m * k + k * n + m * n);
         double model = computeFactor * w / peakFlops * 1e9 + memoryFactor * bytes / hbmBytesPerS * 1e9 + fixedNs;
         return Math.max(w / bestFlops * 1e9, model);
@@ -103,6 +113,10 @@ public record GemmSurface(double peakFlops, double hbmBytesPerS, int bytesPerEle
     /** Achieved FLOP/s on that shape. */
     public double flopsPerSecond(double m, double n, double k) {
         return 2 * m * n * k / (ns(m, n, k) / 1e9);
+    }
+
+    private static double padded(double x, int unit) {
+        return Math.ceil(x / unit) * unit;
     }
 
     private static double log2(double x) {

@@ -49,7 +49,11 @@ public final class StepBuilder {
                 step.replicas() == 1) : null;
         LayerBlocks blocks = new LayerBlocks(cost);
         TensorParallelOverlap overlap = step.tpCommOverlap() && tensor.sequenceParallel()
-                ? new TensorParallelOverlap(tensor, cost) : null;
+                ? new TensorParallelOverlap(tensor, cost, step.topology().spec()
+                        .filter(spec -> spec instanceof org.clustersim.topology.TorusSpec)
+                        .map(spec -> new TensorParallelOverlap.RingExchange(true,
+                                step.topology().tuning().nvlinkEfficiency()))
+                        .orElse(TensorParallelOverlap.RingExchange.USERBUFFERS)) : null;
         TransformerLayer layer = new TransformerLayer(blocks, tensor,
                 new KeyValueExchange(cost, step.cpKind(), plans), new ExpertParallel(cost, groups, tensor, plans),
                 overlap);

@@ -35,6 +35,12 @@ import org.clustersim.strategies.device.CommKernels;
  * shape ({@link LayerCostModel#gemmChunk}), so chunking loses what smaller GEMMs lose.
  * Blocks whose GEMMs are not the plain column/row pair (latent attention) fall back to the
  * exposed collectives. Only inside one server: userbuffers are single-node.
+ *
+ * <p>On a TPU torus the same decomposition is XLA's collective matmul (Wang et al., "Overlap
+ * Communication with Dependent Computation via Decomposition in Large Deep Learning Models",
+ * ASPLOS 2023; the JAX scaling book): the all-gather's ring steps feed the matmul's chunks. Its
+ * ring runs both ways ({@link RingExchange#bidirectional}: each step passes half a chunk to each
+ * neighbour, so both directions of the ICI links work) at the ICI's sustained fraction.
  */
 final class TensorParallelOverlap {
     /** TP-overlap traffic is tensor-parallel traffic: the summary counts it with the rest. */
@@ -73,9 +79,27 @@ final class TensorParallelOverlap {
                  LayerCostModel.Block second, LayerCostModel.Block post) {
     }
 
+    private final RingExchange ringExchange;
+
+    /**
+     * How the ring steps move data.
+     *
+     * @param bidirectional half of each step's chunk goes each way round the ring (XLA on a TPU torus)
+     * @param efficiency    fraction of link rate the steps sustain (1: copy engines at line rate)
+     */
+    record RingExchange(boolean bidirectional, double efficiency) {
+        /** Transformer Engine's userbuffers: one way, copy engines at line rate. */
+        static final RingExchange USERBUFFERS = new RingExchange(false, 1);
+    }
+
     TensorParallelOverlap(TensorParallel tensor, LayerCostModel cost) {
+        this(tensor, cost, RingExchange.USERBUFFERS);
+    }
+
+    TensorParallelOverlap(TensorParallel tensor, LayerCostModel cost, RingExchange ringExchange) {
         this.tensor = tensor;
         this.cost = cost;
+        this.ringExchange = ringExchange;
     }
 
     /**
@@ -189,9 +213,14 @@ final class TensorParallelOverlap {
     private Work.Communication ringShift(int[] devices, long bytes) {
         int tp = tensor.tp();
         List<Flow> flows = new ArrayList<>();
+        boolean both = ringExchange.bidirectional() && tp > 2;
+        long wire = (long) Math.ceil((both ? bytes / 2.0 : bytes) / ringExchange.efficiency());
         for (int c = 0; c < tensor.cp(); c++) {
             for (int t = 0; t < tp; t++) {
-                flows.add(new Flow(devices[c * tp + t], devices[c * tp + (t + 1) % tp], bytes));
+                flows.add(new Flow(devices[c * tp + t], devices[c * tp + (t + 1) % tp], wire));
+                if (both) {
+                    flows.add(new Flow(devices[c * tp + t], devices[c * tp + Math.floorMod(t - 1, tp)], wire));
+                }
             }
         }
         return new Work.Communication(List.of(new Phase(flows)));
