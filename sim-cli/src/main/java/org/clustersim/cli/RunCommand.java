@@ -15,12 +15,11 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import org.clustersim.cli.output.AtomicOutput;
 import org.clustersim.cli.output.MemoryTracks;
 import org.clustersim.cli.output.RunSummary;
+import org.clustersim.cli.output.StepRun;
 import org.clustersim.cli.output.SummaryText;
-import org.clustersim.cli.scenario.FaultEvents;
 import org.clustersim.cli.scenario.Scenario;
 import org.clustersim.cli.scenario.ScenarioReader;
 import org.clustersim.core.Simulation;
-import org.clustersim.core.engine.Interference;
 import org.clustersim.core.engine.Timeline;
 import org.clustersim.core.trace.ChromeTraceWriter;
 import org.clustersim.strategies.training.TrainingStep;
@@ -75,17 +74,14 @@ public final class RunCommand implements Callable<Integer> {
         Path summaryPath = summary != null ? summary : scenario.output().summary().map(Path::of).orElse(null);
 
         long t0 = System.nanoTime();
-        TrainingStep step = scenario.trainingStep();
-        TrainingStep.Built built = step.build(scenario.stepSequence());
-        FaultEvents faults = scenario.faultEvents(step.topology());
-        Simulation.Result run = Simulation.run(built.graph(), step.topology(), scenario.fidelity(),
-                scenario.routing(), faults.links(), faults.devices(), scenario.output().linkCounters(),
-                scenario.interference() ? step.interference(built.graph()) : Interference.NONE);
+        StepRun simulated = StepRun.of(scenario);
+        TrainingStep step = simulated.step();
+        TrainingStep.Built built = simulated.built();
+        Simulation.Result run = simulated.result();
         Timeline timeline = run.timeline();
-        RunSummary result = RunSummary.of(scenario, run, step, built);
+        RunSummary result = simulated.summary();
         long hbm = scenario.cluster().accelerator().hbmBytes();
-        RunSummary.Device worst = result.devices().stream()
-                .max(java.util.Comparator.comparingLong(d -> d.memory().peakBytes())).orElseThrow();
+        RunSummary.Device worst = simulated.fullest();
         if (worst.memory().peakBytes() > hbm && !allowOom && !scenario.allowOom()) {
             RunSummary.Memory m = worst.memory();
             throw new InputException(String.format(java.util.Locale.ROOT, "%s runs out of memory on %s: peak %.1f GB "
