@@ -57,35 +57,35 @@ public final class PlanCommand implements Callable<Integer> {
     @Option(names = "--seq", paramLabel = "TOKENS", description = "Tokens per sequence.")
     Integer seq;
 
-    @Option(names = "--tp", split = ",", paramLabel = "N", description = "Tensor-parallel sizes (default 1,2,4,8).")
-    List<Integer> tp = List.of(1, 2, 4, 8);
+    @Option(names = "--tp", split = ",", defaultValue = "1,2,4,8", paramLabel = "N", description = "Tensor-parallel sizes (default 1,2,4,8).")
+    List<Integer> tp;
 
-    @Option(names = "--pp", split = ",", paramLabel = "N", description = "Pipeline sizes (default 1,2,4,8).")
-    List<Integer> pp = List.of(1, 2, 4, 8);
+    @Option(names = "--pp", split = ",", defaultValue = "1,2,4,8", paramLabel = "N", description = "Pipeline sizes (default 1,2,4,8).")
+    List<Integer> pp;
 
-    @Option(names = "--cp", split = ",", paramLabel = "N", description = "Context-parallel sizes (default 1,2).")
-    List<Integer> cp = List.of(1, 2);
+    @Option(names = "--cp", split = ",", defaultValue = "1,2", paramLabel = "N", description = "Context-parallel sizes (default 1,2).")
+    List<Integer> cp;
 
-    @Option(names = "--ep", split = ",", paramLabel = "N", description = "Expert-parallel sizes (default 1).")
-    List<Integer> ep = List.of(1);
+    @Option(names = "--ep", split = ",", defaultValue = "1", paramLabel = "N", description = "Expert-parallel sizes (default 1).")
+    List<Integer> ep;
 
-    @Option(names = "--vp", split = ",", paramLabel = "V", description = "Chunks per rank for the interleaved "
+    @Option(names = "--vp", split = ",", defaultValue = "2", paramLabel = "V", description = "Chunks per rank for the interleaved "
             + "schedule (default 2).")
-    List<Integer> vp = List.of(2);
+    List<Integer> vp;
 
-    @Option(names = "--mb", split = ",", paramLabel = "N", description = "Microbatch sizes (default 1,2).")
-    List<Integer> mb = List.of(1, 2);
+    @Option(names = "--mb", split = ",", defaultValue = "1,2", paramLabel = "N", description = "Microbatch sizes (default 1,2).")
+    List<Integer> mb;
 
-    @Option(names = "--recompute", split = ",", paramLabel = "POLICY", description = "none, selective, full "
+    @Option(names = "--recompute", split = ",", defaultValue = "selective,full", paramLabel = "POLICY", description = "none, selective, full "
             + "(default selective,full).")
-    List<String> recompute = List.of("selective", "full");
+    List<String> recompute;
 
-    @Option(names = "--zero", split = ",", paramLabel = "STAGE", description = "ZeRO stages (default 1).")
-    List<Integer> zero = List.of(1);
+    @Option(names = "--zero", split = ",", defaultValue = "1", paramLabel = "STAGE", description = "ZeRO stages (default 1).")
+    List<Integer> zero;
 
-    @Option(names = "--schedule", split = ",", paramLabel = "KIND", description = "Pipeline schedules (default "
+    @Option(names = "--schedule", split = ",", defaultValue = "1f1b,interleaved", paramLabel = "KIND", description = "Pipeline schedules (default "
             + "1f1b,interleaved).")
-    List<String> schedule = List.of("1f1b", "interleaved");
+    List<String> schedule;
 
     @Option(names = "--top", paramLabel = "N", defaultValue = "10", description = "Rows to print; the search keeps "
             + "these exact (default ${DEFAULT-VALUE}).")

@@ -43,34 +43,10 @@ public final class PeakMemory {
     /** The peak over the step's pipeline ranks (highest; the lowest rank on a tie). */
     public static Peak of(TrainingStep step) {
         MemoryModel model = new MemoryModel(step);
-        PipelineSchedule schedule = step.schedule();
-        int ranks = step.pp();
-        int microbatches = step.microbatches();
-        StagePlacement placement = schedule.placement(ranks, microbatches);
-        long[] stageBytes = new long[placement.stages()];
-        for (int s = 0; s < stageBytes.length; s++) {
-            stageBytes[s] = model.activationBytes(s);
-        }
+        long[] stageBytes = stageBytes(step, model);
         Peak best = null;
-        for (int p = 0; p < ranks; p++) {
-            long live = 0;
-            long peak = 0;
-            for (PipelineOp op : schedule.program(p, ranks, microbatches)) {
-                List<PipelineOp.Action> actions = op instanceof PipelineOp.Overlapped o
-                        ? List.of(o.forward(), o.backward()) : List.of((PipelineOp.Action) op);
-                for (PipelineOp.Action a : actions) {
-                    long bytes = stageBytes[placement.stage(p, a.chunk(), a.microbatch())];
-                    switch (a.kind()) {
-                        case FORWARD -> {
-                            live += bytes;
-                            peak = Math.max(peak, live);
-                        }
-                        case BACKWARD, BACKWARD_WEIGHT -> live -= bytes;
-                        case BACKWARD_INPUT -> {
-                        }
-                    }
-                }
-            }
+        for (int p = 0; p < step.pp(); p++) {
+            long peak = activationPeak(step, p, stageBytes);
             MemoryModel.States st = model.states(p);
             long total = Math.round(st.total()) + peak;
             if (best == null || total > best.peakBytes()) {
@@ -79,6 +55,45 @@ public final class PeakMemory {
             }
         }
         return best;
+    }
+
+    /** The most activation bytes pipeline rank {@code rank} holds at once, walking its program. */
+    static long activationPeak(TrainingStep step, int rank) {
+        return activationPeak(step, rank, stageBytes(step, new MemoryModel(step)));
+    }
+
+    private static long[] stageBytes(TrainingStep step, MemoryModel model) {
+        long[] bytes = new long[step.schedule().placement(step.pp(), step.microbatches()).stages()];
+        for (int s = 0; s < bytes.length; s++) {
+            bytes[s] = model.activationBytes(s);
+        }
+        return bytes;
+    }
+
+    private static long activationPeak(TrainingStep step, int rank, long[] stageBytes) {
+        PipelineSchedule schedule = step.schedule();
+        int ranks = step.pp();
+        int microbatches = step.microbatches();
+        StagePlacement placement = schedule.placement(ranks, microbatches);
+        long live = 0;
+        long peak = 0;
+        for (PipelineOp op : schedule.program(rank, ranks, microbatches)) {
+            List<PipelineOp.Action> actions = op instanceof PipelineOp.Overlapped o
+                    ? List.of(o.forward(), o.backward()) : List.of((PipelineOp.Action) op);
+            for (PipelineOp.Action a : actions) {
+                long bytes = stageBytes[placement.stage(rank, a.chunk(), a.microbatch())];
+                switch (a.kind()) {
+                    case FORWARD -> {
+                        live += bytes;
+                        peak = Math.max(peak, live);
+                    }
+                    case BACKWARD, BACKWARD_WEIGHT -> live -= bytes;
+                    case BACKWARD_INPUT -> {
+                    }
+                }
+            }
+        }
+        return peak;
     }
 
     /** For messages: the breakdown in GB. */
