@@ -23,9 +23,12 @@ import org.clustersim.cli.ClusterSim;
  * worker threads, in whatever order they finish).
  */
 class SparkPlanTest {
-    private static final String[] SEARCH = {"plan", "--model", "llama3-8b", "--cluster", "dgx-h100", "--nodes", "1",
-        "--global-batch", "8", "--seq", "2048", "--tp", "2,4,8", "--pp", "1,2", "--cp", "1", "--mb", "1",
+    private static final String[] SEARCH = {"plan", "--model", "gpt3-1.3b", "--cluster", "dgx-h100", "--nodes", "1",
+        "--global-batch", "16", "--seq", "1024", "--tp", "1,2,4", "--pp", "1,2", "--cp", "1", "--mb", "1",
         "--recompute", "selective", "--schedule", "1f1b", "--top", "2", "--wave", "2"};
+    /** sim-cli's two-SU test scenario. */
+    private static final String TWO_SU = Path.of("..", "sim-cli", "src", "test", "resources", "whatif-2su.yaml")
+            .toString();
 
     @Test
     void sparkLocalModeGivesTheEmbeddedPoolsResultsByteForByte(@TempDir Path dir) throws IOException {
@@ -49,6 +52,33 @@ class SparkPlanTest {
             assertArrayEquals(a, b, f.getFileName().toString());
         }
         assertTrue(poolOut.contains("rank") && poolOut.contains("winner"), poolOut);
+    }
+
+    @Test
+    void aSweepAndGoodputReplicationsOnSparkMatchThePool(@TempDir Path dir) throws IOException {
+        // the sweep's workers rebuild the study from the scenario's text: Spark serialises every task
+        String[] sweep = {"whatif", TWO_SU, "--sweep", "links=leaf-spine", "--sample", "3", "--no-trace"};
+        Path poolSweep = dir.resolve("pool-sweep.json");
+        Path sparkSweep = dir.resolve("spark-sweep.json");
+        cli(sweep, "--threads", "1", "--json", poolSweep.toString());
+        cli(sweep, "--engine", "spark", "--master", "local[2]", "--json", sparkSweep.toString());
+        assertArrayEquals(Files.readAllBytes(poolSweep), Files.readAllBytes(sparkSweep));
+        String[] goodput = {"goodput", TWO_SU, "--days", "10", "--checkpoint-every", "optimal", "--replications", "6"};
+        Path poolGoodput = dir.resolve("pool-goodput.json");
+        Path sparkGoodput = dir.resolve("spark-goodput.json");
+        String a = cli(goodput, "--threads", "2", "--json", poolGoodput.toString());
+        String b = cli(goodput, "--engine", "spark", "--master", "local[2]", "--json", sparkGoodput.toString());
+        assertEquals(a, b);
+        assertArrayEquals(Files.readAllBytes(poolGoodput), Files.readAllBytes(sparkGoodput));
+    }
+
+    private static String cli(String[] base, String... extra) {
+        String[] args = Stream.concat(Stream.of(base), Stream.of(extra)).toArray(String[]::new);
+        StringWriter text = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = ClusterSim.execute(args, new PrintWriter(text), new PrintWriter(err));
+        assertEquals(0, code, err.toString());
+        return text.toString();
     }
 
     private static String run(Path out, String... extra) {
