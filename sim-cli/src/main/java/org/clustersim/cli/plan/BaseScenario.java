@@ -111,7 +111,7 @@ public final class BaseScenario {
      * that is valid whenever the base is, read to learn the cluster and the model.
      */
     public String probeText(int gpus) {
-        String text = scenarioText("probe", new Layout(1, 1, 1, 1, 1, gpus, 1, "none", 0, "1f1b"));
+        String text = scenarioText("probe", new Layout(1, 1, 1, 1, 1, gpus, 1, "none", 0, "1f1b"), 0);
         try {
             ObjectNode doc = (ObjectNode) YAML.readTree(text);
             ((ObjectNode) doc.get("training")).put("globalBatch", gpus);
@@ -135,9 +135,12 @@ public final class BaseScenario {
     /**
      * The scenario of one layout, as YAML text with the name {@code name}. The layout's fields
      * replace the base's; the base's own layer split is dropped (it fits one pipeline depth), and
-     * sequence parallelism is on with tensor parallelism unless the base says otherwise.
+     * sequence parallelism is on with tensor parallelism unless the base says otherwise. When the
+     * stages do not divide the {@code layers}, the split gives the first and last stage the fewer
+     * layers (they also hold the embedding and the output layer), as Llama 3 405B's 126 layers ran
+     * on 16 stages as 7, 8 x 14, 7; 0 layers: leave the split to the reader.
      */
-    public String scenarioText(String name, Layout l) {
+    public String scenarioText(String name, Layout l, int layers) {
         ObjectNode doc = YAML.createObjectNode();
         doc.put("name", name);
         doc.setAll(base.deepCopy());
@@ -152,6 +155,13 @@ public final class BaseScenario {
         par.put("zero", l.zero());
         par.remove("vp");
         par.remove("layersPerStage");
+        int[] split = split(layers, l.pp() * (l.schedule().equals("dualpipe") ? 1 : l.vp()));
+        if (split != null) {
+            var list = par.putArray("layersPerStage");
+            for (int n : split) {
+                list.add(n);
+            }
+        }
         if (!par.has("sequenceParallel") && l.tp() > 1) {
             par.put("sequenceParallel", true);
         }
@@ -169,6 +179,22 @@ public final class BaseScenario {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** An uneven split of {@code layers} over {@code stages}, lighter at both ends; null when even (or unknown). */
+    static int[] split(int layers, int stages) {
+        if (layers <= 0 || stages <= 1 || layers % stages == 0 || layers < stages) {
+            return null;
+        }
+        int base = layers / stages;
+        int extra = layers - base * stages;
+        int[] out = new int[stages];
+        java.util.Arrays.fill(out, base);
+        // the extra layers go to the stages after the first (extra < stages), the last one's only when all others have one
+        for (int s = 1; s <= extra; s++) {
+            out[s]++;
+        }
+        return out;
     }
 
     private static ObjectNode section(ObjectNode doc, String name) {

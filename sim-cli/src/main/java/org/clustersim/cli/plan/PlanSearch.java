@@ -72,9 +72,13 @@ public final class PlanSearch {
     }
 
     Candidate candidate(int index, Layout l) {
+        return candidate(index, l, frame().layers());
+    }
+
+    private Candidate candidate(int index, Layout l, int layers) {
         String name = base.modelName() + "-" + l.slug();
         return new Candidate(index, l, name, base.folder().resolve(name + ".yaml").toString(),
-                base.scenarioText(name, l));
+                base.scenarioText(name, l, layers));
     }
 
     /**
@@ -111,7 +115,7 @@ public final class PlanSearch {
         DesignSpace.Enumeration e = space.enumerate(frame.gpus(), frame.globalBatch(), frame.layers());
         List<Candidate> candidates = new ArrayList<>();
         for (Layout l : e.layouts()) {
-            candidates.add(candidate(candidates.size(), l));
+            candidates.add(candidate(candidates.size(), l, frame.layers()));
         }
         if (candidates.isEmpty()) {
             throw new InputException("no layout of the design space fits " + frame.gpus() + " GPUs: " + e.dropped());
