@@ -81,8 +81,9 @@ public final class PlanReport {
                 oom == 0 ? "" : " (" + oomSummary() + ")");
         out.printf(Locale.ROOT, "            %d fit and were bounded below (the critical path of their compute alone)%n", fit);
         long oomAfter = result.evaluations().values().stream().filter(Evaluation::oom).count();
-        out.printf(Locale.ROOT, "search      %d simulated in %d waves, %d skipped: their bound exceeds the %d%s best "
-                + "step%s%n", result.evaluations().size(), result.waves(), result.skipped(), keep(), ordinal(keep()),
+        out.printf(Locale.ROOT, "search      %d simulated in %d wave%s, %d skipped: their bound exceeds the %d%s "
+                + "best step%s%n", result.evaluations().size(), result.waves(), result.waves() == 1 ? "" : "s",
+                result.skipped(), keep(), ordinal(keep()),
                 oomAfter == 0 ? "" : "; " + oomAfter + " simulated over HBM, not ranked");
         if (result.ranking().isEmpty()) {
             out.println();
