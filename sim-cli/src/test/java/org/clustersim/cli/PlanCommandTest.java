@@ -123,14 +123,13 @@ class PlanCommandTest {
     @Test
     void aPricePerGpuHourAddsTheCostPerMillionTokensAndInvalidLayoutsAreCounted() throws IOException {
         ClusterSimTest.Result r = plan(dir, "--top", "1", "--price-per-gpu-hour", "2.5", "--tp", "4", "--pp", "2",
-                "--schedule", "interleaved", "--vp", "2,5");
+                "--schedule", "interleaved", "--vp", "2", "--ep", "1,2");
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("$/Mtok"), r.out());
-        // 2 ranks x 5 chunks = 10 stages do not divide 24 layers: the reader says so and the plan counts it
-        assertTrue(r.out().contains("1 rejected by the scenario reader (parallelism.pp: 1)"), r.out());
+        // expert parallelism on a dense model: the reader says so and the plan counts it
+        assertTrue(r.out().contains("1 rejected by the scenario reader (parallelism.ep: 1)"), r.out());
         String csv = Files.readString(dir.resolve("gpt3-1.3b-8gpus-gb16-s1024.csv"));
-        assertTrue(csv.contains(",invalid,\"parallelism.pp: found 2, which with 5 chunks per rank makes 10 stages"),
-                csv);
+        assertTrue(csv.contains(",invalid,\"parallelism.ep: found 2"), csv);
     }
 
     @Test

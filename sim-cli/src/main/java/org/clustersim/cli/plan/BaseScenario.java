@@ -33,10 +33,12 @@ public final class BaseScenario {
 
     private final ObjectNode base;
     private final Path folder;
+    private final String clusterArgument;
 
-    private BaseScenario(ObjectNode base, Path folder) {
+    private BaseScenario(ObjectNode base, Path folder, String clusterArgument) {
         this.base = base;
         this.folder = folder;
+        this.clusterArgument = clusterArgument;
     }
 
     /**
@@ -83,7 +85,7 @@ public final class BaseScenario {
         sim.remove("steps");
         doc.remove("output");
         doc.remove("name");
-        return new BaseScenario(doc, folder);
+        return new BaseScenario(doc, folder, cluster);
     }
 
     /** The GPUs of the cluster section: nodes x GPUs per node (the preset's when not given). */
@@ -96,6 +98,26 @@ public final class BaseScenario {
         return nodes * perNode;
     }
 
+    /** The model's layers: the model section's, else its preset's; 0 when neither says. */
+    public int layers() {
+        JsonNode m = base.get("model");
+        if (m.has("layers") && m.get("layers").canConvertToInt()) {
+            return m.get("layers").asInt();
+        }
+        var preset = org.clustersim.strategies.model.TransformerModel.presets().get(m.path("preset").asText(""));
+        return preset == null ? 0 : preset.layers();
+    }
+
+    /** The cluster as the user named it: the preset given, else the section's preset and servers. */
+    public String clusterLabel() {
+        if (clusterArgument != null && ClusterPresets.byName(clusterArgument).isPresent()) {
+            return clusterArgument;
+        }
+        JsonNode c = base.get("cluster");
+        return c.path("preset").asText("dgx-h100") + " x " + c.path("nodes").asInt(1) + " servers"
+                + (c.has("fabric") ? ", " + c.get("fabric").asText() : "");
+    }
+
     /** Sequences per step. */
     public int globalBatch() {
         return base.get("training").get("globalBatch").asInt();
@@ -104,21 +126,6 @@ public final class BaseScenario {
     /** Tokens per sequence. */
     public int seqLen() {
         return base.get("training").get("seqLen").asInt();
-    }
-
-    /**
-     * A data-parallel layout over every GPU with a global batch of one sequence per GPU: a scenario
-     * that is valid whenever the base is, read to learn the cluster and the model.
-     */
-    public String probeText(int gpus) {
-        String text = scenarioText("probe", new Layout(1, 1, 1, 1, 1, gpus, 1, "none", 0, "1f1b"), 0);
-        try {
-            ObjectNode doc = (ObjectNode) YAML.readTree(text);
-            ((ObjectNode) doc.get("training")).put("globalBatch", gpus);
-            return YAML.writeValueAsString(doc);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     /** The folder candidates' relative paths (a device profile file) resolve against. */

@@ -67,8 +67,8 @@ public final class PlanReport {
     /** The printed report. */
     public void print(PrintWriter out, int top, String winnerFile) {
         PlanSearch.Frame f = result.frame();
-        out.printf(Locale.ROOT, "plan: %s on %s (%d GPUs, %d servers), global batch %d x %d tokens%n",
-                modelName(), f.clusterName(), f.gpus(), f.nodes(), f.globalBatch(), f.seqLen());
+        out.printf(Locale.ROOT, "plan: %s on %s (%d GPUs), global batch %d x %d tokens%n",
+                modelName(), f.clusterName(), f.gpus(), f.globalBatch(), f.seqLen());
         int dropped = result.dropped().values().stream().mapToInt(Integer::intValue).sum();
         out.printf(Locale.ROOT, "layouts     %d formed%s%n", result.candidates().size(),
                 dropped == 0 ? "" : ", " + dropped + " left out (" + tally(result.dropped()) + ")");

@@ -47,28 +47,17 @@ public final class PlanSearch {
         this.wave = wave;
     }
 
-    /** The shape of the problem: the cluster's GPUs, HBM and the model's layers, read from a probe scenario. */
-    public record Frame(int gpus, long hbmBytes, int layers, String clusterName, int nodes, int globalBatch,
-                        int seqLen) {
+    /** The shape of the problem: the cluster's GPUs, its GPU's HBM, the model's layers, batch and sequence. */
+    public record Frame(int gpus, long hbmBytes, int layers, String clusterName, int globalBatch, int seqLen) {
         /** Tokens per step. */
         public long tokensPerStep() {
             return (long) globalBatch * seqLen;
         }
     }
 
-    /** Reads the base with a one-GPU layout to learn the cluster and model. */
+    /** The problem's shape as the base states it (HBM unknown, -1, until a candidate has been read). */
     public Frame frame() {
-        int gpus = base.gpus();
-        Scenario s;
-        try {
-            s = CandidateTasks.read(new Candidate(-1, null, "probe", base.folder().resolve("plan-base.yaml").toString(),
-                    base.probeText(gpus)));
-        } catch (org.clustersim.core.input.InputFileException e) {
-            var first = e.errors().get(0);
-            throw new InputException("the plan's base scenario is not valid: " + first.path() + ": " + first.message());
-        }
-        return new Frame(s.cluster().gpus(), s.cluster().accelerator().hbmBytes(), s.model().layers(),
-                s.cluster().name(), s.cluster().nodes(), base.globalBatch(), base.seqLen());
+        return new Frame(base.gpus(), -1, base.layers(), base.clusterLabel(), base.globalBatch(), base.seqLen());
     }
 
     Candidate candidate(int index, Layout l) {
@@ -111,7 +100,8 @@ public final class PlanSearch {
 
     /** Runs the search on {@code engine}, reporting progress on {@code err} (null: silent). */
     public Result run(TaskEngine engine, PrintWriter err, boolean terminal) {
-        Frame frame = frame();
+        Frame stated = frame();
+        Frame frame = stated;
         DesignSpace.Enumeration e = space.enumerate(frame.gpus(), frame.globalBatch(), frame.layers());
         List<Candidate> candidates = new ArrayList<>();
         for (Layout l : e.layouts()) {
@@ -123,6 +113,14 @@ public final class PlanSearch {
         Progress screenProgress = progress(err, terminal, candidates.size(), "plan screening", "candidates");
         List<Screening> screenings = engine.map(candidates, new CandidateTasks.Screen(), screenProgress);
         screenProgress.finish();
+        long hbm = screenings.stream().mapToLong(Screening::hbmBytes).filter(b -> b > 0).findFirst().orElse(-1);
+        if (hbm < 0) {
+            Screening first = screenings.get(0);
+            throw new InputException("no layout of the search is a valid scenario; the first: "
+                    + candidates.get(0).layout().label() + ": " + first.reason());
+        }
+        frame = new Frame(stated.gpus(), hbm, stated.layers(), stated.clusterName(), stated.globalBatch(),
+                stated.seqLen());
 
         List<Screening> fit = new ArrayList<>();
         for (Screening s : screenings) {
