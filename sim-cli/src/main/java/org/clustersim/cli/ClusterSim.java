@@ -18,7 +18,7 @@ import picocli.CommandLine.ScopeType;
         description = "Discrete-event simulator of distributed LLM training clusters.",
         subcommands = {RunCommand.class, ReportCommand.class, ValidateCommand.class, ScheduleCommand.class, BubblesCommand.class,
             CollectiveCommand.class, PresetsCommand.class, TopologyCommand.class, WhatIfCommand.class, GoodputCommand.class,
-            CalibrateCommand.class, SchemaCommand.class,
+            CalibrateCommand.class, SchemaCommand.class, PlanCommand.class,
             CommandLine.HelpCommand.class})
 public final class ClusterSim implements Runnable {
     /** Exit code for bad input. */

@@ -7,6 +7,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
+import org.clustersim.cli.engine.TaskEngine;
+import org.clustersim.cli.engine.TaskEngines;
 import org.clustersim.cli.scenario.Scenario;
 import org.clustersim.cli.scenario.ScenarioReader;
 import org.clustersim.cli.whatif.Cable;
@@ -74,6 +76,17 @@ public final class GoodputCommand implements Callable<Integer> {
     @Option(names = "--seed", paramLabel = "S", defaultValue = "1", description = "First seed (default ${DEFAULT-VALUE}).")
     long seed;
 
+    @Option(names = "--threads", paramLabel = "N", description = "Threads for the replications (default: all cores).")
+    int threads = Runtime.getRuntime().availableProcessors();
+
+    @Option(names = "--engine", paramLabel = "local|spark", defaultValue = TaskEngines.LOCAL,
+            description = "Where replications run: local (this JVM's threads) or spark (needs the sim-spark jar).")
+    String engine;
+
+    @Option(names = "--master", paramLabel = "URL", description = "Spark master for --engine spark (default: what "
+            + "spark-submit set, else local[*]).")
+    String master;
+
     @Option(names = "--json", paramLabel = "FILE.json", description = "Also write the result as JSON.")
     Path json;
 
@@ -82,6 +95,9 @@ public final class GoodputCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (threads < 1) {
+            throw usage("--threads must be at least 1");
+        }
         if (!(days > 0) || replications < 1 || !(mtbfGpu > 0) || !(mtbfHost > 0) || !(mtbfLink > 0)
                 || !(mtbfSwitch > 0)) {
             throw usage("--days and every MTBF must be positive, --replications at least 1");
@@ -103,14 +119,18 @@ public final class GoodputCommand implements Callable<Integer> {
         LongRun probe = new LongRun(days * 86_400, 1, saveS, restartS, classes);
         List<Map<String, Double>> sweepRows = new java.util.ArrayList<>();
         double intervalS;
-        if (checkpointEvery.equals("sweep")) {
-            intervalS = sweepIntervals(probe, sweepRows);
-        } else {
-            intervalS = checkpointEvery.equals("optimal") ? probe.youngDalyIntervalS()
-                    : seconds(checkpointEvery, "--checkpoint-every");
+        LongRun run;
+        List<LongRun.Outcome> outcomes;
+        try (TaskEngine tasks = TaskEngines.open(engine, master, threads, "clustersim goodput " + scenario.name())) {
+            if (checkpointEvery.equals("sweep")) {
+                intervalS = sweepIntervals(tasks, probe, sweepRows);
+            } else {
+                intervalS = checkpointEvery.equals("optimal") ? probe.youngDalyIntervalS()
+                        : seconds(checkpointEvery, "--checkpoint-every");
+            }
+            run = probe.withInterval(intervalS);
+            outcomes = replicate(tasks, List.of(run)).get(0);
         }
-        LongRun run = probe.withInterval(intervalS);
-        List<LongRun.Outcome> outcomes = run.replicate(replications, seed);
         double stepS = step.stepTimeNs() / 1e9;
         double tokensPerStep = (double) scenario.training().globalBatch() * scenario.training().seqLen();
         Stats interruptions = Stats.of(outcomes.stream().mapToDouble(o -> o.interruptions()).toArray());
@@ -183,13 +203,18 @@ public final class GoodputCommand implements Callable<Integer> {
      * Tries intervals from 1/4 to 4 times Young/Daly's in steps of 2^(1/4), every one with the same
      * seeds (so they face the same failure times), and returns the best.
      */
-    private double sweepIntervals(LongRun probe, List<Map<String, Double>> rows) {
+    private double sweepIntervals(TaskEngine tasks, LongRun probe, List<Map<String, Double>> rows) {
         double youngDaly = probe.youngDalyIntervalS();
         double best = youngDaly;
         double bestFraction = -1;
+        List<LongRun> runs = new java.util.ArrayList<>();
         for (int i = -8; i <= 8; i++) {
-            double interval = youngDaly * Math.pow(2, i / 4.0);
-            double fraction = probe.withInterval(interval).replicate(replications, seed).stream()
+            runs.add(probe.withInterval(youngDaly * Math.pow(2, i / 4.0)));
+        }
+        List<List<LongRun.Outcome>> all = replicate(tasks, runs);
+        for (int i = -8; i <= 8; i++) {
+            double interval = runs.get(i + 8).checkpointIntervalS();
+            double fraction = all.get(i + 8).stream()
                     .mapToDouble(LongRun.Outcome::effectiveFraction).average().orElse(0);
             Map<String, Double> row = new LinkedHashMap<>();
             row.put("intervalSeconds", interval);
@@ -201,6 +226,31 @@ public final class GoodputCommand implements Callable<Integer> {
             }
         }
         return best;
+    }
+
+    /** One replication: a long run and its seed. */
+    record Replication(LongRun run, long seed) implements java.io.Serializable {
+        private static final long serialVersionUID = 1L;
+    }
+
+    /**
+     * Every run's replications with seeds seed, seed + 1, ... (as {@link LongRun#replicate}), each
+     * a task of {@code tasks}; per run, outcomes in seed order.
+     */
+    private List<List<LongRun.Outcome>> replicate(TaskEngine tasks, List<LongRun> runs) {
+        List<Replication> all = new java.util.ArrayList<>();
+        for (LongRun r : runs) {
+            for (int i = 0; i < replications; i++) {
+                all.add(new Replication(r, seed + i));
+            }
+        }
+        List<LongRun.Outcome> outcomes = tasks.map(all, x -> x.run().simulate(new java.util.SplittableRandom(x.seed())),
+                org.clustersim.cli.whatif.Progress.silent());
+        List<List<LongRun.Outcome>> out = new java.util.ArrayList<>();
+        for (int r = 0; r < runs.size(); r++) {
+            out.add(outcomes.subList(r * replications, (r + 1) * replications));
+        }
+        return out;
     }
 
     /** Mean and the half-width of its 95% confidence interval (normal approximation). */

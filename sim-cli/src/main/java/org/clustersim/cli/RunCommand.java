@@ -15,14 +15,13 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import org.clustersim.cli.output.AtomicOutput;
 import org.clustersim.cli.output.MemoryTracks;
 import org.clustersim.cli.output.RunSummary;
+import org.clustersim.cli.output.StepRun;
 import org.clustersim.cli.output.SummaryText;
 import org.clustersim.cli.report.RunData;
 import org.clustersim.cli.report.RunPage;
-import org.clustersim.cli.scenario.FaultEvents;
 import org.clustersim.cli.scenario.Scenario;
 import org.clustersim.cli.scenario.ScenarioReader;
 import org.clustersim.core.Simulation;
-import org.clustersim.core.engine.Interference;
 import org.clustersim.core.engine.Timeline;
 import org.clustersim.core.trace.ChromeTraceWriter;
 import org.clustersim.core.trace.TraceFormat;
@@ -88,17 +87,14 @@ public final class RunCommand implements Callable<Integer> {
      */
     static Simulated simulate(Scenario scenario, boolean allowOom, boolean linkCounters) {
         long t0 = System.nanoTime();
-        TrainingStep step = scenario.trainingStep();
-        TrainingStep.Built built = step.build(scenario.stepSequence());
-        FaultEvents faults = scenario.faultEvents(step.topology());
-        Simulation.Result run = Simulation.run(built.graph(), step.topology(), scenario.fidelity(),
-                scenario.routing(), faults.links(), faults.devices(), linkCounters || scenario.output().linkCounters(),
-                scenario.interference() ? step.interference(built.graph()) : Interference.NONE);
+        StepRun simulated = StepRun.of(scenario, linkCounters);
+        TrainingStep step = simulated.step();
+        TrainingStep.Built built = simulated.built();
+        Simulation.Result run = simulated.result();
         Timeline timeline = run.timeline();
-        RunSummary result = RunSummary.of(scenario, run, step, built);
+        RunSummary result = simulated.summary();
         long hbm = scenario.cluster().accelerator().hbmBytes();
-        RunSummary.Device worst = result.devices().stream()
-                .max(java.util.Comparator.comparingLong(d -> d.memory().peakBytes())).orElseThrow();
+        RunSummary.Device worst = simulated.fullest();
         if (worst.memory().peakBytes() > hbm && !allowOom && !scenario.allowOom()) {
             RunSummary.Memory m = worst.memory();
             throw new InputException(String.format(java.util.Locale.ROOT, "%s runs out of memory on %s: peak %.1f GB "

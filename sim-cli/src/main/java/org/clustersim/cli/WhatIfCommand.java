@@ -12,6 +12,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
+import org.clustersim.cli.engine.TaskEngine;
+import org.clustersim.cli.engine.TaskEngines;
 import org.clustersim.cli.output.AtomicOutput;
 import org.clustersim.cli.output.MemoryTracks;
 import org.clustersim.cli.output.RunSummary;
@@ -84,6 +86,14 @@ public final class WhatIfCommand implements Callable<Integer> {
     @Option(names = "--threads", paramLabel = "N", description = "Parallel simulations (default: all cores).")
     int threads = Runtime.getRuntime().availableProcessors();
 
+    @Option(names = "--engine", paramLabel = "local|spark", defaultValue = TaskEngines.LOCAL,
+            description = "Where a sweep's variants run: local (this JVM's threads) or spark (needs the sim-spark jar).")
+    String engine;
+
+    @Option(names = "--master", paramLabel = "URL", description = "Spark master for --engine spark (default: what "
+            + "spark-submit set, else local[*]).")
+    String master;
+
     @Option(names = "--json", paramLabel = "FILE.json", description = "Write the comparison or ranking as JSON.")
     Path json;
 
@@ -126,7 +136,9 @@ public final class WhatIfCommand implements Callable<Integer> {
         if (!(slowFactor > 0 && slowFactor <= 1)) {
             throw usage("--slow-factor must be in (0, 1], found " + slowFactor);
         }
-        WhatIfStudy study = new WhatIfStudy(scenario);
+        // the file's text travels to a distributed engine's workers, which rebuild the study from it
+        WhatIfStudy study = new WhatIfStudy(scenario, sweep == null ? null
+                : java.nio.file.Files.readString(scenarioFile, StandardCharsets.UTF_8));
         return sweep == null ? compare(study) : sweep(study);
     }
 
@@ -301,10 +313,13 @@ public final class WhatIfCommand implements Callable<Integer> {
         }
         PrintWriter err = spec.commandLine().getErr();
         Progress progress = new Progress(err, variants.size(), System.console() != null);
-        err.printf(Locale.ROOT, "whatif: %d variants of %s on %d threads%n", variants.size(), scenario.name(),
-                threads);
-        err.flush();
-        List<Outcome> outcomes = new ArrayList<>(study.runAll(variants, threads, progress));
+        List<Outcome> outcomes;
+        try (TaskEngine tasks = TaskEngines.open(engine, master, threads, "clustersim whatif " + scenario.name())) {
+            err.printf(Locale.ROOT, "whatif: %d variants of %s on %s%n", variants.size(), scenario.name(),
+                    tasks.describe());
+            err.flush();
+            outcomes = new ArrayList<>(study.runAll(variants, tasks, progress));
+        }
         outcomes.sort(Comparator.comparingDouble((Outcome o) -> -o.slowdown(base)).thenComparing(Outcome::label));
         Map<Path, AtomicOutput.Content> files = new LinkedHashMap<>();
         if (csv != null) {

@@ -21,7 +21,8 @@ import java.util.Locale;
  * @param path           field path or flag, for error messages
  */
 public record Fault(Target target, String name, long atNs, long durationNs, double capacityFactor,
-                    long extraLatencyNs, double speed, SourceLocation location, String path) {
+                    long extraLatencyNs, double speed, SourceLocation location, String path)
+        implements java.io.Serializable {
 
     /** What a fault hits. */
     public enum Target {

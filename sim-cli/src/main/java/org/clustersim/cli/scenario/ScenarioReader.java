@@ -57,7 +57,20 @@ public final class ScenarioReader {
      * @throws InputFileException listing every problem found
      */
     public Scenario read(Path file) {
-        SourceNode tree = treeReader.read(file);
+        return read(file, treeReader.read(file));
+    }
+
+    /**
+     * Reads a scenario held in memory as if it were the content of {@code file} (errors name that
+     * file; relative paths in it resolve against its folder).
+     *
+     * @throws InputFileException listing every problem found
+     */
+    public Scenario readText(Path file, String text) {
+        return read(file, treeReader.readText(file, text));
+    }
+
+    private Scenario read(Path file, SourceNode tree) {
         Diagnostics d = new Diagnostics(file);
         Section root = Section.root(d, tree);
 

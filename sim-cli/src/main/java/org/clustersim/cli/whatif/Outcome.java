@@ -18,7 +18,7 @@ import java.util.Map;
  */
 public record Outcome(String label, String linkClass, long stepTimeNs, double mfu, double bubbleFraction,
                       double exposedCommFraction, Map<String, Long> exposedByKindNs, long[] linkBytes,
-                      long[] linkBusyNs, String failure) {
+                      long[] linkBusyNs, String failure) implements java.io.Serializable {
 
     public boolean failed() {
         return failure != null;

@@ -11,16 +11,33 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class Progress {
     private final PrintWriter err;
-    private final int total;
+    private final AtomicInteger total;
     private final boolean terminal;
+    private final String label;
+    private final String unit;
     private final long startNs = System.nanoTime();
     private final AtomicInteger done = new AtomicInteger();
     private int lastTenth = -1;
 
     public Progress(PrintWriter err, int total, boolean terminal) {
+        this(err, total, terminal, "whatif", "variants");
+    }
+
+    /**
+     * @param label the command, starting each plain line ("plan")
+     * @param unit  what is counted, plural ("candidates")
+     */
+    public Progress(PrintWriter err, int total, boolean terminal, String label, String unit) {
         this.err = err;
-        this.total = total;
+        this.total = new AtomicInteger(total);
         this.terminal = terminal;
+        this.label = label;
+        this.unit = unit;
+    }
+
+    /** {@code n} more pieces of work than announced (a search that learns its next wave). */
+    public void add(int n) {
+        total.addAndGet(n);
     }
 
     /** No output at all. */
@@ -36,19 +53,20 @@ public final class Progress {
         }
         synchronized (this) {
             double elapsed = (System.nanoTime() - startNs) / 1e9;
-            double eta = n == 0 ? 0 : elapsed / n * (total - n);
+            int all = total.get();
+            double eta = n == 0 ? 0 : elapsed / n * Math.max(0, all - n);
             if (terminal) {
                 int width = 30;
-                int filled = (int) ((long) width * n / Math.max(1, total));
+                int filled = (int) ((long) width * Math.min(n, all) / Math.max(1, all));
                 err.printf(Locale.ROOT, "\r[%s%s] %d/%d  elapsed %s  ETA %s ", "#".repeat(filled),
-                        ".".repeat(width - filled), n, total, clock(elapsed), clock(eta));
+                        ".".repeat(width - filled), n, all, clock(elapsed), clock(eta));
                 err.flush();
             } else {
-                int tenth = (int) (10L * n / Math.max(1, total));
+                int tenth = (int) (10L * n / Math.max(1, all));
                 if (tenth != lastTenth) {
                     lastTenth = tenth;
-                    err.printf(Locale.ROOT, "whatif: %d of %d variants done, %s elapsed, about %s left%n", n, total,
-                            clock(elapsed), clock(eta));
+                    err.printf(Locale.ROOT, "%s: %d of %d %s done, %s elapsed, about %s left%n", label, n, all,
+                            unit, clock(elapsed), clock(eta));
                     err.flush();
                 }
             }
@@ -56,7 +74,7 @@ public final class Progress {
     }
 
     /** Ends the bar's line. */
-    void finish() {
+    public void finish() {
         if (err != null && terminal) {
             err.println();
             err.flush();

@@ -1,14 +1,11 @@
 package org.clustersim.cli.whatif;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
+import org.clustersim.cli.engine.EmbeddedPool;
+import org.clustersim.cli.engine.TaskEngine;
 import org.clustersim.cli.scenario.Fault;
 import org.clustersim.cli.scenario.FaultEvents;
 import org.clustersim.cli.scenario.Scenario;
@@ -35,8 +32,18 @@ public final class WhatIfStudy {
     private final TaskGraph graph;
     private final TrainingStep.Built built;
     private final ThreadLocal<Topology> topologies;
+    private final String text;
 
     public WhatIfStudy(Scenario scenario) {
+        this(scenario, null);
+    }
+
+    /**
+     * A study whose scenario was read from {@code text} (the content of {@code scenario.source()}):
+     * its variants can also run on engines in other JVMs, which rebuild the study from the text.
+     */
+    public WhatIfStudy(Scenario scenario, String text) {
+        this.text = text;
         this.scenario = scenario;
         this.step = scenario.trainingStep();
         this.built = step.build();
@@ -154,45 +161,36 @@ public final class WhatIfStudy {
     }
 
     /** A variant: a label, its link class (sweeps) and the faults it adds. */
-    public record Variant(String label, String linkClass, List<Fault> faults) {
+    public record Variant(String label, String linkClass, List<Fault> faults) implements java.io.Serializable {
     }
 
     /**
-     * Runs every variant on {@code threads} threads, reporting each completion to {@code progress}.
+     * Runs every variant on {@code threads} threads of this JVM, reporting each completion to {@code progress}.
      *
      * @return outcomes in the order of {@code variants}
      */
     public List<Outcome> runAll(List<Variant> variants, int threads, Progress progress) {
-        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads), r -> {
-            Thread t = new Thread(r, "whatif");
-            t.setDaemon(true);
-            return t;
-        });
+        try (TaskEngine pool = new EmbeddedPool(threads)) {
+            return runAll(variants, pool, progress);
+        }
+    }
+
+    /**
+     * Runs every variant on {@code engine} (each variant a task), reporting each completion to
+     * {@code progress}.
+     *
+     * @return outcomes in the order of {@code variants}
+     */
+    public List<Outcome> runAll(List<Variant> variants, TaskEngine engine, Progress progress) {
         try {
-            List<Future<Outcome>> futures = new ArrayList<>();
-            for (Variant v : variants) {
-                futures.add(pool.submit(() -> {
-                    Outcome o = run(v.label(), v.linkClass(), v.faults(), null);
-                    progress.done();
-                    return o;
-                }));
-            }
-            List<Outcome> out = new ArrayList<>();
-            for (Future<Outcome> f : futures) {
-                out.add(f.get());
-            }
-            return out;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            throw new IllegalStateException(e.getCause());
+            return engine.map(variants, new VariantRun(this), progress);
         } finally {
-            pool.shutdownNow();
             progress.finish();
         }
+    }
+
+    /** The scenario file's text, when the study was made from one: what a distributed task rebuilds it from. */
+    String text() {
+        return text;
     }
 }

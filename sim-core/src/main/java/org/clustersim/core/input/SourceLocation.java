@@ -6,7 +6,7 @@ package org.clustersim.core.input;
  * @param line   line number
  * @param column column number
  */
-public record SourceLocation(int line, int column) {
+public record SourceLocation(int line, int column) implements java.io.Serializable {
     /** For values that have no place in the file (defaults). */
     public static final SourceLocation NONE = new SourceLocation(0, 0);
 }

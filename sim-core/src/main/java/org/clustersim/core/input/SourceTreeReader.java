@@ -56,6 +56,27 @@ public final class SourceTreeReader {
     }
 
     /**
+     * Parses {@code text} as the content of {@code file} (its extension picks YAML or JSON, and
+     * errors name it): for documents built in memory, such as a design-space search's candidates.
+     *
+     * @throws InputFileException for an unknown extension or a syntax error
+     */
+    public SourceNode readText(Path file, String text) {
+        String lower = file.getFileName().toString().toLowerCase(Locale.ROOT);
+        JsonFactory factory = lower.endsWith(".json") ? json : lower.endsWith(".yaml") || lower.endsWith(".yml") ? yaml
+                : null;
+        if (factory == null) {
+            throw InputFileException.single(file, SourceLocation.NONE, "",
+                    "the file name must end in .yaml, .yml or .json");
+        }
+        try (InputStream in = new java.io.ByteArrayInputStream(text.getBytes(java.nio.charset.StandardCharsets.UTF_8))) {
+            return parse(file, factory, in);
+        } catch (IOException e) {
+            throw InputFileException.single(file, SourceLocation.NONE, "", "cannot read: " + e.getMessage());
+        }
+    }
+
+    /**
      * Parses a YAML resource on the class path (a bundled device profile, say); errors name
      * {@code resource} as the file.
      *

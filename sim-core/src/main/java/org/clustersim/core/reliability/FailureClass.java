@@ -9,7 +9,7 @@ package org.clustersim.core.reliability;
  * @param count     components the job depends on
  * @param mtbfHours mean time between failures of one component
  */
-public record FailureClass(String name, long count, double mtbfHours) {
+public record FailureClass(String name, long count, double mtbfHours) implements java.io.Serializable {
     public FailureClass {
         if (count < 0 || !(mtbfHours > 0)) {
             throw new IllegalArgumentException(name + ": count must be >= 0 and MTBF positive");

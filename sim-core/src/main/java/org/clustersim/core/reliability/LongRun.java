@@ -24,7 +24,7 @@ import java.util.SplittableRandom;
  * @param failures            what can fail
  */
 public record LongRun(double durationS, double checkpointIntervalS, double checkpointCostS, double restartCostS,
-                      List<FailureClass> failures) {
+                      List<FailureClass> failures) implements java.io.Serializable {
 
     public LongRun {
         if (!(durationS > 0) || !(checkpointIntervalS > 0) || checkpointCostS < 0 || restartCostS < 0) {
@@ -57,7 +57,7 @@ public record LongRun(double durationS, double checkpointIntervalS, double check
      * @param lostS           training time whose work a failure threw away
      */
     public record Outcome(long interruptions, double trainedS, double checkpointingS, double restartingS,
-                          double lostS) {
+                          double lostS) implements java.io.Serializable {
         /** Surviving training time over wall-clock time. */
         public double effectiveFraction() {
             double total = trainedS + checkpointingS + restartingS + lostS;

@@ -1,0 +1,151 @@
+package org.clustersim.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code clustersim plan} end to end on a small search: eight GPUs, GPT-3 1.3B. */
+class PlanCommandTest {
+    /** tp 1, 2, 4 x pp 1, 2 under 1F1B and interleaving (which pp 1 cannot run): 12 layouts. */
+    static final String[] SEARCH = {"plan", "--model", "gpt3-1.3b", "--cluster", "dgx-h100", "--nodes", "1",
+        "--global-batch", "16", "--seq", "1024", "--tp", "1,2,4", "--pp", "1,2", "--cp", "1", "--mb", "1",
+        "--recompute", "selective", "--schedule", "1f1b,interleaved", "--vp", "2"};
+
+    @TempDir
+    Path dir;
+
+    static ClusterSimTest.Result plan(Path out, String... extra) {
+        // an option given in extra replaces the search's (a repeated list option would add to it)
+        List<String> args = new ArrayList<>(List.of(SEARCH[0]));
+        List<String> given = List.of(extra);
+        for (int i = 1; i < SEARCH.length; i += 2) {
+            if (!given.contains(SEARCH[i])) {
+                args.add(SEARCH[i]);
+                args.add(SEARCH[i + 1]);
+            }
+        }
+        args.addAll(given);
+        args.addAll(List.of("--out", out.toString()));
+        return ClusterSimTest.cli(args.toArray(String[]::new));
+    }
+
+    private static List<Path> files(Path d) throws IOException {
+        try (Stream<Path> s = Files.list(d)) {
+            return s.sorted().toList();
+        }
+    }
+
+    @Test
+    void sameInputsGiveByteIdenticalOutputsWhateverTheThreadCount() throws IOException {
+        Path one = dir.resolve("one");
+        Path two = dir.resolve("two");
+        ClusterSimTest.Result a = plan(one, "--threads", "1", "--wave", "3", "--top", "2");
+        ClusterSimTest.Result b = plan(two, "--threads", "3", "--wave", "3", "--top", "2");
+        assertEquals(0, a.code(), a.err());
+        assertEquals(0, b.code(), b.err());
+        assertEquals(a.out().replace(one.toString(), "OUT"), b.out().replace(two.toString(), "OUT"));
+        List<Path> written = files(one);
+        assertEquals(List.of("gpt3-1.3b-8gpus-gb16-s1024.csv", "gpt3-1.3b-8gpus-gb16-s1024.json",
+                "gpt3-1.3b-8gpus-gb16-s1024.winner.yaml"), written.stream().map(p -> p.getFileName().toString())
+                .toList());
+        for (Path f : written) {
+            String x = Files.readString(f).replace(one.toString(), "OUT");
+            String y = Files.readString(two.resolve(f.getFileName())).replace(two.toString(), "OUT");
+            assertArrayEquals(x.getBytes(), y.getBytes(), f.getFileName().toString());
+        }
+        assertTrue(a.err().contains("plan: running on embedded pool, 1 thread"), a.err());
+    }
+
+    @Test
+    void theWinnersScenarioReproducesItsStepUnderRun() throws IOException {
+        ClusterSimTest.Result r = plan(dir, "--top", "1");
+        assertEquals(0, r.code(), r.err());
+        JsonNode doc = new ObjectMapper().readTree(dir.resolve("gpt3-1.3b-8gpus-gb16-s1024.json").toFile());
+        JsonNode winner = doc.get("winner");
+        Path scenario = Path.of(winner.get("scenarioFile").asText());
+        Path summary = dir.resolve("winner-summary.json");
+        ClusterSimTest.Result run = ClusterSimTest.cli("run", scenario.toString(), "--no-trace", "--summary",
+                summary.toString());
+        assertEquals(0, run.code(), run.err());
+        JsonNode s = new ObjectMapper().readTree(summary.toFile());
+        assertEquals(winner.get("stepTimeNs").asLong(), s.get("stepTimeNs").asLong());
+        assertEquals(winner.get("peakMemoryBytes").asLong(), s.get("peakMemoryBytes").asLong());
+        assertEquals(winner.get("mfu").asDouble(), s.get("mfu").asDouble(), 0);
+        assertTrue(r.out().contains(": " + scenario), "the report names the winner's file: " + r.out());
+    }
+
+    @Test
+    void pruningKeepsTheTopRowsOfTheSearchThatSimulatesEverything() throws IOException {
+        Path all = dir.resolve("all");
+        Path pruned = dir.resolve("pruned");
+        ClusterSimTest.Result full = plan(all, "--top", "50", "--threads", "2");
+        ClusterSimTest.Result cut = plan(pruned, "--top", "2", "--wave", "1", "--threads", "2");
+        assertEquals(0, full.code(), full.err());
+        assertEquals(0, cut.code(), cut.err());
+        ObjectMapper m = new ObjectMapper();
+        JsonNode a = m.readTree(all.resolve("gpt3-1.3b-8gpus-gb16-s1024.json").toFile());
+        JsonNode b = m.readTree(pruned.resolve("gpt3-1.3b-8gpus-gb16-s1024.json").toFile());
+        assertEquals(0, a.get("skipped").asInt(), "fifty rows to keep exact: nothing can be skipped");
+        assertTrue(b.get("skipped").asInt() > 0, "with two rows to keep, some bounds exceed the second best: "
+                + b.get("simulated"));
+        for (int i = 0; i < 2; i++) {
+            assertEquals(a.get("ranking").get(i).get("index"), b.get("ranking").get(i).get("index"));
+            assertEquals(a.get("ranking").get(i).get("stepTimeNs"), b.get("ranking").get(i).get("stepTimeNs"));
+        }
+        // every skipped candidate really is slower than the second best
+        long second = b.get("ranking").get(1).get("stepTimeNs").asLong();
+        String csv = Files.readString(pruned.resolve("gpt3-1.3b-8gpus-gb16-s1024.csv"));
+        String fullCsv = Files.readString(all.resolve("gpt3-1.3b-8gpus-gb16-s1024.csv"));
+        for (String line : csv.lines().skip(1).toList()) {
+            if (line.contains(",skipped,")) {
+                String index = line.substring(0, line.indexOf(','));
+                String row = fullCsv.lines().filter(l -> l.startsWith(index + ",")).findFirst().orElseThrow();
+                double step = Double.parseDouble(row.split(",")[15]);
+                assertTrue(step * 1e9 >= second, row);
+            }
+        }
+    }
+
+    @Test
+    void aPricePerGpuHourAddsTheCostPerMillionTokensAndInvalidLayoutsAreCounted() throws IOException {
+        ClusterSimTest.Result r = plan(dir, "--top", "1", "--price-per-gpu-hour", "2.5", "--tp", "4", "--pp", "2",
+                "--schedule", "interleaved", "--vp", "2", "--ep", "1,2");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("$/Mtok"), r.out());
+        // expert parallelism on a dense model: the reader says so and the plan counts it
+        assertTrue(r.out().contains("1 rejected by the scenario reader (parallelism.ep: 1)"), r.out());
+        String csv = Files.readString(dir.resolve("gpt3-1.3b-8gpus-gb16-s1024.csv"));
+        assertTrue(csv.contains(",invalid,\"parallelism.ep: found 2"), csv);
+    }
+
+    @Test
+    void badConstraintsAndAMissingEngineAreBadInput() {
+        ClusterSimTest.Result zeroTp = plan(dir, "--tp", "0,2");
+        assertEquals(ClusterSim.BAD_INPUT, zeroTp.code());
+        assertTrue(zeroTp.err().contains("--tp [0, 2]: expected positive sizes"), zeroTp.err());
+        ClusterSimTest.Result schedule = plan(dir, "--schedule", "1f1b,zigzag");
+        assertEquals(ClusterSim.BAD_INPUT, schedule.code());
+        assertTrue(schedule.err().contains("--schedule zigzag: expected one of"), schedule.err());
+        ClusterSimTest.Result model = plan(dir, "--model", "llama9-1t");
+        assertEquals(ClusterSim.BAD_INPUT, model.code());
+        assertTrue(model.err().contains("neither a model preset"), model.err());
+        ClusterSimTest.Result spark = plan(dir, "--engine", "spark", "--master", "local[2]");
+        assertEquals(ClusterSim.BAD_INPUT, spark.code());
+        assertTrue(spark.err().contains("the Spark engine lives in the sim-spark module"), spark.err());
+        assertFalse(Files.exists(dir.resolve("gpt3-1.3b-8gpus-gb16-s1024.csv")), "nothing written");
+    }
+}

@@ -1,0 +1,42 @@
+package org.clustersim.spark;
+
+import org.apache.spark.SparkConf;
+import org.apache.spark.api.java.JavaSparkContext;
+
+import org.clustersim.cli.engine.TaskEngine;
+import org.clustersim.cli.engine.TaskEngineProvider;
+
+/**
+ * {@code --engine spark}: starts a Spark context for the command. {@code --master} wins; otherwise
+ * the master spark-submit set ({@code spark.master}); otherwise {@code local[*]}, all cores of this
+ * machine. In local mode the web UI stays off (nothing to look at for seconds, and tests must not
+ * bind ports); Spark's console progress bar is always off, the command draws its own.
+ */
+public final class SparkEngineProvider implements TaskEngineProvider {
+    @Override
+    public String name() {
+        return "spark";
+    }
+
+    @Override
+    public TaskEngine open(String master, String app) {
+        SparkConf conf = new SparkConf().setAppName(app);
+        if (master != null) {
+            conf.setMaster(master);
+        } else if (!conf.contains("spark.master")) {
+            conf.setMaster("local[*]");
+        }
+        conf.set("spark.ui.showConsoleProgress", "false");
+        if (conf.get("spark.master").startsWith("local")) {
+            conf.set("spark.ui.enabled", "false");
+            conf.setIfMissing("spark.driver.host", "127.0.0.1");
+            conf.setIfMissing("spark.driver.bindAddress", "127.0.0.1");
+        }
+        try {
+            return new SparkEngine(new JavaSparkContext(conf));
+        } catch (RuntimeException e) {
+            throw new org.clustersim.cli.InputException("--master " + conf.get("spark.master")
+                    + ": Spark could not start: " + e.getMessage());
+        }
+    }
+}
