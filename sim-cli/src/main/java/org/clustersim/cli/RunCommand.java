@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 
 import org.clustersim.cli.output.AtomicOutput;
 import org.clustersim.cli.output.MemoryTracks;
@@ -73,6 +72,11 @@ public final class RunCommand implements Callable<Integer> {
         Path tracePath = noTrace ? null : trace != null ? trace
                 : scenario.output().trace().map(Path::of).orElse(Path.of("traces", scenario.name() + ".json"));
         Path summaryPath = summary != null ? summary : scenario.output().summary().map(Path::of).orElse(null);
+        // every output is checked before the (possibly long) simulation, so a bad path costs nothing
+        OutputFiles.check(trace != null ? "--trace" : "output.trace", tracePath);
+        OutputFiles.check(summary != null ? "--summary" : "output.summary", summaryPath);
+        OutputFiles.check("--csv", csv);
+        WorkEstimate.of(scenario, tracePath != null).requireFits();
 
         long t0 = System.nanoTime();
         TrainingStep step = scenario.trainingStep();
@@ -108,7 +112,7 @@ public final class RunCommand implements Callable<Integer> {
             files.put(tracePath, out -> ChromeTraceWriter.write(timeline, out, otherData, markers));
         }
         if (summaryPath != null) {
-            ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+            ObjectMapper json = OutputFiles.mapper();
             files.put(summaryPath, out -> {
                 json.writeValue(new NonClosing(out), result);
                 out.write('\n');
@@ -118,6 +122,11 @@ public final class RunCommand implements Callable<Integer> {
             files.put(csv, out -> org.clustersim.cli.output.DeviceCsv.write(result, out));
         }
         OutputFiles.write(files);
+        PrintWriter err = spec.commandLine().getErr();
+        for (String w : org.clustersim.cli.scenario.Fault.lateWarnings(scenario.faults(), timeline.makespan())) {
+            err.println("warning: " + w);
+        }
+        err.flush();
         PrintWriter out = spec.commandLine().getOut();
         SummaryText.print(out, scenario, result, tracePath, summaryPath, wall);
         return 0;

@@ -75,7 +75,11 @@ public final class WhatIfCommand implements Callable<Integer> {
             + "(default ${DEFAULT-VALUE}).", defaultValue = "0.8")
     double slowFactor;
 
-    @Option(names = "--threads", paramLabel = "N", description = "Parallel simulations (default: all cores).")
+    /** Most parallel simulations accepted. */
+    static final int MAX_THREADS = 256;
+
+    @Option(names = "--threads", paramLabel = "N", description = "Parallel simulations, at most 256 (default: all "
+            + "cores).")
     int threads = Runtime.getRuntime().availableProcessors();
 
     @Option(names = "--json", paramLabel = "FILE.json", description = "Write the comparison or ranking as JSON.")
@@ -108,11 +112,18 @@ public final class WhatIfCommand implements Callable<Integer> {
         if (sweep == null && !variant) {
             throw usage("nothing to compare: give --fail, --degrade, --slow or --sweep");
         }
-        if (threads < 1 || sample < 0 || top < 0) {
-            throw usage("--threads must be at least 1, --sample and --top at least 0");
+        if (threads < 1 || threads > MAX_THREADS || sample < 0 || top < 0) {
+            throw usage("--threads must be from 1 to " + MAX_THREADS + ", --sample and --top at least 0");
         }
         if (!(slowFactor > 0 && slowFactor <= 1)) {
             throw usage("--slow-factor must be in (0, 1], found " + slowFactor);
+        }
+        // every output is checked before simulating: all of them are written, or none
+        OutputFiles.check("--json", json);
+        OutputFiles.check("--csv", csv);
+        if (sweep == null && !noTrace) {
+            OutputFiles.check("--trace-dir", traceDir.resolve(scenario.name() + ".baseline.json"));
+            OutputFiles.check("--trace-dir", traceDir.resolve(scenario.name() + ".whatif.json"));
         }
         WhatIfStudy study = new WhatIfStudy(scenario);
         return sweep == null ? compare(study) : sweep(study);
@@ -185,6 +196,7 @@ public final class WhatIfCommand implements Callable<Integer> {
     private int compare(WhatIfStudy study) throws IOException {
         Scenario scenario = study.scenario();
         List<Fault> faults = flagged(study.topology());
+        WorkEstimate.of(scenario, !noTrace).times(1, 2).requireFits();
         Map<Path, AtomicOutput.Content> files = new LinkedHashMap<>();
         Path baseTrace = noTrace ? null : traceDir.resolve(scenario.name() + ".baseline.json");
         Path variantTrace = noTrace ? null : traceDir.resolve(scenario.name() + ".whatif.json");
@@ -199,6 +211,11 @@ public final class WhatIfCommand implements Callable<Integer> {
             throw new InputException("the faults cut the cluster apart: " + var.failure()
                     + "; nothing was written");
         }
+        PrintWriter err = spec.commandLine().getErr();
+        for (String w : Fault.lateWarnings(scenario.faults(), base.stepTimeNs())) {
+            err.println("warning: " + w);
+        }
+        err.flush();
         List<Comparison.LinkChange> changes = Comparison.linkChanges(study.topology(), base, var, 10);
         if (json != null) {
             Map<String, Object> doc = new LinkedHashMap<>();
@@ -259,6 +276,8 @@ public final class WhatIfCommand implements Callable<Integer> {
         } else {
             throw usage("--sweep " + sweep + ": expected links, links=FILTER or stragglers");
         }
+        WorkEstimate.of(scenario, false).times(Math.min(threads, variants.size()), variants.size() + 1L)
+                .requireFits();
         Outcome base = study.run("baseline", "", List.of(), null);
         if (base.failed()) {
             throw new InputException("the scenario's own faults cut the cluster apart: " + base.failure());
