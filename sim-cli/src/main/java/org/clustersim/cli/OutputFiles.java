@@ -52,7 +52,14 @@ final class OutputFiles {
     static AtomicOutput.Content json(Object value) {
         ObjectMapper mapper = mapper();
         return o -> {
-            o.write(mapper.writeValueAsBytes(value));
+            try {
+                o.write(mapper.writeValueAsBytes(value));
+            } catch (com.fasterxml.jackson.databind.JsonMappingException e) {
+                if (e.getCause() instanceof IllegalStateException bug) {
+                    throw bug;
+                }
+                throw e;
+            }
             o.write('\n');
         };
     }

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 
 import org.clustersim.cli.output.AtomicOutput;
 import org.clustersim.cli.output.MemoryTracks;
@@ -112,11 +111,7 @@ public final class RunCommand implements Callable<Integer> {
             files.put(tracePath, out -> ChromeTraceWriter.write(timeline, out, otherData, markers));
         }
         if (summaryPath != null) {
-            ObjectMapper json = OutputFiles.mapper();
-            files.put(summaryPath, out -> {
-                json.writeValue(new NonClosing(out), result);
-                out.write('\n');
-            });
+            files.put(summaryPath, OutputFiles.json(result));
         }
         if (csv != null) {
             files.put(csv, out -> org.clustersim.cli.output.DeviceCsv.write(result, out));
@@ -130,22 +125,5 @@ public final class RunCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         SummaryText.print(out, scenario, result, tracePath, summaryPath, wall);
         return 0;
-    }
-
-    /** Keeps Jackson from closing the stream the atomic writer owns. */
-    private static final class NonClosing extends java.io.FilterOutputStream {
-        NonClosing(java.io.OutputStream out) {
-            super(out);
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-            out.write(b, off, len);
-        }
-
-        @Override
-        public void close() throws IOException {
-            flush();
-        }
     }
 }

@@ -135,6 +135,10 @@ public final class SourceTreeReader {
                 Map<String, SourceNode.Entry> entries = new LinkedHashMap<>();
                 while (p.nextToken() == JsonToken.FIELD_NAME) {
                     String key = p.currentName();
+                    if (key.length() > MAX_TEXT) {
+                        throw InputFileException.single(problems.file(), location(p.currentTokenLocation()), path,
+                                "a key longer than " + MAX_TEXT + " characters");
+                    }
                     SourceLocation keyLoc = location(p.currentTokenLocation());
                     String keyPath = path.isEmpty() ? key : path + "." + key;
                     p.nextToken();
@@ -157,6 +161,11 @@ public final class SourceTreeReader {
                 return new SourceNode.ListNode(items, loc);
             }
             case VALUE_STRING:
+                if (p.getTextLength() > MAX_TEXT) {
+                    problems.error(loc, path, "a text value longer than " + MAX_TEXT + " characters ("
+                            + p.getTextLength() + ")");
+                    return new SourceNode.ScalarNode(SourceNode.ScalarKind.NULL, "", loc);
+                }
                 return new SourceNode.ScalarNode(SourceNode.ScalarKind.STRING, p.getText(), loc);
             case VALUE_NUMBER_INT:
                 return integer(p, path, loc, problems);
