@@ -75,10 +75,9 @@ public final class RunCommand implements Callable<Integer> {
         OutputFiles.check(trace != null ? "--trace" : "output.trace", tracePath);
         OutputFiles.check(summary != null ? "--summary" : "output.summary", summaryPath);
         OutputFiles.check("--csv", csv);
-        WorkEstimate.of(scenario, tracePath != null).requireFits();
-
         long t0 = System.nanoTime();
         TrainingStep step = scenario.trainingStep();
+        WorkEstimate.of(scenario, step, tracePath != null).requireFits();
         TrainingStep.Built built = step.build(scenario.stepSequence());
         FaultEvents faults = scenario.faultEvents(step.topology());
         Simulation.Result run = Simulation.run(built.graph(), step.topology(), scenario.fidelity(),

@@ -45,7 +45,11 @@ public record WorkEstimate(String what, long tasks, long events, long heapBytes,
 
     /** One training step (or {@code simulation.steps}) of a scenario, with its trace when {@code trace}. */
     public static WorkEstimate of(Scenario s, boolean trace) {
-        TrainingStep step = s.trainingStep();
+        return of(s, s.trainingStep(), trace);
+    }
+
+    /** The same, for the scenario's step already made (building it twice costs seconds on large clusters). */
+    public static WorkEstimate of(Scenario s, TrainingStep step, boolean trace) {
         int gpus = s.cluster().gpus();
         long simulated = 0;
         for (int d = 0; d < gpus; d++) {
