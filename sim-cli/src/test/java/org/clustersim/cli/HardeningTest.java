@@ -251,6 +251,13 @@ class HardeningTest {
     }
 
     @Test
+    void anEscapedControlCharacterInATextIsRefused() throws IOException {
+        Path s = scenario("nul.yaml", "name: \"a\\0b\"\n");
+        Result r = cli("validate", s.toString()).badInput();
+        assertTrue(r.err().contains("nul.yaml:1:7: name: the text holds the control character U+0000"), r.err());
+    }
+
+    @Test
     void aTabUsedToIndentIsSaidSo() throws IOException {
         Path tab = scenario("tab.yaml", "model:\n  layers: 2\ncluster:\n\tpreset: dgx-h100\n");
         Result r = cli("validate", tab.toString()).badInput();

@@ -35,10 +35,11 @@ class AtomicOutputTest {
         Path a = dir.resolve("a.txt");
         Files.writeString(a, "old");
         AtomicOutput out = new AtomicOutput();
-        assertThrows(IOException.class, () -> out.stage(a, o -> {
+        IOException e = assertThrows(IOException.class, () -> out.stage(a, o -> {
             o.write("half".getBytes(StandardCharsets.UTF_8));
             throw new IOException("disk full");
         }));
+        assertEquals(a + ": disk full", e.getMessage(), "names the target, not the temporary file");
         assertEquals("old", Files.readString(a));
         try (var files = Files.list(dir)) {
             assertEquals(1, files.count());

@@ -166,7 +166,17 @@ public final class SourceTreeReader {
                             + p.getTextLength() + ")");
                     return new SourceNode.ScalarNode(SourceNode.ScalarKind.NULL, "", loc);
                 }
-                return new SourceNode.ScalarNode(SourceNode.ScalarKind.STRING, p.getText(), loc);
+                String text = p.getText();
+                for (int i = 0; i < text.length(); i++) {
+                    char c = text.charAt(i);
+                    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+                        // an escape such as "\0" in a quoted YAML or JSON string: no name or path holds one
+                        problems.error(loc, path, String.format(Locale.ROOT, "the text holds the control character "
+                                + "U+%04X, expected printable text", (int) c));
+                        return new SourceNode.ScalarNode(SourceNode.ScalarKind.NULL, "", loc);
+                    }
+                }
+                return new SourceNode.ScalarNode(SourceNode.ScalarKind.STRING, text, loc);
             case VALUE_NUMBER_INT:
                 return integer(p, path, loc, problems);
             case VALUE_NUMBER_FLOAT:
