@@ -40,6 +40,25 @@ final class OutputFiles {
         }
     }
 
+    /**
+     * Checks several targets of one command (option to path; null paths are skipped): each as
+     * {@link #check(String, Path)}, and no two the same file.
+     */
+    static void check(Map<String, Path> targets) {
+        Map<Path, String> seen = new java.util.HashMap<>();
+        for (Map.Entry<String, Path> t : targets.entrySet()) {
+            if (t.getValue() == null) {
+                continue;
+            }
+            check(t.getKey(), t.getValue());
+            String before = seen.put(t.getValue().toAbsolutePath().normalize(), t.getKey());
+            if (before != null) {
+                throw new InputException(t.getKey() + " " + t.getValue() + ": the same file as " + before
+                        + "; give each output its own file");
+            }
+        }
+    }
+
     /** Writes {@code value} as indented JSON to {@code file}, all-or-nothing. */
     static void writeJson(Path file, Object value) {
         write(Map.of(file, json(value)));

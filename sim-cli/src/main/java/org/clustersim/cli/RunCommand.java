@@ -72,9 +72,11 @@ public final class RunCommand implements Callable<Integer> {
                 : scenario.output().trace().map(Path::of).orElse(Path.of("traces", scenario.name() + ".json"));
         Path summaryPath = summary != null ? summary : scenario.output().summary().map(Path::of).orElse(null);
         // every output is checked before the (possibly long) simulation, so a bad path costs nothing
-        OutputFiles.check(trace != null ? "--trace" : "output.trace", tracePath);
-        OutputFiles.check(summary != null ? "--summary" : "output.summary", summaryPath);
-        OutputFiles.check("--csv", csv);
+        Map<String, Path> targets = new LinkedHashMap<>();
+        targets.put(trace != null ? "--trace" : "output.trace", tracePath);
+        targets.put(summary != null ? "--summary" : "output.summary", summaryPath);
+        targets.put("--csv", csv);
+        OutputFiles.check(targets);
         long t0 = System.nanoTime();
         TrainingStep step = scenario.trainingStep();
         WorkEstimate.of(scenario, step, tracePath != null).requireFits();

@@ -119,12 +119,14 @@ public final class WhatIfCommand implements Callable<Integer> {
             throw usage("--slow-factor must be in (0, 1], found " + slowFactor);
         }
         // every output is checked before simulating: all of them are written, or none
-        OutputFiles.check("--json", json);
-        OutputFiles.check("--csv", csv);
+        Map<String, Path> targets = new LinkedHashMap<>();
+        targets.put("--json", json);
+        targets.put("--csv", csv);
         if (sweep == null && !noTrace) {
-            OutputFiles.check("--trace-dir", traceDir.resolve(scenario.name() + ".baseline.json"));
-            OutputFiles.check("--trace-dir", traceDir.resolve(scenario.name() + ".whatif.json"));
+            targets.put("--trace-dir (baseline trace)", traceDir.resolve(scenario.name() + ".baseline.json"));
+            targets.put("--trace-dir (variant trace)", traceDir.resolve(scenario.name() + ".whatif.json"));
         }
+        OutputFiles.check(targets);
         WhatIfStudy study = new WhatIfStudy(scenario);
         return sweep == null ? compare(study) : sweep(study);
     }

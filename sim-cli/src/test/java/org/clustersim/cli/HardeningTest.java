@@ -154,6 +154,34 @@ class HardeningTest {
         assertEquals(List.of(), files(dir));
     }
 
+    @Test
+    void twoOutputsOnOneFileAreRefused() {
+        Path same = dir.resolve("x.json");
+        Result r = cli("run", SMALL.toString(), "--trace", same.toString(), "--summary", same.toString()).badInput();
+        assertTrue(r.err().contains("--summary " + same + ": the same file as --trace"), r.err());
+        assertFalse(Files.exists(same));
+    }
+
+    @Test
+    void aLinkToAFileNotYetWrittenIsWrittenThrough() throws IOException {
+        Path link = dir.resolve("link.json");
+        Files.createSymbolicLink(link, Path.of("real.json"));
+        Result r = cli("run", SMALL.toString(), "--no-trace", "--summary", link.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(Files.isSymbolicLink(link), "the link stays a link");
+        assertTrue(Files.readString(dir.resolve("real.json")).contains("\"stepTimeSeconds\""));
+    }
+
+    @Test
+    void anUnwritablePlaceIsNamedNotItsTemporaryFile() {
+        Path proc = Path.of("/proc/version");
+        if (!Files.exists(proc)) {
+            return;
+        }
+        Result r = cli("run", SMALL.toString(), "--no-trace", "--summary", proc.toString()).badInput();
+        assertTrue(r.err().contains("cannot write /proc/version: "), r.err());
+    }
+
     // 4. runaway size
 
     @Test

@@ -82,12 +82,26 @@ public final class AtomicOutput {
             throw new OutputException(given, "an empty file name; give a file name");
         }
         Path path = given;
-        try {
-            if (Files.isSymbolicLink(given)) {
+        if (Files.isSymbolicLink(given)) {
+            try {
                 path = given.toRealPath();
+            } catch (IOException e) {
+                if (Files.exists(given)) {
+                    path = given; // /dev/stdout -> /proc/self/fd/1 -> a pipe: no real path, but it is there
+                } else {
+                    try {
+                        // a link to a file not written yet: write where it points
+                        Path parent = given.toAbsolutePath().getParent();
+                        path = parent.resolve(Files.readSymbolicLink(given));
+                    } catch (IOException | UnsupportedOperationException e2) {
+                        throw new OutputException(given, "a symbolic link that cannot be followed");
+                    }
+                    if (Files.isSymbolicLink(path)) {
+                        throw new OutputException(given, "a chain of symbolic links to a missing file; give the file "
+                                + "itself");
+                    }
+                }
             }
-        } catch (IOException e) {
-            throw new OutputException(given, "a symbolic link to a missing place; give the file itself");
         }
         BasicFileAttributes a;
         try {
@@ -229,8 +243,13 @@ public final class AtomicOutput {
 
     /** An I/O failure's reason, without the temporary file's name. */
     private static String reason(IOException e) {
-        if (e instanceof FileSystemException f && f.getReason() != null) {
-            return f.getReason();
+        if (e instanceof FileSystemException f) {
+            if (f.getReason() != null) {
+                return f.getReason();
+            }
+            // the message of a reason-less one is the (temporary) path itself: never show it
+            return e instanceof java.nio.file.AccessDeniedException ? "permission denied"
+                    : e instanceof NoSuchFileException ? "the directory does not exist" : "cannot create a file there";
         }
         String m = e.getMessage();
         return m == null ? "cannot write" : m;
