@@ -82,6 +82,11 @@ public final class AtomicOutput {
             throw new OutputException(given, "an empty file name; give a file name");
         }
         Path path = given;
+        if (Files.isSymbolicLink(given) && Files.exists(given)
+                && given.toAbsolutePath().normalize().startsWith(Path.of("/dev"))) {
+            // /dev/stdout, /dev/stderr, /dev/fd/N: the stream the shell opened, even when it is a file
+            return new Target(given, given, true);
+        }
         if (Files.isSymbolicLink(given)) {
             try {
                 path = given.toRealPath();
@@ -169,11 +174,12 @@ public final class AtomicOutput {
             return;
         }
         Path temp;
+        Path dir = existingAncestor(t.resolved());
         try {
-            temp = Files.createTempFile(existingAncestor(t.resolved()), tempPrefix(t.resolved()), ".tmp");
+            temp = Files.createTempFile(dir, tempPrefix(t.resolved()), ".tmp");
         } catch (IOException e) {
             discard();
-            throw new OutputException(target, reason(e));
+            throw new OutputException(target, "cannot create a file in " + dir + " (" + reason(e) + ")");
         }
         LIVE.add(temp);
         pending.add(new Pending(t, temp));
@@ -206,7 +212,7 @@ public final class AtomicOutput {
         try {
             for (Special s : special) {
                 try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(s.target().resolved(),
-                        StandardOpenOption.WRITE), 1 << 16)) {
+                        StandardOpenOption.WRITE, StandardOpenOption.APPEND), 1 << 16)) {
                     s.content().writeTo(out);
                 } catch (OutputException e) {
                     throw e;
@@ -249,7 +255,7 @@ public final class AtomicOutput {
             }
             // the message of a reason-less one is the (temporary) path itself: never show it
             return e instanceof java.nio.file.AccessDeniedException ? "permission denied"
-                    : e instanceof NoSuchFileException ? "the directory does not exist" : "cannot create a file there";
+                    : e instanceof NoSuchFileException ? "no such file or directory" : "refused by the file system";
         }
         String m = e.getMessage();
         return m == null ? "cannot write" : m;
