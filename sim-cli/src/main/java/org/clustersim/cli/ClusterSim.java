@@ -62,20 +62,21 @@ public final class ClusterSim implements Runnable {
             }
             var cut = org.clustersim.cli.whatif.WhatIfStudy.unreachable(ex);
             if (cut != null) {
-                err.println("error: the faults cut the cluster apart: " + cut.getMessage());
+                err.println("error: the faults cut the cluster apart: " + InputError.printable(cut.getMessage()));
                 err.println("nothing was written; drop or shorten the fault, or pick a link with a redundant path");
                 err.flush();
                 return BAD_INPUT;
             }
             if (ex instanceof InputException ie) {
-                err.println("error: " + ie.getMessage());
+                err.println("error: " + InputError.printable(ie.getMessage()));
                 err.flush();
                 return BAD_INPUT;
             }
             if (causedByOutOfMemory(ex)) {
                 return outOfMemory(err);
             }
-            err.println("internal error: " + (ex.getMessage() == null ? ex.toString() : ex.getMessage()));
+            err.println("internal error: " + InputError.printable(ex.getMessage() == null ? ex.toString()
+                    : ex.getMessage()));
             if (root.debug) {
                 ex.printStackTrace(err);
             } else {
