@@ -67,6 +67,9 @@ public final class BubblesCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         options.check();
+        OutputFiles.check("--json", json);
+        options.estimate("bubbles with p=" + options.p + " m=" + options.microbatches(),
+                Math.max(2, options.v), ScheduleKind.values().length, null, false).requireFits();
         int p = options.p;
         int m = options.microbatches();
         List<Row> rows = new ArrayList<>();

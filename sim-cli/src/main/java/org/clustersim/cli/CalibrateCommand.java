@@ -2,7 +2,6 @@ package org.clustersim.cli;
 
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -104,9 +103,7 @@ public final class CalibrateCommand implements Callable<Integer> {
                         + String.join(", ", NcclOp.ids()));
             }
         }
-        if (output != null && Files.isDirectory(output)) {
-            throw new InputException("-o: found the directory " + output + ", expected a file name");
-        }
+        OutputFiles.check("-o", output);
         Calibration c = Calibration.run(new Calibration.Inputs(base, Optional.ofNullable(name), gemm, best, attention,
                 Optional.ofNullable(memoryBandwidth), nccl, op));
         String yaml = ProfileYaml.write(CalibratedProfile.of(c));

@@ -12,16 +12,19 @@ final class ClusterArgument {
     private ClusterArgument() {
     }
 
-    static ClusterSpec resolve(String value) {
+    /**
+     * @param option how the value was given, for messages ({@code --cluster}, or the positional parameter's label)
+     */
+    static ClusterSpec resolve(String option, String value) {
         var preset = ClusterPresets.byName(value);
         if (preset.isPresent()) {
             return preset.get();
         }
         Path file = Path.of(value);
-        if (Files.isRegularFile(file)) {
+        if (Files.exists(file) || value.matches(".*\\.(ya?ml|json)")) {
             return new ScenarioReader().read(file).cluster();
         }
-        throw new InputException("--cluster: '" + value + "' is neither a preset (" + String.join(", ",
+        throw new InputException(option + ": '" + value + "' is neither a preset (" + String.join(", ",
                 ClusterPresets.all().keySet()) + ") nor a scenario file");
     }
 }

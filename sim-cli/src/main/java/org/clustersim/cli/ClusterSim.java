@@ -34,7 +34,8 @@ public final class ClusterSim implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: run, validate, schedule or bubbles");
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: expected one of "
+                + String.join(", ", spec.subcommands().keySet()));
     }
 
     /** Entry point. */
@@ -61,17 +62,21 @@ public final class ClusterSim implements Runnable {
             }
             var cut = org.clustersim.cli.whatif.WhatIfStudy.unreachable(ex);
             if (cut != null) {
-                err.println("error: the faults cut the cluster apart: " + cut.getMessage());
+                err.println("error: the faults cut the cluster apart: " + InputError.printable(cut.getMessage()));
                 err.println("nothing was written; drop or shorten the fault, or pick a link with a redundant path");
                 err.flush();
                 return BAD_INPUT;
             }
             if (ex instanceof InputException ie) {
-                err.println("error: " + ie.getMessage());
+                err.println("error: " + InputError.printable(ie.getMessage()));
                 err.flush();
                 return BAD_INPUT;
             }
-            err.println("internal error: " + (ex.getMessage() == null ? ex.toString() : ex.getMessage()));
+            if (causedByOutOfMemory(ex)) {
+                return outOfMemory(err);
+            }
+            err.println("internal error: " + InputError.printable(ex.getMessage() == null ? ex.toString()
+                    : ex.getMessage()));
             if (root.debug) {
                 ex.printStackTrace(err);
             } else {
@@ -80,6 +85,40 @@ public final class ClusterSim implements Runnable {
             err.flush();
             return INTERNAL_ERROR;
         });
-        return cl.execute(args);
+        try {
+            return cl.execute(args);
+        } catch (OutOfMemoryError e) {
+            return outOfMemory(err);
+        } catch (StackOverflowError e) {
+            err.println("internal error: the work nested too deeply for the thread's stack; nothing was written");
+            err.println("(run with --debug for the stack trace, and please report it)");
+            if (root.debug) {
+                e.printStackTrace(err);
+            }
+            err.flush();
+            return INTERNAL_ERROR;
+        }
+    }
+
+    /**
+     * A genuine resource limit: exit 1 with advice, never a stack trace. The output transaction
+     * has already deleted its temporary files while the error unwound.
+     */
+    static int outOfMemory(PrintWriter err) {
+        err.println("error: out of memory: the work needed more than the " + org.clustersim.core.input.InputFile.size(
+                Runtime.getRuntime().maxMemory()) + " of heap this JVM may use; nothing was written.");
+        err.println("Try more heap (CLUSTERSIM_JAVA_OPTS=-Xmx16g ./clustersim ...), one data-parallel replica "
+                + "(simulation.replicas: one), --no-trace, fewer microbatches, or fewer --threads.");
+        err.flush();
+        return INTERNAL_ERROR;
+    }
+
+    private static boolean causedByOutOfMemory(Throwable t) {
+        for (int i = 0; t != null && i < 20; i++, t = t.getCause()) {
+            if (t instanceof OutOfMemoryError) {
+                return true;
+            }
+        }
+        return false;
     }
 }

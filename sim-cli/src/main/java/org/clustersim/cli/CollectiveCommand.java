@@ -116,9 +116,14 @@ public final class CollectiveCommand implements Callable<Integer> {
         if (factor < 2) {
             throw new InputException("--factor: expected at least 2, got " + factor);
         }
-        ClusterSpec clusterSpec = ClusterArgument.resolve(cluster);
+        OutputFiles.check("--json", json);
+        ClusterSpec clusterSpec = ClusterArgument.resolve("--cluster", cluster);
         Topology topology = clusterSpec.build();
         CommGroup group = new CommGroup(RankList.parse(ranks, topology));
+        if (group.size() < 2) {
+            throw new InputException("--ranks " + ranks + ": selects " + group.size() + " GPU; a collective needs "
+                    + "at least 2 ranks");
+        }
         List<Simulation.LinkEvent> events = new ArrayList<>();
         for (String name : fail) {
             events.add(new Simulation.LinkEvent(link(topology, "--fail", name).id(), 0, 0, 0));
@@ -175,6 +180,6 @@ public final class CollectiveCommand implements Callable<Integer> {
 
     private static Link link(Topology t, String option, String name) {
         return t.link(name).orElseThrow(() -> new InputException(option + ": no link named '" + name + "' in "
-                + t.name() + "; clustersim topology --cluster " + t.name() + " --links lists them"));
+                + t.name() + "; 'clustersim topology " + t.name() + " --links' lists them"));
     }
 }

@@ -39,7 +39,18 @@ public final class GoodputCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "SCENARIO", description = "Scenario file (.yaml, .yml or .json).")
     Path scenarioFile;
 
-    @Option(names = "--days", paramLabel = "D", required = true, description = "Wall-clock length of the run.")
+    /** Longest run accepted: ten years. */
+    static final double MAX_DAYS = 3650;
+    /** MTBF range accepted for any component, hours. */
+    static final double MIN_MTBF_H = 0.01;
+    static final double MAX_MTBF_H = 1e9;
+    /** Most replications accepted. */
+    static final int MAX_REPLICATIONS = 100_000;
+    /** Longest checkpoint or restart cost accepted: thirty days. */
+    static final double MAX_COST_S = 30 * 86_400;
+
+    @Option(names = "--days", paramLabel = "D", required = true, description = "Wall-clock length of the run "
+            + "(at most 3650).")
     double days;
 
     @Option(names = "--checkpoint-every", paramLabel = "DURATION", required = true,
@@ -55,22 +66,22 @@ public final class GoodputCommand implements Callable<Integer> {
             description = "Detection, rescheduling and reload after a failure (default ${DEFAULT-VALUE}).")
     String restartCost;
 
-    @Option(names = "--mtbf-gpu", paramLabel = "HOURS", description = "Per-GPU MTBF (default ${DEFAULT-VALUE}).")
+    @Option(names = "--mtbf-gpu", paramLabel = "HOURS", description = "Per-GPU MTBF, 0.01 to 1e9 (default ${DEFAULT-VALUE}).")
     double mtbfGpu = FailureRates.GPU_MTBF_H;
 
-    @Option(names = "--mtbf-host", paramLabel = "HOURS", description = "Per-server MTBF (default ${DEFAULT-VALUE}).")
+    @Option(names = "--mtbf-host", paramLabel = "HOURS", description = "Per-server MTBF, 0.01 to 1e9 (default ${DEFAULT-VALUE}).")
     double mtbfHost = FailureRates.HOST_MTBF_H;
 
-    @Option(names = "--mtbf-link", paramLabel = "HOURS", description = "Per scale-out cable MTBF (default "
+    @Option(names = "--mtbf-link", paramLabel = "HOURS", description = "Per scale-out cable MTBF, 0.01 to 1e9 (default "
             + "${DEFAULT-VALUE}).")
     double mtbfLink = FailureRates.LINK_MTBF_H;
 
-    @Option(names = "--mtbf-switch", paramLabel = "HOURS", description = "Per scale-out switch MTBF (default "
+    @Option(names = "--mtbf-switch", paramLabel = "HOURS", description = "Per scale-out switch MTBF, 0.01 to 1e9 (default "
             + "${DEFAULT-VALUE}).")
     double mtbfSwitch = FailureRates.SWITCH_MTBF_H;
 
     @Option(names = "--replications", paramLabel = "N", defaultValue = "20",
-            description = "Seeded replications (default ${DEFAULT-VALUE}).")
+            description = "Seeded replications (default ${DEFAULT-VALUE}, at most 100000).")
     int replications;
 
     @Option(names = "--seed", paramLabel = "S", defaultValue = "1", description = "First seed (default ${DEFAULT-VALUE}).")
@@ -95,16 +106,31 @@ public final class GoodputCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (threads < 1) {
-            throw usage("--threads must be at least 1");
+        if (threads < 1 || threads > 256) {
+            throw usage("--threads: found " + threads + ", expected 1 to 256");
         }
-        if (!(days > 0) || replications < 1 || !(mtbfGpu > 0) || !(mtbfHost > 0) || !(mtbfLink > 0)
-                || !(mtbfSwitch > 0)) {
-            throw usage("--days and every MTBF must be positive, --replications at least 1");
+        if (!(days > 0 && days <= MAX_DAYS)) {
+            throw usage("--days: found " + days + ", expected a number of days in (0, " + (int) MAX_DAYS + "]");
         }
+        if (replications < 1 || replications > MAX_REPLICATIONS) {
+            throw usage("--replications: found " + replications + ", expected 1 to " + MAX_REPLICATIONS);
+        }
+        String[] mtbfFlags = {"--mtbf-gpu", "--mtbf-host", "--mtbf-link", "--mtbf-switch"};
+        double[] mtbfs = {mtbfGpu, mtbfHost, mtbfLink, mtbfSwitch};
+        for (int i = 0; i < mtbfs.length; i++) {
+            if (!(mtbfs[i] >= MIN_MTBF_H && mtbfs[i] <= MAX_MTBF_H)) {
+                throw usage(mtbfFlags[i] + ": found " + mtbfs[i] + ", expected hours from " + MIN_MTBF_H
+                        + " to 1e9");
+            }
+        }
+        OutputFiles.check("--json", json);
         double saveS = seconds(checkpointCost, "--checkpoint-cost");
         double restartS = seconds(restartCost, "--restart-cost");
+        if (!checkpointEvery.equals("sweep") && !checkpointEvery.equals("optimal")) {
+            seconds(checkpointEvery, "--checkpoint-every");
+        }
         Scenario scenario = new ScenarioReader().read(scenarioFile);
+        WorkEstimate.of(scenario, false).requireFits();
         WhatIfStudy study = new WhatIfStudy(scenario);
         Outcome step = study.run("baseline", "", List.of(), null);
         if (step.failed()) {
@@ -121,6 +147,13 @@ public final class GoodputCommand implements Callable<Integer> {
         double intervalS;
         LongRun run;
         List<LongRun.Outcome> outcomes;
+        double plannedS = checkpointEvery.equals("sweep") || checkpointEvery.equals("optimal")
+                ? probe.youngDalyIntervalS()
+                : seconds(checkpointEvery, "--checkpoint-every");
+        double perReplication = days * 86_400 * (probe.failureRate() + 1 / plannedS) + 1;
+        double sweeps = checkpointEvery.equals("sweep") ? 17 * 4 : 1; // 17 intervals down to a quarter of Young/Daly's
+        WorkEstimate.longRun("goodput over " + days + " days x " + replications + " replications",
+                perReplication * replications * (1 + sweeps)).requireFits();
         try (TaskEngine tasks = TaskEngines.open(engine, master, threads, "clustersim goodput " + scenario.name())) {
             if (checkpointEvery.equals("sweep")) {
                 intervalS = sweepIntervals(tasks, probe, sweepRows);
@@ -294,7 +327,8 @@ public final class GoodputCommand implements Callable<Integer> {
             if (t.endsWith(u[0])) {
                 try {
                     double v = Double.parseDouble(t.substring(0, t.length() - u[0].length()).trim());
-                    if (v > 0 || (v == 0 && !flag.equals("--checkpoint-every"))) {
+                    if ((v > 0 || (v == 0 && !flag.equals("--checkpoint-every")))
+                            && v * Double.parseDouble(u[1]) <= MAX_COST_S * 12) {
                         return v * Double.parseDouble(u[1]);
                     }
                 } catch (NumberFormatException e) {
@@ -302,7 +336,7 @@ public final class GoodputCommand implements Callable<Integer> {
                 }
             }
         }
-        throw usage(flag + " " + text + ": expected a duration such as 90s, 30m, 2h or 1.5d"
+        throw usage(flag + " " + text + ": expected a duration such as 90s, 30m, 2h or 1.5d (at most 360d)"
                 + (flag.equals("--checkpoint-every") ? ", or optimal, or sweep" : ""));
     }
 

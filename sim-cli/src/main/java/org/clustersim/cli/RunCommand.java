@@ -9,8 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 
 import org.clustersim.cli.output.AtomicOutput;
 import org.clustersim.cli.output.MemoryTracks;
@@ -86,9 +84,18 @@ public final class RunCommand implements Callable<Integer> {
      * throughput over time (the report's heat map) even where the scenario does not ask for it.
      */
     static Simulated simulate(Scenario scenario, boolean allowOom, boolean linkCounters) {
+        return simulate(scenario, allowOom, linkCounters, false);
+    }
+
+    /**
+     * As {@link #simulate(Scenario, boolean, boolean)}, refusing up front work that cannot fit in
+     * the heap ({@link WorkEstimate}; {@code withTrace} counts the trace's size too).
+     */
+    static Simulated simulate(Scenario scenario, boolean allowOom, boolean linkCounters, boolean withTrace) {
         long t0 = System.nanoTime();
-        StepRun simulated = StepRun.of(scenario, linkCounters);
-        TrainingStep step = simulated.step();
+        TrainingStep step = scenario.trainingStep();
+        WorkEstimate.of(scenario, step, withTrace).requireFits();
+        StepRun simulated = StepRun.of(scenario, step, linkCounters);
         TrainingStep.Built built = simulated.built();
         Simulation.Result run = simulated.result();
         Timeline timeline = run.timeline();
@@ -118,8 +125,15 @@ public final class RunCommand implements Callable<Integer> {
                 .map(Path::of).orElse(Path.of("traces", scenario.name() + ".json")));
         TraceFormat format = traceFormat.format();
         Path summaryPath = summary != null ? summary : scenario.output().summary().map(Path::of).orElse(null);
+        // every output is checked before the (possibly long) simulation, so a bad path costs nothing
+        Map<String, Path> targets = new LinkedHashMap<>();
+        targets.put(trace != null ? "--trace" : "output.trace", tracePath);
+        targets.put(summary != null ? "--summary" : "output.summary", summaryPath);
+        targets.put("--csv", csv);
+        targets.put("--report", reportOptions.report);
+        OutputFiles.check(targets);
 
-        Simulated sim = simulate(scenario, allowOom, reportOptions.wanted());
+        Simulated sim = simulate(scenario, allowOom, reportOptions.wanted(), tracePath != null);
         Timeline timeline = sim.run().timeline();
         RunSummary result = sim.summary();
         double wall = sim.wallSeconds();
@@ -134,11 +148,7 @@ public final class RunCommand implements Callable<Integer> {
             files.put(tracePath, out -> format.write(timeline, out, otherData, markers));
         }
         if (summaryPath != null) {
-            ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-            files.put(summaryPath, out -> {
-                json.writeValue(new NonClosing(out), result);
-                out.write('\n');
-            });
+            files.put(summaryPath, OutputFiles.json(result));
         }
         if (csv != null) {
             files.put(csv, out -> org.clustersim.cli.output.DeviceCsv.write(result, out));
@@ -146,6 +156,11 @@ public final class RunCommand implements Callable<Integer> {
         reportOptions.stage(files, () -> RunPage.report(RunData.of(scenario, sim.step(), sim.run(), result),
                 "clustersim " + Version.current()), scenario, timeline);
         OutputFiles.write(files);
+        PrintWriter err = spec.commandLine().getErr();
+        for (String w : org.clustersim.cli.scenario.Fault.lateWarnings(scenario.faults(), timeline.makespan())) {
+            err.println("warning: " + w);
+        }
+        err.flush();
         PrintWriter out = spec.commandLine().getOut();
         SummaryText.print(out, scenario, result, tracePath, summaryPath, wall);
         printReport(out, reportOptions);
@@ -161,22 +176,5 @@ public final class RunCommand implements Callable<Integer> {
             out.printf("plots      %s (one .svg and one .png per chart)%n", options.plots);
         }
         out.flush();
-    }
-
-    /** Keeps Jackson from closing the stream the atomic writer owns. */
-    private static final class NonClosing extends java.io.FilterOutputStream {
-        NonClosing(java.io.OutputStream out) {
-            super(out);
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-            out.write(b, off, len);
-        }
-
-        @Override
-        public void close() throws IOException {
-            flush();
-        }
     }
 }

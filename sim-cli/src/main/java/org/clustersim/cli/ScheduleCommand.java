@@ -54,8 +54,14 @@ public final class ScheduleCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         options.check();
+        OutputFiles.check("--trace", trace);
         ScheduleKind k = ScheduleKind.byId(kind).orElseThrow(() -> new InputException("--kind: unknown schedule '"
                 + kind + "'; expected one of " + ScheduleKind.names()));
+        if (unit != null && !(unit > 0 && Double.isFinite(unit))) {
+            throw new InputException("--unit must be a finite number > 0, got " + unit);
+        }
+        options.estimate("schedule " + k.id() + " with p=" + options.p + " m=" + options.microbatches(),
+                options.chunksFor(k), 1, unit, true).requireFits();
         PipelineSchedule schedule;
         try {
             schedule = options.schedule(k);

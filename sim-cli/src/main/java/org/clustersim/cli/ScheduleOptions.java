@@ -76,9 +76,29 @@ final class ScheduleOptions {
         if (!(f + bi + w > 0)) {
             throw new InputException("--f, --bi and --w must not all be 0");
         }
-        if (fb != null && !(fb >= 0)) {
+        if (fb != null && (!(fb >= 0) || Double.isInfinite(fb))) {
             throw new InputException("--fb must be >= 0, got " + fb);
         }
+    }
+
+    /**
+     * The work of simulating {@code runs} schedules with {@code chunks} per rank (each once alone and
+     * {@link org.clustersim.strategies.pipeline.ScheduleStudy#STEADY_STEPS} steps back to back), drawn
+     * with one character per {@code unit} (null: half the shortest task; no drawing when {@code draw} is false).
+     */
+    WorkEstimate estimate(String what, int chunks, int runs, Double unit, boolean draw) {
+        double perMicrobatch = Math.max(f + bi + w, fb == null ? 0 : fb) + 2 * latency;
+        double makespan = ((double) microbatches() * chunks + 2.0 * p) * perMicrobatch;
+        double shortest = Double.MAX_VALUE;
+        for (double x : new double[] {f, bi, w}) {
+            if (x > 0) {
+                shortest = Math.min(shortest, x);
+            }
+        }
+        double unitNs = Math.max(1, unit != null ? ns(unit) : ns(shortest) / 2.0);
+        double width = draw ? makespan * NS_PER_UNIT / unitNs : 0;
+        return WorkEstimate.schedule(what, p, microbatches(), chunks,
+                (long) runs * (1 + org.clustersim.strategies.pipeline.ScheduleStudy.STEADY_STEPS), width);
     }
 
     /** The chunk count to build {@code kind} with. */

@@ -35,7 +35,7 @@ public final class TopologyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        ClusterSpec c = ClusterArgument.resolve(cluster);
+        ClusterSpec c = ClusterArgument.resolve("PRESET_OR_SCENARIO", cluster);
         java.util.List<java.util.Set<String>> traffic = null;
         Topology t;
         if (links && java.nio.file.Files.isRegularFile(java.nio.file.Path.of(cluster))) {

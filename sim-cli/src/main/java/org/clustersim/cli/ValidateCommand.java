@@ -32,7 +32,11 @@ public final class ValidateCommand implements Callable<Integer> {
                 s.faults().isEmpty() ? "" : ", " + s.faults().size() + " fault" + (s.faults().size() == 1 ? "" : "s")
                         + " touching " + faults.links().stream().map(e -> e.linkId()).distinct().count() + " links and "
                         + faults.devices().stream().map(e -> e.device()).distinct().count() + " GPUs");
+        WorkEstimate work = WorkEstimate.of(s, step, s.output().trace().isPresent());
+        spec.commandLine().getOut().printf("work: %s (the JVM may use %s of heap)%n", work.describe(),
+                org.clustersim.core.input.InputFile.size(Runtime.getRuntime().maxMemory()));
         spec.commandLine().getOut().flush();
+        work.requireFits();
         return 0;
     }
 }

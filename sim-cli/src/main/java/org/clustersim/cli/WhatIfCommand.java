@@ -83,7 +83,11 @@ public final class WhatIfCommand implements Callable<Integer> {
             + "(default ${DEFAULT-VALUE}).", defaultValue = "0.8")
     double slowFactor;
 
-    @Option(names = "--threads", paramLabel = "N", description = "Parallel simulations (default: all cores).")
+    /** Most parallel simulations accepted. */
+    static final int MAX_THREADS = 256;
+
+    @Option(names = "--threads", paramLabel = "N", description = "Parallel simulations, at most 256 (default: all "
+            + "cores).")
     int threads = Runtime.getRuntime().availableProcessors();
 
     @Option(names = "--engine", paramLabel = "local|spark", defaultValue = TaskEngines.LOCAL,
@@ -130,12 +134,23 @@ public final class WhatIfCommand implements Callable<Integer> {
         if (sweep == null && !variant) {
             throw usage("nothing to compare: give --fail, --degrade, --slow or --sweep");
         }
-        if (threads < 1 || sample < 0 || top < 0) {
-            throw usage("--threads must be at least 1, --sample and --top at least 0");
+        if (threads < 1 || threads > MAX_THREADS || sample < 0 || top < 0) {
+            throw usage("--threads must be from 1 to " + MAX_THREADS + ", --sample and --top at least 0");
         }
         if (!(slowFactor > 0 && slowFactor <= 1)) {
             throw usage("--slow-factor must be in (0, 1], found " + slowFactor);
         }
+        // every output is checked before simulating: all of them are written, or none
+        Map<String, Path> targets = new LinkedHashMap<>();
+        targets.put("--json", json);
+        targets.put("--csv", csv);
+        targets.put("--report", reportOptions.report);
+        if (sweep == null && !noTrace) {
+            String ext = traceFormat.format().extension();
+            targets.put("--trace-dir (baseline trace)", traceDir.resolve(scenario.name() + ".baseline" + ext));
+            targets.put("--trace-dir (variant trace)", traceDir.resolve(scenario.name() + ".whatif" + ext));
+        }
+        OutputFiles.check(targets);
         // the file's text travels to a distributed engine's workers, which rebuild the study from it
         WhatIfStudy study = new WhatIfStudy(scenario, sweep == null ? null
                 : java.nio.file.Files.readString(scenarioFile, StandardCharsets.UTF_8));
@@ -209,6 +224,7 @@ public final class WhatIfCommand implements Callable<Integer> {
     private int compare(WhatIfStudy study) throws IOException {
         Scenario scenario = study.scenario();
         List<Fault> faults = flagged(study.topology());
+        WorkEstimate.of(scenario, !noTrace).times(1, 2).requireFits();
         Map<Path, AtomicOutput.Content> files = new LinkedHashMap<>();
         String ext = traceFormat.format().extension();
         Path baseTrace = noTrace ? null : traceDir.resolve(scenario.name() + ".baseline" + ext);
@@ -230,6 +246,11 @@ public final class WhatIfCommand implements Callable<Integer> {
             throw new InputException("the faults cut the cluster apart: " + var.failure()
                     + "; nothing was written");
         }
+        PrintWriter err = spec.commandLine().getErr();
+        for (String w : Fault.lateWarnings(scenario.faults(), base.stepTimeNs())) {
+            err.println("warning: " + w);
+        }
+        err.flush();
         List<Comparison.LinkChange> changes = Comparison.linkChanges(study.topology(), base, var, 10);
         if (json != null) {
             Map<String, Object> doc = new LinkedHashMap<>();
@@ -305,6 +326,8 @@ public final class WhatIfCommand implements Callable<Integer> {
         } else {
             throw usage("--sweep " + sweep + ": expected links, links=FILTER or stragglers");
         }
+        WorkEstimate.of(scenario, false).times(Math.min(threads, variants.size()), variants.size() + 1L)
+                .requireFits();
         RunData[] baseline = new RunData[1];
         Outcome base = study.run("baseline", "", List.of(), reportOptions.wanted()
                 ? r -> baseline[0] = measure(study, r) : null, reportOptions.wanted());

@@ -2,6 +2,7 @@ package org.clustersim.cli.calibration;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -13,12 +14,14 @@ import java.util.Optional;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import org.clustersim.core.input.InputError;
+import org.clustersim.core.input.InputFile;
+import org.clustersim.core.input.InputFileException;
+import org.clustersim.core.input.SourceTreeReader;
 
 /**
  * The device profile a calibration starts from: a bundled one by name (the classpath resource
@@ -36,19 +39,22 @@ public record BaseProfile(String source, ObjectNode tree, Map<String, Integer> l
     /** Where bundled profiles live on the classpath. */
     public static final String BUNDLED = "/org/clustersim/profiles/";
 
-    private static final YAMLFactory YAML = YAMLFactory.builder()
-            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
+    private static final YAMLFactory YAML = (YAMLFactory) SourceTreeReader.yamlFactory()
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
     /** Loads a bundled profile or a file; empty when neither works (the reason is in {@code errors}). */
     public static Optional<BaseProfile> load(String nameOrFile, List<InputError> errors) {
         Path file = Path.of(nameOrFile);
         boolean looksLikeFile = nameOrFile.contains("/") || nameOrFile.contains("\\")
                 || nameOrFile.matches(".*\\.(yaml|yml|json)");
-        if (Files.isRegularFile(file)) {
+        if (Files.isRegularFile(file) || (looksLikeFile && Files.exists(file))) {
+            // the shared input layer: kind, size, UTF-8, duplicate keys, finite numbers, limits
             try {
-                return parse(nameOrFile, Files.readAllBytes(file), errors);
-            } catch (IOException e) {
-                errors.add(InputError.at(nameOrFile, 0, "", "cannot read: " + e.getMessage()));
+                String text = InputFile.readText(file, InputFile.MAX_STRUCTURED_BYTES, "a device profile file");
+                new SourceTreeReader().parse(file, SourceTreeReader.yamlFactory(), text);
+                return parse(nameOrFile, text.getBytes(StandardCharsets.UTF_8), errors);
+            } catch (InputFileException e) {
+                errors.addAll(e.errors());
                 return Optional.empty();
             }
         }
@@ -88,7 +94,7 @@ public record BaseProfile(String source, ObjectNode tree, Map<String, Integer> l
             String msg = e.getOriginalMessage();
             int cut = msg.indexOf('\n');
             errors.add(InputError.at(source, e.getLocation() == null ? 0 : e.getLocation().getLineNr(), "",
-                    "syntax error: " + (cut > 0 ? msg.substring(0, cut) : msg)));
+                    "syntax error: " + SourceTreeReader.scrub(cut > 0 ? msg.substring(0, cut) : msg)));
         } catch (IOException e) {
             errors.add(InputError.at(source, 0, "", "cannot read: " + e.getMessage()));
         }

@@ -29,7 +29,11 @@ public record StepRun(TrainingStep step, TrainingStep.Built built, Simulation.Re
      * over time (a report's heat map) even where the scenario does not ask for it.
      */
     public static StepRun of(Scenario scenario, boolean linkCounters) {
-        TrainingStep step = scenario.trainingStep();
+        return of(scenario, scenario.trainingStep(), linkCounters);
+    }
+
+    /** As {@link #of(Scenario, boolean)} with the scenario's training step already made. */
+    public static StepRun of(Scenario scenario, TrainingStep step, boolean linkCounters) {
         TrainingStep.Built built = step.build(scenario.stepSequence());
         FaultEvents faults = scenario.faultEvents(step.topology());
         Simulation.Result run = Simulation.run(built.graph(), step.topology(), scenario.fidelity(),

@@ -48,6 +48,33 @@ public record Fault(Target target, String name, long atNs, long durationNs, doub
         return new Fault(Target.GPU, gpu, 0, 0, 1, 0, speed, SourceLocation.NONE, flag);
     }
 
+    /**
+     * Warnings for faults that start after the simulated run ended at {@code endNs} and so changed
+     * nothing, e.g. {@code fault at 100 s (faults[0], line 12) starts after the step ended at 153 ms}.
+     */
+    public static java.util.List<String> lateWarnings(java.util.List<Fault> faults, long endNs) {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (Fault f : faults) {
+            if (f.atNs() >= endNs) {
+                out.add("fault at " + clock(f.atNs()) + " (" + f.path() + (f.location().line() > 0 ? ", line "
+                        + f.location().line() : "") + ") starts after the step ended at " + clock(endNs)
+                        + "; it had no effect");
+            }
+        }
+        return out;
+    }
+
+    /** Nanoseconds in the largest unit that keeps a number of at least 1: 153 ms, 100 s. */
+    static String clock(long ns) {
+        if (ns >= 1_000_000_000L) {
+            return String.format(Locale.ROOT, "%.4g s", ns / 1e9);
+        }
+        if (ns >= 1_000_000L) {
+            return String.format(Locale.ROOT, "%.4g ms", ns / 1e6);
+        }
+        return String.format(Locale.ROOT, "%.4g us", ns / 1e3);
+    }
+
     /** Trace markers: the fault starting, and ending if it does. */
     public java.util.List<org.clustersim.core.trace.ChromeTraceWriter.Marker> markers() {
         var start = new org.clustersim.core.trace.ChromeTraceWriter.Marker(atNs, "fault: " + describe());

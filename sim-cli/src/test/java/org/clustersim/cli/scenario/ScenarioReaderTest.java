@@ -507,7 +507,8 @@ class ScenarioReaderTest {
     @Test
     void duplicateKeysAreErrors() throws IOException {
         InputError e = only(errors(VALID.replace("  pp: 8", "  pp: 8\n  pp: 4")));
-        assertTrue(e.message().contains("Duplicate field 'pp'"), e.message());
+        assertTrue(e.message().contains("given twice; the first is on line 8"), e.message());
+        assertEquals("parallelism.pp", e.path());
         assertEquals(9, e.location().line());
     }
 

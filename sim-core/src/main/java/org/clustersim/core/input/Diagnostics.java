@@ -14,6 +14,11 @@ public final class Diagnostics {
         this.file = file;
     }
 
+    /** The file whose errors these are. */
+    public Path file() {
+        return file;
+    }
+
     public void error(SourceLocation location, String path, String message) {
         errors.add(new InputError(file, location, path, message));
     }

@@ -21,7 +21,11 @@ public record InputError(Path file, SourceLocation location, String path, String
                 message);
     }
 
-    /** {@code file:line:col: path: message}, leaving out what is not known (a column of 0, say). */
+    /**
+     * {@code file:line:col: path: message}, leaving out what is not known (a column of 0, say).
+     * Always one line: control characters quoted from the input (a tab, a newline in a quoted
+     * value) are shown escaped, so an error can never pass for a second one or a stack trace.
+     */
     public String format() {
         StringBuilder sb = new StringBuilder().append(file);
         if (location.line() > 0) {
@@ -34,6 +38,30 @@ public record InputError(Path file, SourceLocation location, String path, String
         if (!path.isEmpty()) {
             sb.append(path).append(": ");
         }
-        return sb.append(message).toString();
+        return printable(sb.append(message).toString());
+    }
+
+    /** {@code text} with tabs, newlines and other control characters written as escapes ({@code \t}, {@code \u0001}). */
+    public static String printable(String text) {
+        StringBuilder sb = null;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c >= 0x20 && c != 0x7f) {
+                if (sb != null) {
+                    sb.append(c);
+                }
+                continue;
+            }
+            if (sb == null) {
+                sb = new StringBuilder(text.length() + 8).append(text, 0, i);
+            }
+            sb.append(switch (c) {
+                case '\t' -> "\\t";
+                case '\n' -> "\\n";
+                case '\r' -> "\\r";
+                default -> String.format(java.util.Locale.ROOT, "\\u%04x", (int) c);
+            });
+        }
+        return sb == null ? text : sb.toString();
     }
 }

@@ -61,7 +61,8 @@ public sealed interface SourceNode permits SourceNode.MapNode, SourceNode.ListNo
         @Override
         public String describe() {
             return switch (kind) {
-                case STRING -> "the text \"" + text + "\"";
+                case STRING -> text.length() <= 60 ? "the text \"" + text + "\""
+                        : "the text \"" + text.substring(0, 48) + "...\" (" + text.length() + " characters)";
                 case INTEGER, DECIMAL -> "the number " + text;
                 case BOOLEAN -> "the boolean " + text;
                 case NULL -> "an empty value";

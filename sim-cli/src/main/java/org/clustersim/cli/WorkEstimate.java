@@ -1,0 +1,163 @@
+package org.clustersim.cli;
+
+import java.util.Locale;
+
+import org.clustersim.cli.scenario.Scenario;
+import org.clustersim.core.input.InputFile;
+import org.clustersim.strategies.training.TrainingStep;
+
+/**
+ * How much work a command is about to do, estimated before any of it is built: simulated tasks,
+ * events, heap and output size. Commands refuse, with the estimate and what to change, work that
+ * cannot fit in the JVM's heap or would not finish in any useful time, instead of dying of
+ * {@link OutOfMemoryError} after a minute or never returning.
+ *
+ * <p>The per-task figures are upper envelopes measured on the bundled scenarios (see
+ * docs/reliability.md): dense layers make about 2 to 3.2 tasks per GPU, microbatch and layer,
+ * MoE layers up to 17; a built task and its share of the timeline take a few hundred bytes.
+ *
+ * @param what        what is estimated, for messages
+ * @param tasks       simulated tasks (graph nodes), or iterations for a long-run study
+ * @param events      simulation events (task starts and ends, flows, failures)
+ * @param heapBytes   heap the work needs at its peak
+ * @param outputBytes bytes of output (trace, text) it would write
+ * @param outputLimited whether the output counts against {@link #MAX_TEXT_BYTES} (printed text, not a file)
+ * @param advice      what to change when it does not fit
+ */
+public record WorkEstimate(String what, long tasks, long events, long heapBytes, long outputBytes,
+                           boolean outputLimited, String advice) {
+    /** Tasks per simulated GPU, microbatch and layer of a dense model (measured at most 3.2). */
+    static final double DENSE_TASKS_PER_LAYER = 4;
+    /** The same for a mixture-of-experts model (measured at most 17). */
+    static final double MOE_TASKS_PER_LAYER = 24;
+    /** Heap per task, built graph and timeline together. */
+    static final long BYTES_PER_TASK = 1_500;
+    /** Heap per GPU of the cluster's graph (switches, links, routes). */
+    static final long BYTES_PER_GPU = 16_000;
+    /** Chrome trace bytes per task (one complete event of about 200 bytes, plus flows). */
+    static final long TRACE_BYTES_PER_TASK = 400;
+    /** Events a command may process at most: about a minute of event handling. */
+    static final long MAX_EVENTS = 2_000_000_000L;
+    /** Text a command may print (the schedule's timeline drawing). */
+    static final long MAX_TEXT_BYTES = 64L << 20;
+    /** Task ids are ints. */
+    static final long MAX_TASKS = Integer.MAX_VALUE / 2;
+
+    /** One training step (or {@code simulation.steps}) of a scenario, with its trace when {@code trace}. */
+    public static WorkEstimate of(Scenario s, boolean trace) {
+        return of(s, s.trainingStep(), trace);
+    }
+
+    /** The same, for the scenario's step already made (building it twice costs seconds on large clusters). */
+    public static WorkEstimate of(Scenario s, TrainingStep step, boolean trace) {
+        int gpus = s.cluster().gpus();
+        long simulated = 0;
+        for (int d = 0; d < gpus; d++) {
+            if (step.simulated(d)) {
+                simulated++;
+            }
+        }
+        return ofCounts(s.name(), gpus, simulated, s.microbatches(), s.stepSequence().steps(), s.model().layers(),
+                s.parallelism().pp(), s.model().experts() != null, trace);
+    }
+
+    /** The estimate from the counts that decide it (for tests and callers without a scenario). */
+    static WorkEstimate ofCounts(String name, long gpus, long simulatedGpus, long microbatches, long steps,
+                                 long layers, long pp, boolean moe, boolean trace) {
+        double layersPerStage = Math.ceil(layers / (double) Math.max(1, pp));
+        double perLayer = moe ? MOE_TASKS_PER_LAYER : DENSE_TASKS_PER_LAYER;
+        double tasks = (double) simulatedGpus * microbatches * steps * (layersPerStage * perLayer + 4)
+                + simulatedGpus * 64.0;
+        double heap = tasks * BYTES_PER_TASK + gpus * (double) BYTES_PER_GPU;
+        return new WorkEstimate(name, clamp(tasks), clamp(3 * tasks), clamp(heap),
+                trace ? clamp(tasks * TRACE_BYTES_PER_TASK) : 0, false,
+                "fewer microbatches (training.globalBatch), one data-parallel replica (simulation.replicas: one), "
+                        + "fewer steps, or more heap (CLUSTERSIM_JAVA_OPTS=-Xmx<size>)");
+    }
+
+    /** {@code concurrent} copies of one run at once (whatif's threads), {@code runs} in all. */
+    WorkEstimate times(long concurrent, long runs) {
+        return new WorkEstimate(what, clamp((double) tasks * runs), clamp((double) events * runs),
+                clamp((double) heapBytes * concurrent), clamp((double) outputBytes * runs), false,
+                advice + "; fewer threads (--threads) or variants (--sample)");
+    }
+
+    /** A bare pipeline schedule: {@code chunks} per rank, drawn {@code widthChars} characters wide. */
+    static WorkEstimate schedule(String what, long p, long m, long chunks, long runs, double widthChars) {
+        double tasks = (double) p * m * chunks * 3 * 2 * runs;
+        double text = p * (widthChars + 100);
+        return new WorkEstimate(what, clamp(tasks), clamp(3 * tasks), clamp(tasks * 600 + 2 * text), clamp(text), true,
+                "fewer ranks (-p) or microbatches (-m), or a coarser --unit");
+    }
+
+    /** A long-run failure study: {@code events} steps of the failure and checkpoint process in all. */
+    static WorkEstimate longRun(String what, double events) {
+        return new WorkEstimate(what, 0, clamp(events), 64L << 20, 0, false,
+                "fewer --days or --replications, larger MTBFs, or a longer --checkpoint-every");
+    }
+
+    /** Whether this work fits the heap the JVM may use (keeping a fifth free) and the event and text limits. */
+    public boolean fits() {
+        return reason() == null;
+    }
+
+    private String reason() {
+        long max = Runtime.getRuntime().maxMemory();
+        if (tasks > MAX_TASKS) {
+            return "more tasks than one simulation can hold (" + count(MAX_TASKS) + ")";
+        }
+        if (events > MAX_EVENTS) {
+            return "more events than the limit of " + count(MAX_EVENTS) + " (it would not finish in useful time)";
+        }
+        if (heapBytes > max / 5 * 4) {
+            return "more heap than the JVM may use (" + InputFile.size(max) + ")";
+        }
+        if (outputLimited && outputBytes > MAX_TEXT_BYTES) {
+            return "more output than " + InputFile.size(MAX_TEXT_BYTES);
+        }
+        return null;
+    }
+
+    /**
+     * @throws InputException (exit 2) with the estimate and the advice when the work does not fit
+     */
+    public WorkEstimate requireFits() {
+        String why = reason();
+        if (why != null) {
+            throw new InputException(what + " needs " + why + ": " + describe() + "; nothing was simulated. Try "
+                    + advice);
+        }
+        return this;
+    }
+
+    /** The estimate in words. */
+    public String describe() {
+        StringBuilder sb = new StringBuilder("estimated ");
+        if (tasks > 0) {
+            sb.append(count(tasks)).append(" tasks, ");
+        }
+        sb.append(count(events)).append(" events, ").append(InputFile.size(heapBytes)).append(" of heap");
+        if (outputBytes > 0) {
+            sb.append(", ").append(InputFile.size(outputBytes)).append(" of output");
+        }
+        return sb.toString();
+    }
+
+    private static long clamp(double v) {
+        return v >= Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(0, (long) Math.ceil(v));
+    }
+
+    /** 1234 as 1.2K, 3e9 as 3.0G. */
+    static String count(long n) {
+        if (n >= 1_000_000_000L) {
+            return String.format(Locale.ROOT, "%.1fG", n / 1e9);
+        }
+        if (n >= 1_000_000L) {
+            return String.format(Locale.ROOT, "%.1fM", n / 1e6);
+        }
+        if (n >= 10_000L) {
+            return String.format(Locale.ROOT, "%.1fK", n / 1e3);
+        }
+        return Long.toString(n);
+    }
+}
