@@ -763,12 +763,13 @@ public final class ScenarioReader {
                     + cluster.gpusPerNode() + "), but the layout tp x cp x pp x dp uses " + par.gpus()
                     + "; expected them to be equal");
         }
-        int perStep = training.microBatch() * par.dp();
+        // a long: microBatch x dp overflows an int (2^24 x 256 is 0), and a 0 divides nothing
+        long perStep = (long) training.microBatch() * par.dp();
         if (training.globalBatch() % perStep != 0) {
             trainSec.error("globalBatch", "found " + training.globalBatch()
                     + ", expected a multiple of training.microBatch x parallelism.dp (" + perStep + ")");
         } else {
-            int m = training.globalBatch() / perStep;
+            int m = (int) (training.globalBatch() / perStep);
             try {
                 schedule.schedule(par.vp() == 0 ? 1 : par.vp()).validate(par.pp(), m);
             } catch (IllegalArgumentException e) {
