@@ -48,13 +48,34 @@ public record Field(String name, Type type, Object dflt, String description) {
 
     /**
      * One of a set of names, matched ignoring case. {@code planned} names belong to the format but
-     * are rejected as not supported yet.
+     * are rejected as not supported yet; {@code elsewhere} names are rejected with a pointer to the
+     * field that does take them (a torus fabric: the TPU presets).
      */
-    public record ChoiceType(Map<String, ?> values, List<String> planned) implements Type {
+    public record ChoiceType(Map<String, ?> values, List<String> planned, Map<String, String> elsewhere)
+            implements Type {
         /** Names in sorted order, so messages and the schema come out the same every run. */
         public ChoiceType {
             values = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(values));
+            elsewhere = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(elsewhere));
         }
+
+        public ChoiceType(Map<String, ?> values, List<String> planned) {
+            this(values, planned, Map.of());
+        }
+    }
+
+    /**
+     * A parallel degree from 1 to {@code max}, or -1 for what the other axes leave (MaxText's
+     * {@code *_parallelism} convention).
+     */
+    public record DegreeType(int max) implements Type {
+    }
+
+    /**
+     * A list of texts, each matching {@code pattern} (an anchored ECMA-262 regular expression that
+     * Java reads the same way); {@code expected} says what they are, for messages.
+     */
+    public record TextListType(String pattern, String expected) implements Type {
     }
 
     /** A list of integers, each in [min, max]. */
@@ -117,6 +138,12 @@ public record Field(String name, Type type, Object dflt, String description) {
 
     static Field choice(String name, Map<String, ?> values, List<String> planned, String dflt, String description) {
         return new Field(name, new ChoiceType(values, planned), dflt, description);
+    }
+
+    /** A choice whose {@code elsewhere} names are answered with where they belong. */
+    static Field choice(String name, Map<String, ?> values, Map<String, String> elsewhere, String dflt,
+                        String description) {
+        return new Field(name, new ChoiceType(values, List.of(), elsewhere), dflt, description);
     }
 
     /** Names mapped to themselves, in order. */
@@ -190,6 +217,94 @@ public record Field(String name, Type type, Object dflt, String description) {
         return s.text(name);
     }
 
+    /**
+     * The text, checked against the declared pattern (the reader's own parsing then cannot fail on
+     * its form); empty when absent or after reporting a text of another form.
+     *
+     * @param expected what the pattern stands for, for the message
+     */
+    public Optional<String> text(Section s, String expected) {
+        TextType t = as(TextType.class);
+        Optional<String> v = s.text(name);
+        if (v.isPresent() && t.pattern() != null && !java.util.regex.Pattern.compile(t.pattern()).matcher(v.get())
+                .find()) {
+            s.error(name, "found '" + v.get() + "', expected " + expected);
+            return Optional.empty();
+        }
+        return v;
+    }
+
+    /** The degree (1 and up, or -1 for the rest); empty when absent or after reporting it. */
+    public Optional<Integer> degree(Section s) {
+        DegreeType t = as(DegreeType.class);
+        Optional<Integer> v = s.optionalInteger(name, -1, t.max());
+        if (v.isPresent() && v.get() == 0) {
+            s.error(name, "found 0, expected an integer from 1 to " + t.max() + ", or -1 for what the other axes "
+                    + "leave");
+            return Optional.empty();
+        }
+        return v;
+    }
+
+    /**
+     * The texts of a list field, each matching the declared pattern; empty when absent, or after
+     * reporting a value that is not a list or an item of another form.
+     */
+    public Optional<List<String>> textList(Section s) {
+        TextListType t = as(TextListType.class);
+        if (s.node(name).isEmpty()) {
+            return Optional.empty();
+        }
+        List<SourceNode> items = s.list(name);
+        if (!(s.node(name).get() instanceof SourceNode.ListNode)) {
+            return Optional.empty();
+        }
+        java.util.regex.Pattern p = java.util.regex.Pattern.compile(t.pattern());
+        List<String> out = new ArrayList<>();
+        boolean ok = true;
+        for (int i = 0; i < items.size(); i++) {
+            SourceNode item = items.get(i);
+            if (item instanceof SourceNode.ScalarNode sc && sc.kind() != SourceNode.ScalarKind.NULL
+                    && p.matcher(sc.text()).find()) {
+                out.add(sc.text());
+            } else {
+                s.diagnostics().error(item.location(), s.pathOf(name) + "[" + i + "]", "found " + item.describe()
+                        + ", expected " + t.expected());
+                ok = false;
+            }
+        }
+        return ok ? Optional.of(out) : Optional.empty();
+    }
+
+    /**
+     * Reads the field through its type only, recording type, range and name errors, where the
+     * value is not used (a field of another kind of cluster, reported by the caller). A text's
+     * pattern is the caller's to check, with its own words ({@link #text(Section, String)}).
+     * Whether it is given.
+     */
+    public boolean check(Section s) {
+        if (type instanceof IntegerType) {
+            optionalInteger(s);
+        } else if (type instanceof NumberType) {
+            number(s);
+        } else if (type instanceof BooleanType) {
+            bool(s, false);
+        } else if (type instanceof TextType) {
+            text(s);
+        } else if (type instanceof ChoiceType) {
+            choice(s, null);
+        } else if (type instanceof DegreeType) {
+            degree(s);
+        } else if (type instanceof TextListType) {
+            textList(s);
+        } else if (type instanceof IntegerListType) {
+            integerList(s);
+        } else {
+            s.node(name);
+        }
+        return s.node(name).isPresent();
+    }
+
     public Optional<int[]> integerList(Section s) {
         IntegerListType t = as(IntegerListType.class);
         return s.integerList(name, t.min(), t.max());
@@ -213,6 +328,13 @@ public record Field(String name, Type type, Object dflt, String description) {
                 && sc.kind() == SourceNode.ScalarKind.STRING
                 && t.planned().contains(sc.text().toLowerCase(java.util.Locale.ROOT))) {
             s.notSupported(name, sc.text() + " is planned; use " + String.join(", ", t.values().keySet()));
+            return fallback;
+        }
+        if (given.isPresent() && given.get() instanceof SourceNode.ScalarNode sc
+                && sc.kind() == SourceNode.ScalarKind.STRING
+                && t.elsewhere().containsKey(sc.text().toLowerCase(java.util.Locale.ROOT))) {
+            s.error(name, "found '" + sc.text() + "', expected one of " + String.join(", ", t.values().keySet())
+                    + ": " + t.elsewhere().get(sc.text().toLowerCase(java.util.Locale.ROOT)));
             return fallback;
         }
         return s.choice(name, fallback, (Map<String, E>) t.values());

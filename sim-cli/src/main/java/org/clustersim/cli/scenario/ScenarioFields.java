@@ -23,9 +23,11 @@ import org.clustersim.strategies.model.TransformerModel;
 import org.clustersim.strategies.pipeline.ScheduleKind;
 import org.clustersim.strategies.training.AllToAllAlgorithm;
 import org.clustersim.strategies.training.ContextParallel;
+import org.clustersim.strategies.training.LogicalMesh;
 import org.clustersim.strategies.training.Mesh;
 import org.clustersim.strategies.training.Zero3Impl;
 import org.clustersim.topology.SwitchedClusterSpec;
+import org.clustersim.topology.TorusSpec;
 
 /**
  * Every field of the scenario format (docs/scenario-format.md): the single definition that
@@ -47,9 +49,15 @@ public final class ScenarioFields {
     }
 
     // ---- cluster ----
-    public static final Field CLUSTER_PRESET = choice("preset", names(SwitchedClusterSpec.presetNames()
-            .toArray(String[]::new)), "dgx-h100", "Server type: GPU model, NVLink and NIC figures (nvl72: one NVLink "
-            + "domain of 72 GPUs per rack).");
+    /**
+     * The TPU presets: chip generation to the figures of its slices (ICI, hosts, DCN; the shape
+     * here is a placeholder, cluster.topology gives the real one).
+     */
+    static final Map<String, TorusSpec> TPU_PRESETS = tpuPresets();
+
+    public static final Field CLUSTER_PRESET = choice("preset", clusterPresets(), "dgx-h100", "Server type: GPU "
+            + "model, NVLink and NIC figures (nvl72: one NVLink domain of 72 GPUs per rack); "
+            + String.join(", ", TPU_PRESETS.keySet()) + " build TPU slices instead (topology, slices).");
     public static final Field DEVICE_PROFILE = text("deviceProfile", "How fast the GPUs' kernels run: a bundled "
             + "profile's name (h100-sxm, h200-sxm, a100-sxm-80gb, b200) or a profile file relative to the scenario; "
             + "default: the preset GPU's bundled profile (docs/device-profiles.md).");
@@ -60,9 +68,9 @@ public final class ScenarioFields {
     public static final Field GPUS_PER_NODE = integer("gpusPerNode", null, 1, 1024, "GPUs in one NVSwitch domain; "
             + "default: the preset's (8; nvl72: 72).");
     public static final Field FABRIC = choice("fabric", names("single-switch", "rail-optimized", "fat-tree"),
-            List.of("torus-2d", "torus-3d", "nvl72"), "single-switch", "How servers are joined: one NIC per GPU on a "
+            fabricsElsewhere(), "single-switch", "GPU presets only: how servers are joined: one NIC per GPU on a "
             + "single switch; the DGX SuperPOD rail-optimised fabric (scalable units of 32 servers); or a generic "
-            + "fat tree. torus-2d, torus-3d and nvl72 are planned.");
+            + "fat tree. TPU tori come with the TPU presets (topology), an NVL72 rack with preset: nvl72.");
     public static final Field OVERSUBSCRIPTION = number("oversubscription", 1.0, 1, 1024, "rail-optimized: "
             + "capacity above the leaves is divided by this ratio; fat-tree: the leaves' down:up port ratio.");
     public static final Field LEVELS = integer("levels", 2, 2, 3, "fat-tree only: switch levels.");
@@ -77,9 +85,29 @@ public final class ScenarioFields {
             + "ns; default: the preset's (200).");
     public static final Field NIC_LAT = number("nicLatencyNs", null, 0, 1e12, "Latency of the NIC-switch hop, ns; "
             + "default: the preset's (1200).");
-    public static final Field CLUSTER = section("cluster", "The servers, their GPUs and the fabric joining them.",
-            List.of(), CLUSTER_PRESET, DEVICE_PROFILE, DEVICE_OVERRIDES, NODES, GPUS_PER_NODE, FABRIC,
-            OVERSUBSCRIPTION, LEVELS, RADIX, NVLINK_BW, NVLINK_LAT, NIC_BW, GPU_NIC_LAT, NIC_LAT);
+    /** A slice shape: two or three axis lengths joined by x. */
+    static final String SHAPE = "^\\s*[1-9][0-9]{0,3}(\\s*[xX]\\s*[1-9][0-9]{0,3}){1,2}\\s*$";
+    public static final Field TOPOLOGY = text("topology", null, SHAPE, "TPU presets only, and required with them: "
+            + "the slice shape in chips, axis x first: AxBxC (tpu-v4, tpu-v5p) or AxB (tpu-v5e, tpu-v6e; at most "
+            + "16x16).");
+    public static final Field SLICES = integer("slices", 1, 1, 1 << 12, "TPU presets only: slices joined by the "
+            + "data-center network (DCN), MaxText's multi-slice.");
+    public static final Field CHIPS_PER_HOST = integer("chipsPerHost", null, 1, 64, "TPU presets only: chips sharing "
+            + "one host and its DCN NICs; default: the preset's (" + perPreset(t -> t.chipsPerHost()) + ").");
+    public static final Field ICI_BW = number("iciBandwidthGBps", null, 1e-3, 1e6, "TPU presets only: one ICI link, "
+            + "one direction, GB/s; default: the preset's (" + perPreset(t -> t.iciBytesPerS() / 1e9) + ").");
+    public static final Field DCN_BW = number("dcnBandwidthGBpsPerChip", null, 1e-3, 1e6, "TPU presets only: DCN "
+            + "bandwidth per chip, one direction, GB/s (a host has chipsPerHost times this); default: the preset's ("
+            + perPreset(t -> t.dcnBytesPerS() / t.chipsPerHost() / 1e9) + ").");
+    public static final Field CLUSTER = section("cluster", "The servers, their GPUs and the fabric joining them; "
+            + "or, with a TPU preset, TPU slices.", List.of(), CLUSTER_PRESET, DEVICE_PROFILE, DEVICE_OVERRIDES,
+            NODES, GPUS_PER_NODE, FABRIC, OVERSUBSCRIPTION, LEVELS, RADIX, NVLINK_BW, NVLINK_LAT, NIC_BW, GPU_NIC_LAT,
+            NIC_LAT, TOPOLOGY, SLICES, CHIPS_PER_HOST, ICI_BW, DCN_BW);
+    /** The cluster fields of GPU presets, which a TPU cluster does not take. */
+    static final List<Field> GPU_CLUSTER_ONLY = List.of(NODES, GPUS_PER_NODE, FABRIC, OVERSUBSCRIPTION, LEVELS,
+            RADIX, NVLINK_BW, NVLINK_LAT, NIC_BW, GPU_NIC_LAT, NIC_LAT);
+    /** The cluster fields of TPU presets, which a GPU cluster does not take. */
+    static final List<Field> TPU_CLUSTER_ONLY = List.of(TOPOLOGY, SLICES, CHIPS_PER_HOST, ICI_BW, DCN_BW);
 
     // ---- model ----
     public static final Field MODEL_PRESET = choice("preset", TransformerModel.presets(), null, "Published model "
@@ -195,10 +223,35 @@ public final class ScenarioFields {
     public static final Field LAYERS_PER_STAGE = new Field("layersPerStage", new Field.IntegerListType(1, 100_000),
             null, "Layers of each stage in pipeline order, one entry per stage, adding up to model.layers; "
             + "default: even.");
-    public static final Field PARALLELISM = section("parallelism", "How the model is split over the GPUs.",
-            List.of(), TP, PP, DP, CP, EP, ETP, VP, ZERO, SEQUENCE_PARALLEL, OVERLAP_GRAD, TP_COMM_OVERLAP,
+
+    /** One degree of the JAX mesh: its field and the logical axis it sizes, inside a slice or across. */
+    record MeshDegree(Field field, LogicalMesh.Axis axis, boolean ici) {
+    }
+
+    /** The largest degree of one mesh axis. */
+    static final int MAX_DEGREE = 1 << 20;
+    /** Every ici_* and dcn_* degree, sequence followed by its other name, context. */
+    static final List<MeshDegree> MESH_DEGREES = meshDegrees();
+    public static final Field MESH = section("mesh", "TPU presets only: MaxText's *_parallelism settings, each "
+            + "logical axis's degree inside a slice (ici_, over ICI) and across slices (dcn_, over DCN); absent axes "
+            + "are 1, one ici_ and one dcn_ axis may be -1 (what the others leave). The ici_ degrees multiply to the "
+            + "chips of a slice, the dcn_ ones to cluster.slices. Not with tp, dp, pp, cp, ep, etp, zero, shardGroup "
+            + "or order.", List.of(), MESH_DEGREES.stream().map(MeshDegree::field).toArray(Field[]::new));
+    /** A piece of a physical torus axis: x, y or z, whole or a factor of it (x:4). */
+    static final String PIECE = "^\\s*[xXyYzZ](\\s*:\\s*[1-9][0-9]{0,3})?\\s*$";
+    /** The logical axes meshMapping places: each field and its axis (sequence also as context). */
+    static final Map<Field, LogicalMesh.Axis> MAPPED_AXES = mappedAxes();
+    public static final Field MESH_MAPPING = section("meshMapping", "With mesh: which torus axes each ICI logical "
+            + "axis takes, innermost first; each axis's pieces multiply to its degree and every physical axis is "
+            + "covered exactly; default: tensor, sequence, expert, fsdp, data, pipeline each take what they can of x, "
+            + "then y, then z.", List.of(), MAPPED_AXES.keySet().toArray(Field[]::new));
+    public static final Field COLLECTIVE_MATMUL = bool("collectiveMatmul", true, "With mesh: tensor parallelism as "
+            + "XLA's collective matmul (the all-gather in ring steps feeding chunks of the matmul, the reduce-scatter "
+            + "under the next split's matmul); false: exposed all-gather and reduce-scatter around each block.");
+    public static final Field PARALLELISM = section("parallelism", "How the model is split over the GPUs (or TPU "
+            + "chips).", List.of(), TP, PP, DP, CP, EP, ETP, VP, ZERO, SEQUENCE_PARALLEL, OVERLAP_GRAD, TP_COMM_OVERLAP,
             OVERLAP_PARAM_GATHER, A2A_OVERLAP, ALL_TO_ALL, BUCKET, LAYERS_PER_STAGE, SHARD_GROUP, CP_VARIANT, ORDER,
-            ZERO3_IMPL, RESHARD, GRAD_REDUCE_DTYPE);
+            ZERO3_IMPL, RESHARD, GRAD_REDUCE_DTYPE, MESH, MESH_MAPPING, COLLECTIVE_MATMUL);
 
     // ---- schedule ----
     public static final Field KIND = choice("kind", scheduleKinds(), ScheduleKind.ONE_F_ONE_B.id(), "Pipeline "
@@ -233,9 +286,13 @@ public final class ScenarioFields {
     public static final Field RECOMPUTE_MODULES = new Field("recomputeModules", new Field.NameListType(
             supportedModules()), null, "With recompute: selective only: Megatron-core's --recompute-modules, each "
             + "once; default: [core_attn].");
+    public static final Field REMAT = choice("remat", rematPolicies(), null, "MaxText's remat policy, as "
+            + "recomputation: full keeps only layer inputs; minimal keeps every weight matmul's output and recomputes "
+            + "attention's dots; save_dot_except_mlpwi (or save_dot_except_mlp) also recomputes the MLP; "
+            + "save_qkv_proj keeps only q, k, v; none keeps everything. Not with recompute or recomputeModules.");
     public static final Field TRAINING = section("training", "Batch, sequence, precision and recomputation.",
             List.of(List.of("globalBatch")), GLOBAL_BATCH, MICRO_BATCH, SEQ_LEN, PRECISION, RECOMPUTE, FP8_RECIPE,
-            GRAD_FUSION, FP8_GATHER, MAIN_GRAD, ADAM_MOMENTS, RECOMPUTE_MODULES);
+            GRAD_FUSION, FP8_GATHER, MAIN_GRAD, ADAM_MOMENTS, RECOMPUTE_MODULES, REMAT);
 
     // ---- network ----
     public static final Field FIDELITY = choice("fidelity", Map.of("analytical", Simulation.Fidelity.ANALYTICAL,
@@ -288,6 +345,89 @@ public final class ScenarioFields {
     public static final Field ROOT = section("", "A clustersim scenario: one training step (or several) to "
             + "simulate. See docs/scenario-format.md.", List.of(List.of("model", "training")), NAME, CLUSTER, MODEL,
             PARALLELISM, SCHEDULE, TRAINING, NETWORK, FAULTS, OUTPUT, SIMULATION);
+
+    private static Map<String, TorusSpec> tpuPresets() {
+        Map<String, TorusSpec> m = new LinkedHashMap<>();
+        m.put("tpu-v4", TorusSpec.v4(4, 4, 4));
+        m.put("tpu-v5p", TorusSpec.v5p(4, 4, 4));
+        m.put("tpu-v5e", TorusSpec.v5e(16, 16));
+        m.put("tpu-v6e", TorusSpec.v6e(16, 16));
+        return m;
+    }
+
+    /** The GPU presets and the TPU ones, each name standing for itself. */
+    private static Map<String, String> clusterPresets() {
+        List<String> all = new ArrayList<>(SwitchedClusterSpec.presetNames());
+        all.addAll(TPU_PRESETS.keySet());
+        return names(all.toArray(String[]::new));
+    }
+
+    /** Fabric names that belong to other fields, with where. */
+    private static Map<String, String> fabricsElsewhere() {
+        String tori = "TPU tori come with the TPU presets (cluster.preset: " + String.join(", ", TPU_PRESETS.keySet())
+                + ", with cluster.topology)";
+        return Map.of("torus-2d", tori, "torus-3d", tori, "torus", tori, "nvl72", "an NVL72 rack is a preset "
+                + "(cluster.preset: nvl72), joined by any of these fabrics");
+    }
+
+    /** A figure of each TPU preset, for a default's description: "tpu-v4 4, tpu-v5p 4, ...". */
+    private static String perPreset(java.util.function.Function<TorusSpec, Number> figure) {
+        List<String> out = new ArrayList<>();
+        TPU_PRESETS.forEach((name, t) -> {
+            double v = figure.apply(t).doubleValue();
+            out.add(name + " " + (v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v)));
+        });
+        return String.join(", ", out);
+    }
+
+    private static List<MeshDegree> meshDegrees() {
+        List<MeshDegree> out = new ArrayList<>();
+        for (boolean ici : List.of(true, false)) {
+            String prefix = ici ? "ici_" : "dcn_";
+            String where = ici ? "inside a slice, over ICI" : "across slices, over DCN";
+            for (LogicalMesh.Axis a : LogicalMesh.Axis.values()) {
+                out.add(new MeshDegree(new Field(prefix + a.id(), new Field.DegreeType(MAX_DEGREE), 1, "MaxText's "
+                        + prefix + a.id() + "_parallelism: the " + a.id() + " axis's degree " + where + "; -1: what "
+                        + "the other " + prefix + " axes leave."), a, ici));
+                if (a == LogicalMesh.Axis.SEQUENCE) {
+                    out.add(new MeshDegree(new Field(prefix + "context", new Field.DegreeType(MAX_DEGREE), 1,
+                            "Read as " + prefix + "sequence (MaxText's " + prefix + "context_parallelism "
+                            + "splits sequences the same way here); give one of them."), a, ici));
+                }
+            }
+        }
+        return out;
+    }
+
+    private static Map<Field, LogicalMesh.Axis> mappedAxes() {
+        Field.TextListType pieces = new Field.TextListType(PIECE, "a physical axis x, y or z, or a factor of one "
+                + "such as x:4");
+        Map<Field, LogicalMesh.Axis> out = new LinkedHashMap<>();
+        for (LogicalMesh.Axis a : LogicalMesh.Axis.values()) {
+            out.put(new Field(a.id(), pieces, null, "The physical axes (x, y, z) or factors of them (x:4) the " + a.id()
+                    + " axis takes, innermost first."), a);
+            if (a == LogicalMesh.Axis.SEQUENCE) {
+                out.put(new Field("context", pieces, null, "Another name for sequence; give one of them."), a);
+            }
+        }
+        return out;
+    }
+
+    /** MaxText's remat policies as recomputation (TpuSectionReader#remat). */
+    private static Map<String, TpuSectionReader.Remat> rematPolicies() {
+        Map<String, TpuSectionReader.Remat> policies = new LinkedHashMap<>();
+        policies.put("full", new TpuSectionReader.Remat(Scenario.Recompute.FULL, java.util.Set.of()));
+        policies.put("minimal", new TpuSectionReader.Remat(Scenario.Recompute.SELECTIVE,
+                java.util.Set.of(RecomputeModule.CORE_ATTN)));
+        TpuSectionReader.Remat exceptMlp = new TpuSectionReader.Remat(Scenario.Recompute.SELECTIVE,
+                java.util.Set.of(RecomputeModule.CORE_ATTN, RecomputeModule.MLP));
+        policies.put("save_dot_except_mlpwi", exceptMlp);
+        policies.put("save_dot_except_mlp", exceptMlp);
+        policies.put("save_qkv_proj", new TpuSectionReader.Remat(Scenario.Recompute.SELECTIVE,
+                java.util.Set.of(RecomputeModule.CORE_ATTN, RecomputeModule.MLP, RecomputeModule.LAYERNORM)));
+        policies.put("none", new TpuSectionReader.Remat(Scenario.Recompute.NONE, java.util.Set.of()));
+        return policies;
+    }
 
     /** The targets of a fault and the fields that go with each. */
     private static Map<String, Field.MappingType> faultVariants() {

@@ -110,19 +110,24 @@ public final class ScenarioReader {
                 declared.overlapParamGather(), declared.overlapMoeExpertParallelComm(), declared.allToAll());
         Optional<TransformerModel> model = model(modelSec);
         Optional<ClusterChoice> cluster;
-        if (TpuSectionReader.isTpu(clusterSec)) {
-            Optional<TpuSectionReader.TpuCluster> tpu = TpuSectionReader.cluster(clusterSec, parSec,
+        // an unknown preset was reported; the rest is read as for the default (GPU) preset
+        String preset = CLUSTER_PRESET.choice(clusterSec);
+        boolean collectiveMatmul = TpuSectionReader.collectiveMatmul(parSec);
+        if (TpuSectionReader.presets().contains(preset)) {
+            Optional<TpuSectionReader.TpuCluster> tpu = TpuSectionReader.cluster(clusterSec, preset, parSec,
                     chip -> deviceProfile(clusterSec, chip, file));
             cluster = tpu.map(t -> new ClusterChoice(t.torus(), t.device()));
             if (tpu.isPresent() && tpu.get().mesh().isPresent()) {
-                par = TpuSectionReader.parallelism(parSec, tpu.get().mesh().get(), par);
+                par = TpuSectionReader.parallelism(parSec, tpu.get().mesh().get(), par,
+                        collectiveMatmul);
             }
         } else {
             if (TpuSectionReader.hasMesh(parSec)) {
                 parSec.error("mesh", "a JAX mesh (ici_* and dcn_* degrees) lays out TPU chips; expected cluster.preset "
                         + String.join(", ", TpuSectionReader.presets()) + ", or tp, dp, pp, cp for GPUs");
             }
-            cluster = cluster(clusterSec, par, file);
+            TpuSectionReader.gpuCluster(clusterSec, parSec);
+            cluster = cluster(clusterSec, preset, par, file);
         }
         AttentionImpl attention = attention(modelSec, cluster.map(ClusterChoice::device));
         Simulation.Fidelity fidelity = FIDELITY.choice(netSec);
@@ -611,16 +616,10 @@ public final class ScenarioReader {
         return new DeviceProfileReader(s.diagnostics()).read(tree, overrides == null ? "" : s.pathOf("deviceOverrides"));
     }
 
-    private Optional<ClusterChoice> cluster(Section s, Scenario.Parallelism par, Path file) {
-        String presetName = CLUSTER_PRESET.choice(s);
+    private Optional<ClusterChoice> cluster(Section s, String presetName, Scenario.Parallelism par, Path file) {
         String fabric = FABRIC.choice(s);
         boolean rails = fabric.equals("rail-optimized");
         boolean fatTree = fabric.equals("fat-tree");
-        if (!fabric.equals("single-switch") && !rails && !fatTree) {
-            s.error("fabric", "found " + fabric + "; TPU tori come with the TPU presets (cluster.preset: "
-                    + String.join(", ", TpuSectionReader.presets()) + ", cluster.topology); for GPUs use "
-                    + "single-switch, rail-optimized or fat-tree");
-        }
         int levels = LEVELS.integer(s);
         int radix = RADIX.integer(s);
         if (!fatTree && (given(s, "levels") || given(s, "radix"))) {
@@ -777,12 +776,13 @@ public final class ScenarioReader {
                     + cluster.gpusPerNode() + "), but the layout tp x cp x pp x dp uses " + par.gpus()
                     + "; expected them to be equal");
         }
-        int perStep = training.microBatch() * par.dp();
+        // a long: microBatch x dp overflows an int (2^24 x 256 is 0), and a 0 divides nothing
+        long perStep = (long) training.microBatch() * par.dp();
         if (training.globalBatch() % perStep != 0) {
             trainSec.error("globalBatch", "found " + training.globalBatch()
                     + ", expected a multiple of training.microBatch x parallelism.dp (" + perStep + ")");
         } else {
-            int m = training.globalBatch() / perStep;
+            int m = (int) (training.globalBatch() / perStep);
             try {
                 schedule.schedule(par.vp() == 0 ? 1 : par.vp()).validate(par.pp(), m);
             } catch (IllegalArgumentException e) {

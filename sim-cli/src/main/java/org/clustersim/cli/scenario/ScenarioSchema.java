@@ -84,6 +84,15 @@ public final class ScenarioSchema {
             n.put("pattern", t.pattern() == null ? "\\S" : t.pattern());
         } else if (type instanceof Field.ChoiceType t) {
             n.set("anyOf", names(List.copyOf(t.values().keySet()), true));
+        } else if (type instanceof Field.DegreeType t) {
+            types(n, "integer");
+            n.put("minimum", -1);
+            n.put("maximum", t.max());
+            // 0 is no degree; -1 takes what the other axes leave
+            n.putObject("not").put("const", 0);
+        } else if (type instanceof Field.TextListType t) {
+            types(n, "array");
+            n.putObject("items").put("type", "string").put("pattern", t.pattern());
         } else if (type instanceof Field.IntegerListType t) {
             types(n, "array");
             ObjectNode item = n.putObject("items");

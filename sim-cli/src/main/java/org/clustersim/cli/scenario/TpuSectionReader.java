@@ -28,35 +28,37 @@ import org.clustersim.topology.TorusSpec;
  * remat policies). Kept apart from {@link ScenarioReader}, which calls it.
  */
 final class TpuSectionReader {
-    /** The TPU presets: chip generation to its slice builder's figures. */
-    private static final Map<String, TorusSpec> PRESETS = new LinkedHashMap<>();
-
-    static {
-        PRESETS.put("tpu-v4", TorusSpec.v4(4, 4, 4));
-        PRESETS.put("tpu-v5p", TorusSpec.v5p(4, 4, 4));
-        PRESETS.put("tpu-v5e", TorusSpec.v5e(16, 16));
-        PRESETS.put("tpu-v6e", TorusSpec.v6e(16, 16));
-    }
-
-    private static final List<String> MESH_KEYS = meshKeys();
+    /** What a slice shape looks like, for messages. */
+    private static final String SHAPE = "a slice shape: axis lengths joined by x, such as 8x8x8 (tpu-v4, tpu-v5p) or "
+            + "16x16 (tpu-v5e, tpu-v6e)";
 
     private TpuSectionReader() {
     }
 
     /** The TPU preset names. */
     static Set<String> presets() {
-        return PRESETS.keySet();
+        return ScenarioFields.TPU_PRESETS.keySet();
     }
 
-    /** Whether the cluster section names a TPU preset. */
-    static boolean isTpu(Section cluster) {
-        return cluster.node("preset").filter(n -> n instanceof SourceNode.ScalarNode s
-                && s.text().toLowerCase(Locale.ROOT).startsWith("tpu")).isPresent();
-    }
-
-    /** Whether the parallelism section lays out a JAX mesh. */
+    /** Whether the parallelism section lays out a JAX mesh (an empty value counts as none). */
     static boolean hasMesh(Section parallelism) {
-        return parallelism.has("mesh");
+        return parallelism.node(ScenarioFields.MESH.name()).isPresent();
+    }
+
+    /**
+     * A GPU cluster's section: the TPU-only fields are read for their own errors and reported as
+     * belonging to the TPU presets; a mesh is read the same way and reported by the caller.
+     */
+    static void gpuCluster(Section s, Section parSec) {
+        for (Field f : ScenarioFields.TPU_CLUSTER_ONLY) {
+            boolean given = f == ScenarioFields.TOPOLOGY ? f.text(s, SHAPE).isPresent() || s.node(f.name()).isPresent()
+                    : f.check(s);
+            if (given) {
+                s.error(f.name(), "given with a GPU preset; " + f.name() + " describes TPU slices: expected "
+                        + "cluster.preset " + String.join(", ", presets()) + ", or leave it out");
+            }
+        }
+        mesh(parSec, null);
     }
 
     /** The TPU cluster as read, with the mesh placed on it. */
@@ -69,36 +71,27 @@ final class TpuSectionReader {
      *
      * @param profile reads {@code deviceProfile} / {@code deviceOverrides} for a chip name
      */
-    static Optional<TpuCluster> cluster(Section s, Section parSec, Function<String, Optional<DeviceProfile>> profile) {
-        Map<String, String> names = new LinkedHashMap<>();
-        PRESETS.keySet().forEach(k -> names.put(k, k));
-        String preset = s.choice("preset", null, names);
-        if (preset == null) {
-            s.text("topology");
-            s.node("slices");
-            for (String k : List.of("chipsPerHost", "iciBandwidthGBps", "dcnBandwidthGBpsPerChip", "deviceProfile",
-                    "deviceOverrides")) {
-                s.node(k);
-            }
-            mesh(parSec, null);
-            return Optional.empty();
-        }
-        TorusSpec base = PRESETS.get(preset);
+    static Optional<TpuCluster> cluster(Section s, String preset, Section parSec,
+                                        Function<String, Optional<DeviceProfile>> profile) {
+        TorusSpec base = ScenarioFields.TPU_PRESETS.get(preset);
         int axes = base.dims().length;
-        Optional<int[]> dims = s.text("topology").map(t -> shape(s, t, axes, base.cubeWrap()));
-        if (!s.has("topology")) {
-            s.error("topology", "missing required value: expected the slice shape, " + (axes == 3
-                    ? "such as 4x4x4 or 8x8x8" : "such as 8x16 or 16x16"));
+        Optional<String> shapeText = ScenarioFields.TOPOLOGY.text(s, SHAPE);
+        Optional<int[]> dims = shapeText.map(t -> shape(s, t, axes, base.cubeWrap()));
+        if (s.node(ScenarioFields.TOPOLOGY.name()).isEmpty()) {
+            s.error("topology", "a " + preset + " cluster is sized by its slice shape: expected cluster.topology, "
+                    + (axes == 3 ? "such as 4x4x4 or 8x8x8" : "such as 8x16 or 16x16"));
         }
-        int slices = s.integer("slices", 1, 1, 1 << 12);
-        int chipsPerHost = s.integer("chipsPerHost", base.chipsPerHost(), 1, 64);
-        double ici = s.optionalNumber("iciBandwidthGBps", 1e-3, 1e6).map(g -> g * 1e9).orElse(base.iciBytesPerS());
-        double dcnPerChip = s.optionalNumber("dcnBandwidthGBpsPerChip", 1e-3, 1e6).map(g -> g * 1e9)
+        int slices = ScenarioFields.SLICES.integer(s);
+        int chipsPerHost = ScenarioFields.CHIPS_PER_HOST.integer(s, base.chipsPerHost());
+        double ici = ScenarioFields.ICI_BW.number(s).map(g -> g * 1e9).orElse(base.iciBytesPerS());
+        double dcnPerChip = ScenarioFields.DCN_BW.number(s).map(g -> g * 1e9)
                 .orElse(base.dcnBytesPerS() / base.chipsPerHost());
         Optional<DeviceProfile> device = profile.apply(base.accelerator().name());
-        if (s.has("nodes") || s.has("gpusPerNode") || s.has("fabric")) {
-            String k = s.has("nodes") ? "nodes" : s.has("gpusPerNode") ? "gpusPerNode" : "fabric";
-            s.error(k, "a TPU cluster is sized by cluster.topology and cluster.slices; leave " + k + " out");
+        for (Field f : ScenarioFields.GPU_CLUSTER_ONLY) {
+            if (f.check(s)) {
+                s.error(f.name(), "given with a TPU preset, which is sized by cluster.topology and cluster.slices; "
+                        + "leave " + f.name() + " out");
+            }
         }
         if (dims.isEmpty() || dims.get() == null || device.isEmpty()) {
             mesh(parSec, null);
@@ -124,9 +117,9 @@ final class TpuSectionReader {
         }
         if (mesh.isPresent()) {
             LogicalMesh m = mesh.get();
-            if (m.iciChips() != torus.chipsPerSlice() || m.slices() != slices) {
-                parSec.error("mesh", "the mesh's ici_* degrees multiply to " + m.iciChips() + " chips and its dcn_* "
-                        + "degrees to " + m.slices() + " slices, but the cluster has " + torus.chipsPerSlice()
+            if (product(m.ici()) != torus.chipsPerSlice() || product(m.dcn()) != slices) {
+                parSec.error("mesh", "the mesh's ici_* degrees multiply to " + product(m.ici()) + " chips and its "
+                        + "dcn_* degrees to " + product(m.dcn()) + " slices, but the cluster has " + torus.chipsPerSlice()
                         + " chips per slice (" + text(shape) + ") and " + slices + " slice(s); expected them equal");
                 return Optional.empty();
             }
@@ -161,50 +154,50 @@ final class TpuSectionReader {
      * @param chips chips per slice and slices, to resolve -1 (null when the cluster is unknown)
      */
     private static Optional<LogicalMesh> mesh(Section par, int[] chips) {
-        if (!par.has("mesh")) {
-            par.node("meshMapping").ifPresent(n -> par.error("meshMapping", "given without parallelism.mesh; "
-                    + "expected the logical mesh (ici_* and dcn_* degrees) it places"));
+        if (!hasMesh(par)) {
+            ScenarioFields.MESH.section(par).finish();
+            if (mapping(par) != null && par.node(ScenarioFields.MESH_MAPPING.name()).isPresent()) {
+                par.error("meshMapping", "given without parallelism.mesh; expected the logical mesh (ici_* and "
+                        + "dcn_* degrees) it places");
+            }
             return Optional.empty();
         }
-        Section m = par.section("mesh");
+        Section m = ScenarioFields.MESH.section(par);
         Map<LogicalMesh.Axis, Integer> ici = new EnumMap<>(LogicalMesh.Axis.class);
         Map<LogicalMesh.Axis, Integer> dcn = new EnumMap<>(LogicalMesh.Axis.class);
         boolean ok = true;
-        String iciFill = null;
-        String dcnFill = null;
-        for (String key : MESH_KEYS) {
-            if (!m.has(key)) {
+        ScenarioFields.MeshDegree iciFill = null;
+        ScenarioFields.MeshDegree dcnFill = null;
+        for (ScenarioFields.MeshDegree degree : ScenarioFields.MESH_DEGREES) {
+            String key = degree.field().name();
+            Optional<Integer> v = degree.field().degree(m);
+            if (m.node(key).isEmpty()) {
                 continue;
             }
-            LogicalMesh.Axis axis = axisOf(key);
-            boolean isIci = key.startsWith("ici_");
+            if (v.isEmpty()) {
+                ok = false;
+                continue;
+            }
+            LogicalMesh.Axis axis = degree.axis();
+            boolean isIci = degree.ici();
             Map<LogicalMesh.Axis, Integer> into = isIci ? ici : dcn;
             if (into.containsKey(axis)) {
                 m.error(key, "gives " + axis.id() + " a second time (sequence and context are one axis); give one");
                 ok = false;
                 continue;
             }
-            Optional<Integer> v = m.optionalInteger(key, -1, 1 << 20);
-            if (v.isEmpty()) {
-                ok = false;
-                continue;
-            }
-            if (v.get() == 0) {
-                m.error(key, "found 0; expected a degree of at least 1, or -1 for what the other axes leave");
-                ok = false;
-                continue;
-            }
             if (v.get() == -1) {
                 if ((isIci ? iciFill : dcnFill) != null) {
-                    m.error(key, "found a second -1 (also " + (isIci ? iciFill : dcnFill) + "); expected at most one "
+                    m.error(key, "found a second -1 (also " + (isIci ? iciFill : dcnFill).field().name()
+                            + "); expected at most one "
                             + (isIci ? "ici_*" : "dcn_*") + " axis to fill the rest");
                     ok = false;
                     continue;
                 }
                 if (isIci) {
-                    iciFill = key;
+                    iciFill = degree;
                 } else {
-                    dcnFill = key;
+                    dcnFill = degree;
                 }
             }
             into.put(axis, v.get());
@@ -223,76 +216,69 @@ final class TpuSectionReader {
         return ok ? Optional.of(new LogicalMesh(ici, dcn, mapping)) : Optional.empty();
     }
 
+    /** The product of the degrees, a -1 counting as 1 (in a long: seven degrees overflow an int). */
+    private static long product(Map<LogicalMesh.Axis, Integer> degrees) {
+        long n = 1;
+        for (int d : degrees.values()) {
+            n *= d == -1 ? 1 : d;
+        }
+        return n;
+    }
+
     /** Resolves a -1 degree to what the other axes leave of {@code total}. */
-    private static boolean fill(Section m, Map<LogicalMesh.Axis, Integer> degrees, String key, int total,
-                                String what) {
-        if (key == null) {
+    private static boolean fill(Section m, Map<LogicalMesh.Axis, Integer> degrees, ScenarioFields.MeshDegree degree,
+                                int total, String what) {
+        if (degree == null) {
             return true;
         }
-        int others = 1;
-        for (Map.Entry<LogicalMesh.Axis, Integer> e : degrees.entrySet()) {
-            others *= e.getValue() == -1 ? 1 : e.getValue();
-        }
-        if (total % others != 0) {
+        String key = degree.field().name();
+        long others = product(degrees);
+        if (others > total || total % others != 0) {
             m.error(key, "found -1, but the other axes' product " + others + " does not divide the " + total + " "
                     + what);
             return false;
         }
-        degrees.put(axisOf(key), total / others);
+        degrees.put(degree.axis(), (int) (total / others));
         return true;
     }
 
-    /** {@code meshMapping}: logical axis to a list of physical axes ({@code x}, {@code y}, {@code z}, or {@code x:4}). */
+    /**
+     * {@code meshMapping}: logical axis to a list of physical axes ({@code x}, {@code y},
+     * {@code z}, or {@code x:4}); null after reporting errors.
+     */
     private static Map<LogicalMesh.Axis, List<LogicalMesh.Piece>> mapping(Section par) {
         Map<LogicalMesh.Axis, List<LogicalMesh.Piece>> out = new EnumMap<>(LogicalMesh.Axis.class);
-        if (!par.has("meshMapping")) {
-            return out;
-        }
-        Section s = par.section("meshMapping");
+        Section s = ScenarioFields.MESH_MAPPING.section(par);
         boolean ok = true;
-        for (LogicalMesh.Axis axis : LogicalMesh.Axis.values()) {
-            for (String key : axis == LogicalMesh.Axis.SEQUENCE ? List.of("sequence", "context") : List.of(axis.id())) {
-                if (!s.has(key)) {
-                    continue;
-                }
-                List<SourceNode> items = s.list(key);
-                List<LogicalMesh.Piece> pieces = new ArrayList<>();
-                for (int i = 0; i < items.size(); i++) {
-                    SourceNode item = items.get(i);
-                    LogicalMesh.Piece p = item instanceof SourceNode.ScalarNode sc ? piece(sc.text()) : null;
-                    if (p == null) {
-                        s.diagnostics().error(item.location(), s.pathOf(key) + "[" + i + "]", "found "
-                                + item.describe() + "; expected a physical axis x, y or z, or a factor of one such "
-                                + "as x:4");
-                        ok = false;
-                    } else {
-                        pieces.add(p);
-                    }
-                }
-                out.put(axis, pieces);
+        for (Map.Entry<Field, LogicalMesh.Axis> e : ScenarioFields.MAPPED_AXES.entrySet()) {
+            Field f = e.getKey();
+            if (s.node(f.name()).isEmpty()) {
+                f.textList(s);
+                continue;
+            }
+            Optional<List<String>> items = f.textList(s);
+            if (items.isEmpty()) {
+                ok = false;
+            } else if (out.containsKey(e.getValue())) {
+                s.error(f.name(), "gives " + e.getValue().id() + " a second time (sequence and context are one "
+                        + "axis); give one");
+                ok = false;
+            } else {
+                out.put(e.getValue(), items.get().stream().map(TpuSectionReader::piece).toList());
             }
         }
         s.finish();
         return ok ? out : null;
     }
 
-    /** {@code x}, {@code y}, {@code z} (factor 0: the whole axis, settled later) or {@code x:4}. */
+    /**
+     * {@code x}, {@code y}, {@code z} (factor 0: the whole axis, settled later) or {@code x:4}; the
+     * text has matched {@link ScenarioFields#PIECE}.
+     */
     private static LogicalMesh.Piece piece(String text) {
-        String t = text.trim().toLowerCase(Locale.ROOT);
-        String[] parts = t.split(":");
-        if (parts.length > 2 || parts[0].length() != 1 || "xyz".indexOf(parts[0].charAt(0)) < 0) {
-            return null;
-        }
+        String[] parts = text.replaceAll("\\s", "").toLowerCase(Locale.ROOT).split(":");
         int axis = "xyz".indexOf(parts[0].charAt(0));
-        if (parts.length == 1) {
-            return new LogicalMesh.Piece(axis, 0);
-        }
-        try {
-            int f = Integer.parseInt(parts[1].trim());
-            return f >= 1 ? new LogicalMesh.Piece(axis, f) : null;
-        } catch (NumberFormatException e) {
-            return null;
-        }
+        return new LogicalMesh.Piece(axis, parts.length == 1 ? 0 : Integer.parseInt(parts[1]));
     }
 
     /** A mapping with whole-axis pieces (factor 0) given their lengths on {@code dims}. */
@@ -311,14 +297,14 @@ final class TpuSectionReader {
      * parallelism with sequence-sharded activations (XLA's all-gather / reduce-scatter form), run as a
      * collective matmul when {@code collectiveMatmul} is true.
      */
-    static Scenario.Parallelism parallelism(Section par, LogicalMesh mesh, Scenario.Parallelism declared) {
+    static Scenario.Parallelism parallelism(Section par, LogicalMesh mesh, Scenario.Parallelism declared,
+                                            boolean collectiveMatmul) {
         for (String k : List.of("tp", "pp", "dp", "cp", "ep", "etp", "zero", "shardGroup", "order")) {
             if (par.has(k)) {
                 par.error(k, "given with parallelism.mesh; the mesh's ici_* and dcn_* degrees set the layout: leave "
                         + k + " out");
             }
         }
-        boolean collectiveMatmul = par.bool("collectiveMatmul", true);
         Mesh m = mesh.mesh();
         int fsdp = mesh.shardGroup();
         if (fsdp > 1 && m.ep() > 1) {
@@ -345,45 +331,44 @@ final class TpuSectionReader {
      * {@code none} (everything kept).
      */
     static Optional<Remat> remat(Section train) {
-        Map<String, Remat> policies = new LinkedHashMap<>();
-        policies.put("full", new Remat(Scenario.Recompute.FULL, Set.of()));
-        policies.put("minimal", new Remat(Scenario.Recompute.SELECTIVE, Set.of(RecomputeModule.CORE_ATTN)));
-        Remat exceptMlp = new Remat(Scenario.Recompute.SELECTIVE, Set.of(RecomputeModule.CORE_ATTN,
-                RecomputeModule.MLP));
-        policies.put("save_dot_except_mlpwi", exceptMlp);
-        policies.put("save_dot_except_mlp", exceptMlp);
-        policies.put("save_qkv_proj", new Remat(Scenario.Recompute.SELECTIVE, Set.of(RecomputeModule.CORE_ATTN,
-                RecomputeModule.MLP, RecomputeModule.LAYERNORM)));
-        policies.put("none", new Remat(Scenario.Recompute.NONE, Set.of()));
-        if (!train.has("remat")) {
-            return Optional.empty();
-        }
-        Remat r = train.choice("remat", null, policies);
-        if (r != null && (train.has("recompute") || train.has("recomputeModules"))) {
-            train.error("remat", "given with training.recompute" + (train.has("recomputeModules") ? "Modules" : "")
-                    + "; expected one of them (remat is MaxText's name for the same choice)");
+        Remat r = ScenarioFields.REMAT.choice(train);
+        if (r != null && (train.node("recompute").isPresent() || train.node("recomputeModules").isPresent())) {
+            train.error("remat", "given with training.recompute" + (train.node("recomputeModules").isPresent()
+                    ? "Modules" : "") + "; give only one of the two (remat is MaxText's name for the same choice)");
         }
         return Optional.ofNullable(r);
     }
 
+    /**
+     * {@code parallelism.collectiveMatmul}, which runs the mesh's tensor axis: reported when given
+     * without a mesh.
+     */
+    static boolean collectiveMatmul(Section par) {
+        boolean on = ScenarioFields.COLLECTIVE_MATMUL.bool(par);
+        if (par.node(ScenarioFields.COLLECTIVE_MATMUL.name()).isPresent() && !hasMesh(par)) {
+            par.error("collectiveMatmul", "given without parallelism.mesh; expected the mesh whose tensor axis it "
+                    + "runs (on GPUs, tpCommOverlap overlaps tensor-parallel communication)");
+        }
+        return on;
+    }
+
+    /** The axis lengths of a shape that matched {@link ScenarioFields#SHAPE}; null after reporting a misfit. */
     private static int[] shape(Section s, String text, int axes, boolean cube) {
-        String[] parts = text.trim().toLowerCase(Locale.ROOT).split("x");
+        String[] parts = text.replaceAll("\\s", "").toLowerCase(Locale.ROOT).split("x");
         int[] dims = new int[parts.length];
-        try {
-            for (int i = 0; i < parts.length; i++) {
-                dims[i] = Integer.parseInt(parts[i].trim());
-                if (dims[i] < 1 || dims[i] > 4096) {
-                    throw new NumberFormatException();
-                }
-            }
-        } catch (NumberFormatException e) {
-            s.error("topology", "found '" + text + "'; expected " + axes + " axis lengths joined by x, such as "
-                    + (axes == 3 ? "8x8x8" : "16x16"));
-            return null;
+        long chips = 1;
+        for (int i = 0; i < parts.length; i++) {
+            dims[i] = Integer.parseInt(parts[i]);
+            chips *= dims[i];
         }
         if (dims.length != axes) {
             s.error("topology", "found " + dims.length + " axes in '" + text + "'; this chip's slices are " + axes
                     + "D tori (" + (axes == 3 ? "such as 8x8x8" : "such as 16x16") + ")");
+            return null;
+        }
+        if (chips > ScenarioFields.MAX_COUNT) {
+            s.error("topology", "found '" + text + "', " + chips + " chips; a slice here has at most "
+                    + ScenarioFields.MAX_COUNT + " chips");
             return null;
         }
         if (!cube) {
@@ -404,24 +389,5 @@ final class TpuSectionReader {
             sb.append(sb.length() == 0 ? "" : "x").append(d);
         }
         return sb.toString();
-    }
-
-    private static LogicalMesh.Axis axisOf(String key) {
-        String name = key.substring(4);
-        return name.equals("context") ? LogicalMesh.Axis.SEQUENCE : LogicalMesh.Axis.valueOf(
-                name.toUpperCase(Locale.ROOT));
-    }
-
-    private static List<String> meshKeys() {
-        List<String> keys = new ArrayList<>();
-        for (String prefix : List.of("ici_", "dcn_")) {
-            for (LogicalMesh.Axis a : LogicalMesh.Axis.values()) {
-                keys.add(prefix + a.id());
-                if (a == LogicalMesh.Axis.SEQUENCE) {
-                    keys.add(prefix + "context");
-                }
-            }
-        }
-        return keys;
     }
 }

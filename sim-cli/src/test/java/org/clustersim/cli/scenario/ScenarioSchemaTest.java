@@ -105,7 +105,8 @@ class ScenarioSchemaTest {
         List<ObjectNode> bases = new ArrayList<>();
         for (String name : List.of("gpt3-175b-pp8-1f1b.yaml", "mixtral-8x7b-64xh100-tp2-pp4-ep8.yaml",
                 "llama3-70b-512xh100-tp8-pp4-cp2-fsdp.yaml", "gpt3-1.3b-pp4-gpipe.yaml",
-                "validation/megatron-bridge/pending/gpt-oss-120b-64xh100-bf16-25.11.yaml")) {
+                "validation/megatron-bridge/pending/gpt-oss-120b-64xh100-bf16-25.11.yaml",
+                "llama3-8b-tpu-v5e-2x256-dcn.yaml", "validation/maxtext/v4-22b-2x128.yaml")) {
             bases.add((ObjectNode) yaml.readTree(REPO.resolve("scenarios").resolve(name).toFile()));
         }
         Random random = new Random(16);
@@ -167,7 +168,8 @@ class ScenarioSchemaTest {
                 || m.startsWith("not supported yet") || m.startsWith("missing target")
                 || m.contains("expected one target per fault") || m.contains("expected start or a time")
                 || m.contains("expected each module once") || m.startsWith("found an empty list")
-                || (p.equals("parallelism.order") && m.startsWith("found '"));
+                || (p.equals("parallelism.order") && m.startsWith("found '"))
+                || m.contains("expected a slice shape") || m.contains("expected a physical axis");
     }
 
     // ---- mutations ----
@@ -289,10 +291,24 @@ class ScenarioSchemaTest {
             String name = names.get(r.nextInt(names.size()));
             return NODES.textNode(switch (r.nextInt(5)) {
                 case 0 -> name.toUpperCase(java.util.Locale.ROOT);
-                case 1 -> t.planned().isEmpty() ? "nonsense" : t.planned().get(r.nextInt(t.planned().size()));
+                case 1 -> t.elsewhere().isEmpty() ? "nonsense"
+                        : List.copyOf(t.elsewhere().keySet()).get(r.nextInt(t.elsewhere().size()));
                 case 2 -> name + "x";
                 default -> name;
             });
+        }
+        if (type instanceof Field.DegreeType t) {
+            long[] values = {-1, 0, 1, 2, 4, 16, -2, t.max(), t.max() + 1L};
+            return NODES.numberNode(values[r.nextInt(values.length)]);
+        }
+        if (type instanceof Field.TextListType) {
+            ArrayNode a = NODES.arrayNode();
+            String[] pieces = {"x", "y", "z", "Z", "x:2", "y: 4", "x:0", "w", "xy", "x:", "3"};
+            int n = r.nextInt(3);
+            for (int i = 0; i < n; i++) {
+                a.add(pieces[r.nextInt(pieces.length)]);
+            }
+            return a;
         }
         if (type instanceof Field.IntegerListType t) {
             ArrayNode a = NODES.arrayNode();
@@ -316,7 +332,7 @@ class ScenarioSchemaTest {
                 return NODES.textNode(r.nextBoolean() ? "some-name" : "traces/x.json");
             }
             String[] values = {"tp-cp-pp-dp", "DP,PP,CP,TP", "tp cp dp pp", "tp-cp-pp", "tp-tp-pp-dp", "tp-cp-pp-dp-ep",
-                "15ms", "start", "rest", "2 s", "soon"};
+                "15ms", "start", "rest", "2 s", "soon", "16x16", "4x4x4", "8 X 8", "0x4", "4x4x4x4", "32x16"};
             return NODES.textNode(values[r.nextInt(values.length)]);
         }
         return NODES.textNode("unexpected");

@@ -138,4 +138,53 @@ class TpuScenarioTest {
                 .filter(e -> e.path().equals("parallelism.mesh.ici_fdsp")).findFirst().orElseThrow();
         assertTrue(unknown.message().contains("ici_fsdp"), unknown.message());
     }
+
+    @Test
+    void fieldsOfTheOtherKindOfClusterAreReportedAsItsAfterTheirOwnChecks() throws IOException {
+        InputError topology = only(errors("preset: dgx-h100\nnodes: 1\ntopology: 16x16", "tp: 8", ""));
+        assertEquals("cluster.topology", topology.path());
+        assertTrue(topology.message().contains("GPU preset") && topology.message().contains("tpu-v5e"),
+                topology.message());
+        InputError nodes = only(errors("preset: tpu-v5e\ntopology: 4x4\nnvlinkBandwidthGBps: 900",
+                "mesh: {ici_fsdp: 16}", ""));
+        assertEquals("cluster.nvlinkBandwidthGBps", nodes.path());
+        assertTrue(nodes.message().contains("TPU preset"), nodes.message());
+        // a TPU field on a GPU cluster is still checked for its own form first
+        List<String> shape = errors("preset: dgx-h100\nnodes: 1\ntopology: 16 by 16", "tp: 8", "").stream()
+                .map(InputError::message).toList();
+        assertTrue(shape.stream().anyMatch(m -> m.contains("expected a slice shape")), shape.toString());
+        InputError matmul = only(errors("preset: tpu-v5e\ntopology: 4x4", "dp: 16\ncollectiveMatmul: false", ""));
+        assertEquals("parallelism.collectiveMatmul", matmul.path());
+    }
+
+    @Test
+    void meshDegreesTakeMinusOneForTheRestButNotZero() throws IOException {
+        Scenario s = read("preset: tpu-v5e\ntopology: 4x4\nslices: 2", "mesh: {ici_fsdp: -1, ici_tensor: 2, "
+                + "dcn_data: -1}", "");
+        assertEquals(2, s.parallelism().tp());
+        assertEquals(16, s.parallelism().dp(), "fsdp 8 inside the slice, data 2 across");
+        InputError zero = only(errors("preset: tpu-v5e\ntopology: 4x4", "mesh: {ici_fsdp: 16, ici_data: 0}", ""));
+        assertEquals("parallelism.mesh.ici_data", zero.path());
+        assertTrue(zero.message().contains("or -1"), zero.message());
+        InputError piece = only(errors("preset: tpu-v5p\ntopology: 4x4x4", "mesh: {ici_fsdp: 16, ici_tensor: 4}\n"
+                + "meshMapping: {tensor: [w], fsdp: [x, y]}", ""));
+        assertEquals("parallelism.meshMapping.tensor[0]", piece.path());
+        // a mesh whose degrees overflow an int is a located error, not an arithmetic one
+        InputError huge = errors("preset: tpu-v5e\ntopology: 4x4", "mesh: {ici_fsdp: 65536, ici_data: 65536, "
+                + "ici_tensor: -1}", "").get(0);
+        assertEquals("parallelism.mesh.ici_tensor", huge.path());
+    }
+
+    @Test
+    void aTorusOrRackFabricPointsAtThePresetsThatBuildIt() throws IOException {
+        InputError rack = only(errors("preset: dgx-h100\nnodes: 1\nfabric: NVL72", "tp: 8", ""));
+        assertEquals("cluster.fabric", rack.path());
+        assertTrue(rack.message().contains("expected one of") && rack.message().contains("cluster.preset: nvl72"),
+                rack.message());
+    }
+
+    private static InputError only(List<InputError> errors) {
+        assertEquals(1, errors.size(), errors.toString());
+        return errors.get(0);
+    }
 }
