@@ -39,11 +39,26 @@ public final class SourceTreeReader {
     public static final int MAX_NUMBER = 64;
 
     private static final Pattern NON_FINITE = Pattern.compile("[-+]?\\.(inf|Inf|INF|nan|NaN|NAN)");
-    private static final StreamReadConstraints LIMITS = StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH)
-            .maxStringLength(MAX_TEXT).maxNumberLength(MAX_NUMBER).maxNameLength(MAX_TEXT).build();
+    private static final StreamReadConstraints LIMITS = limits();
 
     private final JsonFactory yaml = yamlFactory();
     private final JsonFactory json = JsonFactory.builder().streamReadConstraints(LIMITS).build();
+
+    /**
+     * The parser's limits. Key length is raised to the text limit where the Jackson on the class
+     * path has that setting (2.16 on); Spark's class path (sim-spark) carries Jackson 2.15, which
+     * limits no names, and {@link #readValue} checks keys itself either way.
+     */
+    private static StreamReadConstraints limits() {
+        StreamReadConstraints.Builder b = StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH)
+                .maxStringLength(MAX_TEXT).maxNumberLength(MAX_NUMBER);
+        try {
+            StreamReadConstraints.Builder.class.getMethod("maxNameLength", int.class).invoke(b, MAX_TEXT);
+        } catch (ReflectiveOperationException olderJackson) {
+            // no name limit to raise
+        }
+        return b.build();
+    }
 
     /** A YAML parser factory with this reader's limits, for readers that build their own trees. */
     public static YAMLFactory yamlFactory() {
