@@ -345,14 +345,15 @@ public final class FlowNetwork implements FabricNetwork {
                 }
             }
             newRate = maxMin(flows, rated, crossed.size());
-            boolean grew = false;
+            int before = flows.size();
             for (int i = crossed.size(), n = rated.size(); i < n; i++) {
                 if (scratch.saturated(i)) {
                     cross(rated.get(i), pass);
-                    grew = true;
                 }
             }
-            if (!grew) {
+            // a saturated link whose flows were all rated already offered its whole capacity:
+            // crossing it changes nothing, so only new flows call for another rating
+            if (flows.size() == before) {
                 break;
             }
         }
