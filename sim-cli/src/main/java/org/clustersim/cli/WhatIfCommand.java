@@ -29,6 +29,7 @@ import org.clustersim.cli.whatif.Progress;
 import org.clustersim.cli.whatif.Ranking;
 import org.clustersim.cli.whatif.WhatIfStudy;
 import org.clustersim.core.Simulation;
+import org.clustersim.core.input.InputFile;
 import org.clustersim.core.engine.Timeline;
 import org.clustersim.core.trace.ChromeTraceWriter;
 import org.clustersim.core.trace.TraceFormat;
@@ -153,7 +154,7 @@ public final class WhatIfCommand implements Callable<Integer> {
         OutputFiles.check(targets);
         // the file's text travels to a distributed engine's workers, which rebuild the study from it
         WhatIfStudy study = new WhatIfStudy(scenario, sweep == null ? null
-                : java.nio.file.Files.readString(scenarioFile, StandardCharsets.UTF_8));
+                : InputFile.readText(scenarioFile, InputFile.MAX_STRUCTURED_BYTES, "a scenario file"));
         return sweep == null ? compare(study) : sweep(study);
     }
 

@@ -147,29 +147,24 @@ public final class SwitchedRouter implements Router {
     public Route adaptiveRoute(int src, int dst, int channel, LinkStates states, LinkLoad load) {
         validate(states);
         if (states.version() == 0 && src != dst
-                && (scaleUp[src] >= 0 && scaleUp[src] == scaleUp[dst] || leafUp(src) >= 0 && leafUp(src) == leafDown(dst))) {
+                && (scaleUp[src] >= 0 && scaleUp[src] == scaleUp[dst] || leaf(src, true) >= 0 && leaf(src, true) == leaf(dst, false))) {
             // inside one scale-up domain or below one leaf no hop is chosen by load: the static route, cached
             return route(src, dst, channel, states);
         }
         return compute(src, dst, channel, states, load);
     }
 
-    /** The vertex id of the leaf switch a device's NIC sends to with every link healthy, or -1. */
-    private int leafUp(int device) {
-        if (leafUp[device] == UNKNOWN) {
-            Link up = nic[device] < 0 ? null : firstUp(outOf[nic[device]], null);
-            leafUp[device] = up == null ? -1 : up.dst().id();
+    /**
+     * The vertex id of the leaf switch a device's NIC sends to ({@code sending}) or receives from,
+     * with every link healthy (the links {@link #compute} takes first), or -1; kept per device.
+     */
+    private int leaf(int device, boolean sending) {
+        int[] memo = sending ? leafUp : leafDown;
+        if (memo[device] == UNKNOWN) {
+            Link l = nic[device] < 0 ? null : firstUp(sending ? outOf[nic[device]] : inTo[nic[device]], null);
+            memo[device] = l == null ? -1 : (sending ? l.dst() : l.src()).id();
         }
-        return leafUp[device];
-    }
-
-    /** The vertex id of the leaf switch a device's NIC receives from with every link healthy, or -1. */
-    private int leafDown(int device) {
-        if (leafDown[device] == UNKNOWN) {
-            Link down = nic[device] < 0 ? null : firstUp(inTo[nic[device]], null);
-            leafDown[device] = down == null ? -1 : down.src().id();
-        }
-        return leafDown[device];
+        return memo[device];
     }
 
     /** Drops cached routes and distances made under other link states; every never-changed state is "healthy". */

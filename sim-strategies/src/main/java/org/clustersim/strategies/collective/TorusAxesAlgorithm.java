@@ -25,8 +25,9 @@ import org.clustersim.topology.TorusSpec;
  * the same phases in reverse; an all-reduce is both. A ring whose
  * coordinates cover a whole wrapped axis runs both ways, each direction carrying half, so both
  * directions of every link work (the JAX scaling book's bidirectional ring); otherwise it runs
- * one way and its closing hop travels back along the line. With a whole slice this is
- * {@link TorusAlgorithm}'s plan; it adds sub-grids (one logical axis of a mesh) and slices.
+ * one way and its closing hop travels back along the line. {@link TorusAlgorithm} takes a whole
+ * slice only and walks its axes one after another on the whole buffer (one axis busy at a time);
+ * this one adds sub-grids (one logical axis of a mesh), slices, and the rotated parts.
  */
 public final class TorusAxesAlgorithm implements CollectiveAlgorithm {
     @Override
