@@ -214,7 +214,7 @@ class HardeningTest {
     void validatePrintsTheEstimateOfAScenarioThatFits() {
         Result r = cli("validate", SMALL.toString());
         assertEquals(0, r.code(), r.err());
-        assertTrue(r.out().matches("(?s).*work: estimated \\d+ tasks, \\d+ events, [0-9.]+ MB of heap.*"), r.out());
+        assertTrue(r.out().matches("(?s).*work: estimated \\d+ tasks, \\d+ events, [0-9.]+ [kMG]i?B of heap.*"), r.out());
     }
 
     @Test

@@ -12,6 +12,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 
+import org.clustersim.cli.scenario.Scenario;
+import org.clustersim.cli.scenario.ScenarioReader;
+
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.io.TempDir;
@@ -56,6 +59,11 @@ class ReplicasAgreementTest {
         long b = all.get("stepTimeNs").asLong();
         assertTrue(Math.abs(a - b) <= 1e-3 * b, scenario + ": one replica " + a + " ns, all " + b + " ns");
         assertTrue(all.get("tasks").asLong() > one.get("tasks").asLong(), "every replica's tasks ran");
+        // the work estimate counts one replica's tasks and scales: it must match what ran
+        Scenario allScenario = new ScenarioReader().read(dir.resolve("all.yaml"));
+        long estimated = WorkEstimate.counted(allScenario, allScenario.trainingStep(), false).tasks();
+        long ran = all.get("tasks").asLong();
+        assertTrue(Math.abs(estimated - ran) <= 0.05 * ran, scenario + ": estimated " + estimated + " tasks, ran " + ran);
     }
 
     private JsonNode run(ObjectNode tree, String replicas) throws IOException {

@@ -10,11 +10,16 @@ import java.util.List;
 public final class Route {
     private final List<Link> links;
     private final Link[] array;
+    private final int[] ids;
 
     /** @param links links in the order the bytes traverse them; empty for a device talking to itself */
     public Route(List<Link> links) {
         this.array = links.toArray(new Link[0]);
         this.links = List.of(array);
+        this.ids = new int[array.length];
+        for (int i = 0; i < array.length; i++) {
+            ids[i] = array[i].id();
+        }
     }
 
     /** Links in the order the bytes traverse them; empty for a device talking to itself. */
@@ -25,6 +30,14 @@ public final class Route {
     /** The links as an array shared by every user of this route: read it, never write to it. */
     public Link[] sharedArray() {
         return array;
+    }
+
+    /**
+     * The links' ids in order, shared by every user of this route: read it, never write to it.
+     * The flow model works on ids, so that placing a flow does not visit each link object.
+     */
+    public int[] sharedIds() {
+        return ids;
     }
 
     /** Sum of the per-hop latencies, in nanoseconds. */

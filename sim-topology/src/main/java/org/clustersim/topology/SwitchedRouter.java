@@ -32,7 +32,7 @@ public final class SwitchedRouter implements Router {
     private final List<Vertex> vertices;
     private final long seed;
     private final Map<Integer, ToLeaf> distanceToLeaf = new HashMap<>();
-    private final Map<Long, Route> routes = new HashMap<>();
+    private final RouteCache routes = new RouteCache();
     private long cachedVersion = -1;
     private LinkStates cachedStates;
     /** Per switch vertex, the switch-to-switch links leaving it (for ECMP). */

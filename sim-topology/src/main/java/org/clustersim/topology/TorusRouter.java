@@ -18,7 +18,7 @@ public final class TorusRouter implements Router {
     private final TorusSpec spec;
     private final Graph<Vertex, Link> graph;
     private final List<Vertex> devices;
-    private final Map<Long, Route> cache = new HashMap<>();
+    private final RouteCache cache = new RouteCache();
     private long cachedVersion = -1;
     private LinkStates cachedStates;
 

@@ -58,9 +58,16 @@ public final class FlowNetwork implements FabricNetwork {
     /** Per link, the re-rating pass that last found it at the edge of the flows re-rated. */
     private final long[] linkEdgeIn;
     private final List<ActiveFlow> component = new ArrayList<>();
-    private final List<Link> crossed = new ArrayList<>();
-    private final List<Link> edge = new ArrayList<>();
-    private final List<Link> rated = new ArrayList<>();
+    private final Ints crossed = new Ints();
+    private final Ints edge = new Ints();
+    private final Ints rated = new Ints();
+    /** Links by id, and their nominal capacities in bytes per ns: the hot loops work on ids. */
+    private final Link[] linkOf;
+    private final double[] nominal;
+    /** Per link, the timer pass that last listed it among the links freed by finishing flows. */
+    private final long[] linkFreedIn;
+    private long timerPasses;
+    private final Ints freed = new Ints();
     private final long[] linkBusySince;
     private final FinishHeap finishing = new FinishHeap();
     private long timerAt = Long.MAX_VALUE;
@@ -102,6 +109,48 @@ public final class FlowNetwork implements FabricNetwork {
         linkEdgeIn = new long[n];
         java.util.Arrays.fill(linkEdgeIn, -1);
         linkBusySince = new long[n];
+        linkOf = topology.links().toArray(new Link[0]);
+        nominal = new double[n];
+        for (int i = 0; i < n; i++) {
+            nominal[i] = linkOf[i].bandwidthBytesPerS() / 1e9;
+        }
+        linkFreedIn = new long[n];
+        java.util.Arrays.fill(linkFreedIn, -1);
+    }
+
+    /** A growable list of ints (link ids), reused from one re-rating to the next. */
+    private static final class Ints {
+        int[] a = new int[64];
+        int size;
+
+        void add(int v) {
+            if (size == a.length) {
+                a = java.util.Arrays.copyOf(a, size * 2);
+            }
+            a[size++] = v;
+        }
+
+        void addAll(Ints other) {
+            for (int i = 0; i < other.size; i++) {
+                add(other.a[i]);
+            }
+        }
+
+        int get(int i) {
+            return a[i];
+        }
+
+        int size() {
+            return size;
+        }
+
+        boolean isEmpty() {
+            return size == 0;
+        }
+
+        void clear() {
+            size = 0;
+        }
     }
 
     /** One phase in progress: it completes when its last flow has arrived. */
@@ -132,7 +181,8 @@ public final class FlowNetwork implements FabricNetwork {
         final Flow spec;
         final String owner;
         final PhaseRun phase;
-        Link[] links;
+        /** Link ids of the route, shared with the route: never written. */
+        int[] links;
         /** Per hop, this flow's slot in its link's flow array. */
         int[] slot;
         long latency;
@@ -173,8 +223,8 @@ public final class FlowNetwork implements FabricNetwork {
             }
             ActiveFlow a = new ActiveFlow(nextId++, f, owner, run, f.bytes(), now);
             place(a, route);
-            for (Link l : a.links) {
-                usage.carried(l, f.bytes());
+            for (int id : a.links) {
+                usage.carried(linkOf[id], f.bytes());
             }
             started.add(a);
         }
@@ -192,11 +242,11 @@ public final class FlowNetwork implements FabricNetwork {
     }
 
     private void place(ActiveFlow a, Route route) {
-        a.links = route.sharedArray();
-        a.latency = latencyOf(route.links());
+        a.links = route.sharedIds();
+        a.latency = states.version() == 0 ? route.latencyNs() : latencyOf(route.links());
         a.slot = new int[a.links.length];
         for (int h = 0; h < a.links.length; h++) {
-            int id = a.links[h].id();
+            int id = a.links[h];
             ActiveFlow[] on = onLink[id];
             int n = onLinkCount[id];
             if (on == null) {
@@ -215,7 +265,7 @@ public final class FlowNetwork implements FabricNetwork {
     /** Takes a flow off its links in constant time per hop: the link's last flow moves into its slot. */
     private void unplace(ActiveFlow a) {
         for (int h = 0; h < a.links.length; h++) {
-            int id = a.links[h].id();
+            int id = a.links[h];
             ActiveFlow[] on = onLink[id];
             int last = --onLinkCount[id];
             ActiveFlow moved = on[last];
@@ -223,9 +273,9 @@ public final class FlowNetwork implements FabricNetwork {
             if (moved != a) {
                 int s = a.slot[h];
                 on[s] = moved;
-                Link[] ml = moved.links;
+                int[] ml = moved.links;
                 for (int k = 0; k < ml.length; k++) {
-                    if (ml[k].id() == id) {
+                    if (ml[k] == id) {
                         moved.slot[k] = s;
                         break;
                     }
@@ -246,13 +296,15 @@ public final class FlowNetwork implements FabricNetwork {
         states.setFactor(link.id(), capacityFactor);
         states.setExtraLatencyNs(link.id(), extraLatencyNs);
         List<ActiveFlow> affected = new ArrayList<>(flowsOnLink(link.id()));
-        List<Link> changed = new ArrayList<>();
-        changed.add(link);
+        Ints changed = new Ints();
+        changed.add(link.id());
         if (capacityFactor == 0) {
             for (ActiveFlow a : affected) {
                 settle(a, now);
                 clearRate(a, now);
-                changed.addAll(List.of(a.links));
+                for (int id : a.links) {
+                    changed.add(id);
+                }
                 unplace(a);
                 place(a, Routes.of(topology, a.spec, states, a.owner, load));
             }
@@ -269,9 +321,13 @@ public final class FlowNetwork implements FabricNetwork {
     }
 
     /** Whether a link limits some flow now: saturated (within {@link #TIGHT}), or so lightly used that crossing it is cheap. */
-    private boolean tight(Link l) {
-        int id = l.id();
-        return onLinkCount[id] <= fewFlows || linkRate[id] >= states.capacity(l) / 1e9 * (1 - TIGHT);
+    private boolean tight(int id) {
+        return onLinkCount[id] <= fewFlows || linkRate[id] >= capacity(id) * (1 - TIGHT);
+    }
+
+    /** A link's capacity in its current state, bytes per ns. */
+    private double capacity(int id) {
+        return nominal[id] * states.factor(id);
     }
 
     private void settle(ActiveFlow a, long now) {
@@ -282,8 +338,8 @@ public final class FlowNetwork implements FabricNetwork {
     /** Removes a flow's rate from its links' totals before it leaves them. */
     private void clearRate(ActiveFlow a, long now) {
         if (a.rate > 0) {
-            for (Link l : a.links) {
-                addLinkRate(l, -a.rate, now);
+            for (int id : a.links) {
+                addLinkRate(id, -a.rate, now);
             }
             a.rate = 0;
         }
@@ -291,8 +347,10 @@ public final class FlowNetwork implements FabricNetwork {
 
     /** Re-rates what the new or re-routed flows {@code seeds} can reach, at time {@code now}. */
     private void rerate(List<ActiveFlow> seeds, long now) {
-        rerate(seeds, List.of(), now);
+        rerate(seeds, NO_LINKS, now);
     }
+
+    private static final Ints NO_LINKS = new Ints();
 
     /**
      * Re-rates, at time {@code now}, the flows that {@code seeds} and the flows on {@code seedLinks}
@@ -300,15 +358,15 @@ public final class FlowNetwork implements FabricNetwork {
      * Finishing flows hand over their tight links rather than their neighbours: a spine link
      * carries hundreds of flows, and listing them once per finishing flow cost more than the rating.
      */
-    private void rerate(List<ActiveFlow> seeds, List<Link> seedLinks, long now) {
+    private void rerate(List<ActiveFlow> seeds, Ints seedLinks, long now) {
         rerates++;
         long pass = rerates;
         List<ActiveFlow> flows = component;
         flows.clear();
         crossed.clear();
         edge.clear();
-        for (Link l : seedLinks) {
-            cross(l, pass);
+        for (int i = 0; i < seedLinks.size(); i++) {
+            cross(seedLinks.get(i), pass);
         }
         for (ActiveFlow s : seeds) {
             if (!s.done && s.seenIn != pass) {
@@ -324,24 +382,24 @@ public final class FlowNetwork implements FabricNetwork {
         double[] newRate;
         while (true) {
             for (; spread < flows.size(); spread++) {
-                for (Link l : flows.get(spread).links) {
-                    int id = l.id();
+                for (int id : flows.get(spread).links) {
                     if (linkSeenIn[id] == pass) {
                         continue;
                     }
-                    if (tight(l)) {
-                        cross(l, pass);
+                    if (tight(id)) {
+                        cross(id, pass);
                     } else if (linkEdgeIn[id] != pass) {
                         linkEdgeIn[id] = pass;
-                        edge.add(l);
+                        edge.add(id);
                     }
                 }
             }
             rated.clear();
             rated.addAll(crossed);
-            for (Link l : edge) {
-                if (linkSeenIn[l.id()] != pass) {
-                    rated.add(l);
+            for (int i = 0; i < edge.size(); i++) {
+                int id = edge.get(i);
+                if (linkSeenIn[id] != pass) {
+                    rated.add(id);
                 }
             }
             newRate = maxMin(flows, rated, crossed.size());
@@ -363,8 +421,8 @@ public final class FlowNetwork implements FabricNetwork {
             settle(a, now);
             double r = newRate[i];
             if (r != a.rate) {
-                for (Link l : a.links) {
-                    addLinkRate(l, r - a.rate, now);
+                for (int id : a.links) {
+                    addLinkRate(id, r - a.rate, now);
                 }
                 a.rate = r;
             }
@@ -378,13 +436,12 @@ public final class FlowNetwork implements FabricNetwork {
     }
 
     /** Crosses link {@code l} in this pass: its flows not reached yet join the re-rating. */
-    private void cross(Link l, long pass) {
-        int id = l.id();
+    private void cross(int id, long pass) {
         if (linkSeenIn[id] == pass) {
             return;
         }
         linkSeenIn[id] = pass;
-        crossed.add(l);
+        crossed.add(id);
         ActiveFlow[] on = onLink[id];
         for (int i = 0, n = onLinkCount[id]; i < n; i++) {
             ActiveFlow b = on[i];
@@ -404,14 +461,14 @@ public final class FlowNetwork implements FabricNetwork {
      * rates stay as they are). Links sit in an indexed heap keyed by share and updated in place;
      * the scratch arrays are reused from one call to the next.
      */
-    private double[] maxMin(List<ActiveFlow> flows, List<Link> links, int crossedLinks) {
+    private double[] maxMin(List<ActiveFlow> flows, Ints links, int crossedLinks) {
         int nl = links.size();
         int nf = flows.size();
         MaxMinScratch m = scratch.sized(nl, nf);
         int[] index = componentIndex;
         for (int i = 0; i < nl; i++) {
-            index[links.get(i).id()] = i;
-            m.full[i] = states.capacity(links.get(i)) / 1e9;
+            index[links.get(i)] = i;
+            m.full[i] = capacity(links.get(i));
             m.inside[i] = 0;
             m.unfrozen[i] = 0;
         }
@@ -424,8 +481,8 @@ public final class FlowNetwork implements FabricNetwork {
         for (int f = 0; f < nf; f++) {
             ActiveFlow a = flows.get(f);
             m.flowLinkStart[f] = k0;
-            for (Link l : a.links) {
-                int li = index[l.id()];
+            for (int id : a.links) {
+                int li = index[id];
                 m.flowLink[k0++] = li;
                 m.unfrozen[li]++;
                 m.inside[li] += a.rate;
@@ -435,7 +492,7 @@ public final class FlowNetwork implements FabricNetwork {
         m.flowLinkStart[nf] = k0;
         for (int i = 0; i < nl; i++) {
             m.cap[i] = i < crossedLinks ? m.full[i]
-                    : Math.max(0, m.full[i] - (linkRate[links.get(i).id()] - m.inside[i]));
+                    : Math.max(0, m.full[i] - (linkRate[links.get(i)] - m.inside[i]));
         }
         // flows of each link in compressed rows: flowsOf[start[li] .. start[li + 1])
         int[] start = m.start;
@@ -492,8 +549,8 @@ public final class FlowNetwork implements FabricNetwork {
         return rate;
     }
 
-    private void addLinkRate(Link l, double delta, long now) {
-        int id = l.id();
+    private void addLinkRate(int id, double delta, long now) {
+        Link l = linkOf[id];
         double before = linkRate[id];
         double after = before + delta;
         if (Math.abs(after) < 1e-12) {
@@ -524,7 +581,8 @@ public final class FlowNetwork implements FabricNetwork {
         }
         timerAt = Long.MAX_VALUE;
         long now = kernel.now();
-        List<Link> freed = new ArrayList<>();
+        long timerPass = ++timerPasses;
+        freed.clear();
         while (finishing.peek() != null && finishing.peek().finishAt <= now) {
             ActiveFlow a = finishing.peek();
             settle(a, now);
@@ -535,9 +593,11 @@ public final class FlowNetwork implements FabricNetwork {
                 continue;
             }
             finishing.poll();
-            for (Link l : a.links) {
-                if (tight(l)) {
-                    freed.add(l);
+            for (int id : a.links) {
+                // flows finishing together share links: list each once
+                if (linkFreedIn[id] != timerPass && tight(id)) {
+                    linkFreedIn[id] = timerPass;
+                    freed.add(id);
                 }
             }
             a.done = true;
@@ -575,10 +635,14 @@ public final class FlowNetwork implements FabricNetwork {
     /**
      * The flows with a finite finish time, in an indexed binary heap ordered by finish time, then
      * by flow id (the order in which simultaneous finishes are settled). A flow whose finish
-     * moves is sifted in place: no stale entries, nothing allocated per re-rating.
+     * moves is sifted in place: no stale entries, nothing allocated per re-rating. The keys sit
+     * in primitive arrays beside the flows, so that comparing two entries reads no flow object
+     * (with thousands of flows in flight, those reads were cache misses).
      */
     private static final class FinishHeap {
         private ActiveFlow[] heap = new ActiveFlow[64];
+        private long[] at = new long[64];
+        private long[] ids = new long[64];
         private int size;
 
         ActiveFlow peek() {
@@ -602,68 +666,85 @@ public final class FlowNetwork implements FabricNetwork {
             if (a.heapIndex < 0) {
                 if (size == heap.length) {
                     heap = java.util.Arrays.copyOf(heap, size * 2);
+                    at = java.util.Arrays.copyOf(at, size * 2);
+                    ids = java.util.Arrays.copyOf(ids, size * 2);
                 }
-                heap[size] = a;
-                a.heapIndex = size++;
-                siftUp(a.heapIndex);
+                siftUp(size++, a, a.finishAt, a.id);
             } else {
-                siftUp(a.heapIndex);
-                siftDown(a.heapIndex);
+                int h = a.heapIndex;
+                long old = at[h];
+                if (a.finishAt < old) {
+                    siftUp(h, a, a.finishAt, a.id);
+                } else if (a.finishAt > old) {
+                    siftDown(h, a, a.finishAt, a.id);
+                }
             }
         }
 
         private void remove(ActiveFlow a) {
             int h = a.heapIndex;
-            ActiveFlow last = heap[--size];
-            heap[size] = null;
+            int lastIndex = --size;
+            ActiveFlow last = heap[lastIndex];
+            long lastAt = at[lastIndex];
+            long lastId = ids[lastIndex];
+            heap[lastIndex] = null;
             a.heapIndex = -1;
-            if (h < size) {
-                heap[h] = last;
-                last.heapIndex = h;
-                siftDown(h);
-                siftUp(last.heapIndex);
+            if (h < lastIndex) {
+                if (h > 0 && before(lastAt, lastId, at[(h - 1) >>> 1], ids[(h - 1) >>> 1])) {
+                    siftUp(h, last, lastAt, lastId);
+                } else {
+                    siftDown(h, last, lastAt, lastId);
+                }
             }
         }
 
-        private static boolean before(ActiveFlow x, ActiveFlow y) {
-            return x.finishAt != y.finishAt ? x.finishAt < y.finishAt : x.id < y.id;
+        private static boolean before(long xAt, long xId, long yAt, long yId) {
+            return xAt != yAt ? xAt < yAt : xId < yId;
         }
 
-        private void siftUp(int h) {
-            ActiveFlow x = heap[h];
+        /** Places (x, its keys) at hole h or above. */
+        private void siftUp(int h, ActiveFlow x, long xAt, long xId) {
             while (h > 0) {
                 int parent = (h - 1) >>> 1;
-                ActiveFlow p = heap[parent];
-                if (!before(x, p)) {
+                if (!before(xAt, xId, at[parent], ids[parent])) {
                     break;
                 }
-                heap[h] = p;
-                p.heapIndex = h;
+                move(parent, h);
                 h = parent;
             }
-            heap[h] = x;
-            x.heapIndex = h;
+            put(h, x, xAt, xId);
         }
 
-        private void siftDown(int h) {
-            ActiveFlow x = heap[h];
+        /** Places (x, its keys) at hole h or below. */
+        private void siftDown(int h, ActiveFlow x, long xAt, long xId) {
             int half = size >>> 1;
             while (h < half) {
                 int child = 2 * h + 1;
-                ActiveFlow c = heap[child];
                 int right = child + 1;
-                if (right < size && before(heap[right], c)) {
+                if (right < size && before(at[right], ids[right], at[child], ids[child])) {
                     child = right;
-                    c = heap[child];
                 }
-                if (!before(c, x)) {
+                if (!before(at[child], ids[child], xAt, xId)) {
                     break;
                 }
-                heap[h] = c;
-                c.heapIndex = h;
+                move(child, h);
                 h = child;
             }
+            put(h, x, xAt, xId);
+        }
+
+        private void move(int from, int to) {
+            ActiveFlow f = heap[from];
+            heap[to] = f;
+            at[to] = at[from];
+            ids[to] = ids[from];
+            f.heapIndex = to;
+        }
+
+        private void put(int h, ActiveFlow x, long xAt, long xId) {
             heap[h] = x;
+            at[h] = xAt;
+            ids[h] = xId;
             x.heapIndex = h;
         }
     }

@@ -212,6 +212,16 @@ public record TrainingStep(TransformerModel model, Topology topology, Mesh mesh,
                 replicas, split, options, tpCommOverlap, recomputeModules, allToAll);
     }
 
+    /**
+     * This step with {@code count} data-parallel replicas simulated task by task (1, or all of
+     * them); a one-replica copy is how the work of a large step is counted before it is built.
+     */
+    public TrainingStep withReplicas(int count) {
+        return new TrainingStep(model, topology, mesh, zero, shardGroup, sequenceParallel, cpKind, schedule,
+                microbatches, microBatch, seqLen, kernels, recompute, bucketBytes, overlapGradReduce, blockingSends,
+                count, split, sharding, tpCommOverlap, recomputeModules, allToAll);
+    }
+
     /** This step with its MoE all-to-alls sent as {@code algorithm}. */
     public TrainingStep withAllToAll(AllToAllAlgorithm algorithm) {
         return new TrainingStep(model, topology, mesh, zero, shardGroup, sequenceParallel, cpKind, schedule,
