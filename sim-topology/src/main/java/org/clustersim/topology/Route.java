@@ -11,15 +11,19 @@ public final class Route {
     private final List<Link> links;
     private final Link[] array;
     private final int[] ids;
+    private final long latencyNs;
 
     /** @param links links in the order the bytes traverse them; empty for a device talking to itself */
     public Route(List<Link> links) {
         this.array = links.toArray(new Link[0]);
         this.links = List.of(array);
         this.ids = new int[array.length];
+        long latency = 0;
         for (int i = 0; i < array.length; i++) {
             ids[i] = array[i].id();
+            latency += array[i].latencyNs();
         }
+        this.latencyNs = latency;
     }
 
     /** Links in the order the bytes traverse them; empty for a device talking to itself. */
@@ -42,11 +46,7 @@ public final class Route {
 
     /** Sum of the per-hop latencies, in nanoseconds. */
     public long latencyNs() {
-        long sum = 0;
-        for (Link l : links) {
-            sum += l.latencyNs();
-        }
-        return sum;
+        return latencyNs;
     }
 
     /** Smallest link bandwidth on the route, bytes per second; infinite for an empty route. */

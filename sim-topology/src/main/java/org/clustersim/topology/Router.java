@@ -29,6 +29,14 @@ public interface Router {
     }
 
     /**
+     * Whether {@link #adaptiveRoute} returns the static {@link #route} for this flow whatever the
+     * load (no hop on its path has a choice), so that a caller may keep the route it got.
+     */
+    default boolean adaptiveIsStatic(int srcDevice, int dstDevice, int channel, LinkStates states) {
+        return true;
+    }
+
+    /**
      * Whether the route of a flow leaves its scale-up domain through a NIC (so the network's
      * protocol efficiency and step latency apply). Collective planning asks this for every flow
      * of every ring; routers that can tell without building the route should say so cheaply.

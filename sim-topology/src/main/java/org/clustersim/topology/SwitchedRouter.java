@@ -146,12 +146,18 @@ public final class SwitchedRouter implements Router {
     @Override
     public Route adaptiveRoute(int src, int dst, int channel, LinkStates states, LinkLoad load) {
         validate(states);
-        if (states.version() == 0 && src != dst
-                && (scaleUp[src] >= 0 && scaleUp[src] == scaleUp[dst] || leaf(src, true) >= 0 && leaf(src, true) == leaf(dst, false))) {
-            // inside one scale-up domain or below one leaf no hop is chosen by load: the static route, cached
+        if (adaptiveIsStatic(src, dst, channel, states)) {
             return route(src, dst, channel, states);
         }
         return compute(src, dst, channel, states, load);
+    }
+
+    /** Inside one healthy scale-up domain or below one leaf switch no hop is chosen by load. */
+    @Override
+    public boolean adaptiveIsStatic(int src, int dst, int channel, LinkStates states) {
+        return states.version() == 0 && src != dst
+                && (scaleUp[src] >= 0 && scaleUp[src] == scaleUp[dst]
+                    || leaf(src, true) >= 0 && leaf(src, true) == leaf(dst, false));
     }
 
     /**

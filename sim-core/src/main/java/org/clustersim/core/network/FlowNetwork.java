@@ -68,6 +68,31 @@ public final class FlowNetwork implements FabricNetwork {
     private final long[] linkFreedIn;
     private long timerPasses;
     private final Ints freed = new Ints();
+    /** The flows a transfer starts (reused: transfers do not nest). */
+    private final List<ActiveFlow> started = new ArrayList<>();
+    /**
+     * Per phase started while every link is healthy, its flows' routes where they cannot depend
+     * on load (or {@link #CHOSEN_PER_START}): plans are shared by every layer and microbatch, so a
+     * route is looked up once per plan rather than once per flow started. Keyed by identity.
+     */
+    private final java.util.Map<Phase, PhaseRoutes> healthyRoutes = new java.util.IdentityHashMap<>();
+    /** Per link, the flow class whose members alone cross it, or null. */
+    private final ActiveFlow[] linkClass;
+    /** Per link, how many members of {@link #linkClass} cross it. */
+    private final int[] classOn;
+    /** Scratch for {@link Symmetry#of}: members per link, zero between calls. */
+    private final int[] membersOn;
+
+    /** A phase's memoised routes and, once known, its symmetry (null: none). */
+    private static final class PhaseRoutes {
+        final Route[] routes;
+        boolean checked;
+        Symmetry symmetry;
+
+        PhaseRoutes(int flows) {
+            routes = new Route[flows];
+        }
+    }
     private final long[] linkBusySince;
     private final FinishHeap finishing = new FinishHeap();
     private long timerAt = Long.MAX_VALUE;
@@ -76,6 +101,8 @@ public final class FlowNetwork implements FabricNetwork {
     private long flowsRerated;
     private final org.clustersim.topology.Router.LinkLoad load;
     private final int fewFlows;
+    private final boolean classes;
+    private long classesStarted;
 
     /** With static ECMP routing. */
     public FlowNetwork(Topology topology, SimKernel kernel, LinkStates states, Counters counters) {
@@ -87,13 +114,17 @@ public final class FlowNetwork implements FabricNetwork {
      *                 fewest flows (adaptive routing) instead of by a static hash
      */
     public FlowNetwork(Topology topology, SimKernel kernel, LinkStates states, Counters counters, boolean adaptive) {
-        this(topology, kernel, states, counters, adaptive, FEW_FLOWS);
+        this(topology, kernel, states, counters, adaptive, FEW_FLOWS, true);
     }
 
-    /** @param fewFlows links with at most this many flows are crossed by every re-rating that reaches them (tests vary it) */
+    /**
+     * @param fewFlows links with at most this many flows are crossed by every re-rating that reaches them (tests vary it)
+     * @param classes  whether symmetric phases may run as flow classes ({@link Symmetry}; tests compare without)
+     */
     FlowNetwork(Topology topology, SimKernel kernel, LinkStates states, Counters counters, boolean adaptive,
-                int fewFlows) {
+                int fewFlows, boolean classes) {
         this.fewFlows = fewFlows;
+        this.classes = classes;
         this.load = adaptive ? this::flowsOn : null;
         this.topology = topology;
         this.kernel = kernel;
@@ -116,6 +147,9 @@ public final class FlowNetwork implements FabricNetwork {
         }
         linkFreedIn = new long[n];
         java.util.Arrays.fill(linkFreedIn, -1);
+        linkClass = new ActiveFlow[n];
+        classOn = new int[n];
+        membersOn = new int[n];
     }
 
     /** A growable list of ints (link ids), reused from one re-rating to the next. */
@@ -195,6 +229,12 @@ public final class FlowNetwork implements FabricNetwork {
         /** The re-rating pass that last reached this flow (replaces a visited set). */
         long seenIn = -1;
         boolean done;
+        /**
+         * Non-null for a class standing for the symmetric flows of one phase ({@link Symmetry}):
+         * then {@link #links} holds every member's links one member after another, and the
+         * class's id is its first member's (the members take the ids that follow).
+         */
+        Symmetry members;
 
         ActiveFlow(long id, Flow spec, String owner, PhaseRun phase, double bytes, long now) {
             this.id = id;
@@ -209,29 +249,216 @@ public final class FlowNetwork implements FabricNetwork {
     @Override
     public void transfer(String owner, Phase phase, Runnable onDone) {
         long now = kernel.now();
-        PhaseRun run = new PhaseRun(phase.flows().size(), onDone, phase.extraLatencyNs(), now);
-        List<ActiveFlow> started = new ArrayList<>();
-        for (Flow f : phase.flows()) {
+        List<Flow> flows = phase.flows();
+        PhaseRun run = new PhaseRun(flows.size(), onDone, phase.extraLatencyNs(), now);
+        List<ActiveFlow> started = this.started;
+        started.clear();
+        PhaseRoutes known = states.version() == 0
+                ? healthyRoutes.computeIfAbsent(phase, p -> new PhaseRoutes(flows.size())) : null;
+        if (classes && known != null && known.symmetry != null && known.symmetry.alone(this)) {
+            startClass(known.symmetry, owner, run, now);
+            return;
+        }
+        Route[] memo = known == null ? null : known.routes;
+        for (int i = 0, n = flows.size(); i < n; i++) {
+            Flow f = flows.get(i);
             if (f.srcDevice() == f.dstDevice()) {
                 run.arrived(now);
                 continue;
             }
-            Route route = Routes.of(topology, f, states, owner, load);
+            Route route = memo == null ? null : memo[i];
+            if (route == null || route == CHOSEN_PER_START) {
+                route = Routes.of(topology, f, states, owner, load);
+                if (memo != null && memo[i] == null) {
+                    boolean fixed = load == null
+                            || topology.router().adaptiveIsStatic(f.srcDevice(), f.dstDevice(), f.channel(), states);
+                    memo[i] = fixed ? route : CHOSEN_PER_START;
+                }
+            }
             if (f.bytes() == 0) {
                 run.arrived(now + latencyOf(route.links()));
                 continue;
             }
             ActiveFlow a = new ActiveFlow(nextId++, f, owner, run, f.bytes(), now);
             place(a, route);
+            long bytes = f.bytes();
             for (int id : a.links) {
-                usage.carried(linkOf[id], f.bytes());
+                usage.carried(id, bytes);
             }
             started.add(a);
+        }
+        if (known != null && !known.checked) {
+            known.checked = true;
+            known.symmetry = Symmetry.of(flows, known.routes, this);
         }
         if (!started.isEmpty()) {
             rerate(started, now);
         }
     }
+
+    /**
+     * The flows of a phase that max-min fairness must treat alike while nothing else shares their
+     * links, so that one entry can stand for all of them (a weighted flow class): equal bytes,
+     * fixed routes, and every member's tightest link offering the same fair share when the
+     * members alone use the links (each link's capacity over the members crossing it). A ring
+     * step inside an NVSwitch domain, each stage of a rail-aligned all-to-all and a torus axis
+     * ring are such phases. Started while none of its links carries another flow, the class runs
+     * at that share; the first flow placed on one of its links splits it into its members, with
+     * the bytes they have left, before max-min fairness goes on as for any flow - so rates and
+     * finish times are those of the members run one by one.
+     */
+    private static final class Symmetry {
+        final List<Flow> flows;
+        final Route[] routes;
+        /** Every member's link ids, member after member. */
+        final int[] hops;
+        final int[] links;
+        final int[] counts;
+        final long[] latency;
+        final double rate;
+
+        private Symmetry(List<Flow> flows, Route[] routes, int[] hops, int[] links, int[] counts, double rate) {
+            this.flows = flows;
+            this.routes = routes;
+            this.hops = hops;
+            this.links = links;
+            this.counts = counts;
+            this.rate = rate;
+            this.latency = new long[routes.length];
+            for (int i = 0; i < routes.length; i++) {
+                latency[i] = routes[i].latencyNs();
+            }
+        }
+
+        /** The phase's symmetry, or null when its flows are not alike (or too few to gain). */
+        static Symmetry of(List<Flow> flows, Route[] routes, FlowNetwork net) {
+            int n = flows.size();
+            if (n < 2) {
+                return null;
+            }
+            long bytes = flows.get(0).bytes();
+            int hopCount = 0;
+            for (int i = 0; i < n; i++) {
+                Flow f = flows.get(i);
+                Route r = routes[i];
+                if (f.bytes() != bytes || bytes <= 0 || f.srcDevice() == f.dstDevice() || r == null
+                        || r == CHOSEN_PER_START || r.hops() == 0) {
+                    return null;
+                }
+                hopCount += r.hops();
+            }
+            int[] on = net.membersOn;
+            int[] hops = new int[hopCount];
+            Ints unique = new Ints();
+            int k = 0;
+            for (Route r : routes) {
+                for (int id : r.sharedIds()) {
+                    hops[k++] = id;
+                    if (on[id]++ == 0) {
+                        unique.add(id);
+                    }
+                }
+            }
+            double rate = Double.NaN;
+            boolean alike = true;
+            for (Route r : routes) {
+                double own = Double.MAX_VALUE;
+                for (int id : r.sharedIds()) {
+                    own = Math.min(own, net.capacity(id) / on[id]);
+                }
+                if (Double.isNaN(rate)) {
+                    rate = own;
+                } else if (own != rate) {
+                    alike = false;
+                }
+            }
+            int[] links = java.util.Arrays.copyOf(unique.a, unique.size());
+            int[] counts = new int[links.length];
+            for (int i = 0; i < links.length; i++) {
+                counts[i] = on[links[i]];
+                on[links[i]] = 0;
+            }
+            return alike && rate > 0 ? new Symmetry(flows, routes.clone(), hops, links, counts, rate) : null;
+        }
+
+        /** Whether none of the links carries another flow now (and each has its full capacity). */
+        boolean alone(FlowNetwork net) {
+            for (int id : links) {
+                if (net.onLinkCount[id] != 0 || net.linkClass[id] != null || net.states.factor(id) != 1) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
+    /** Starts a phase's symmetric flows as one class (its links carry nothing else). */
+    private void startClass(Symmetry sym, String owner, PhaseRun run, long now) {
+        long bytes = sym.flows.get(0).bytes();
+        ActiveFlow c = new ActiveFlow(nextId, sym.flows.get(0), owner, run, bytes, now);
+        nextId += sym.flows.size();
+        classesStarted++;
+        c.members = sym;
+        c.links = sym.hops;
+        for (int i = 0; i < sym.links.length; i++) {
+            linkClass[sym.links[i]] = c;
+            classOn[sym.links[i]] = sym.counts[i];
+        }
+        for (int id : sym.hops) {
+            usage.carried(id, bytes);
+        }
+        rerates++;
+        flowsRerated += sym.flows.size();
+        c.rate = sym.rate;
+        for (int id : sym.hops) {
+            addLinkRate(id, sym.rate, now);
+        }
+        c.finishAt = now + (long) Math.ceil(c.remaining / sym.rate);
+        finishing.update(c);
+        armTimer();
+    }
+
+    /** Gives a class's links back (it finished or split). */
+    private void releaseClass(ActiveFlow c) {
+        for (int id : c.members.links) {
+            linkClass[id] = null;
+            classOn[id] = 0;
+        }
+    }
+
+    /**
+     * Replaces a class by its members, placed on their links with the bytes, rate and finish
+     * time they share, before another flow joins one of the links.
+     */
+    private void split(ActiveFlow c, long now) {
+        settle(c, now);
+        Symmetry sym = c.members;
+        long finish = c.finishAt;
+        c.finishAt = Long.MAX_VALUE;
+        finishing.update(c);
+        c.done = true;
+        releaseClass(c);
+        for (int k = 0; k < sym.flows.size(); k++) {
+            ActiveFlow m = new ActiveFlow(c.id + k, sym.flows.get(k), c.owner, c.phase, c.remaining, now);
+            m.rate = c.rate;
+            place(m, sym.routes[k]);
+            m.finishAt = finish;
+            finishing.update(m);
+        }
+    }
+
+    /** Splits the class on any of these links. */
+    private void splitClassesOn(int[] ids, long now) {
+        for (int id : ids) {
+            ActiveFlow c = linkClass[id];
+            if (c != null) {
+                split(c, now);
+            }
+        }
+    }
+
+    /** Marks a memoised flow whose adaptive route is chosen afresh at every start. */
+    private static final Route CHOSEN_PER_START = new Route(List.of());
 
     private long latencyOf(List<Link> links) {
         long latency = 0;
@@ -242,6 +469,7 @@ public final class FlowNetwork implements FabricNetwork {
     }
 
     private void place(ActiveFlow a, Route route) {
+        splitClassesOn(route.sharedIds(), a.updatedAt);
         a.links = route.sharedIds();
         a.latency = states.version() == 0 ? route.latencyNs() : latencyOf(route.links());
         a.slot = new int[a.links.length];
@@ -293,6 +521,9 @@ public final class FlowNetwork implements FabricNetwork {
     @Override
     public void setLinkState(Link link, double capacityFactor, long extraLatencyNs) {
         long now = kernel.now();
+        if (linkClass[link.id()] != null) {
+            split(linkClass[link.id()], now);
+        }
         states.setFactor(link.id(), capacityFactor);
         states.setExtraLatencyNs(link.id(), extraLatencyNs);
         List<ActiveFlow> affected = new ArrayList<>(flowsOnLink(link.id()));
@@ -313,7 +544,7 @@ public final class FlowNetwork implements FabricNetwork {
     }
 
     private int flowsOn(int link) {
-        return onLinkCount[link];
+        return onLinkCount[link] + classOn[link];
     }
 
     private List<ActiveFlow> flowsOnLink(int link) {
@@ -593,6 +824,16 @@ public final class FlowNetwork implements FabricNetwork {
                 continue;
             }
             finishing.poll();
+            if (a.members != null) {
+                // a class's links carry nothing else: no one is left to re-rate
+                a.done = true;
+                clearRate(a, now);
+                releaseClass(a);
+                for (long latency : a.members.latency) {
+                    a.phase.arrived(now + latency);
+                }
+                continue;
+            }
             for (int id : a.links) {
                 // flows finishing together share links: list each once
                 if (linkFreedIn[id] != timerPass && tight(id)) {
@@ -615,6 +856,11 @@ public final class FlowNetwork implements FabricNetwork {
     @Override
     public LinkUsage usage() {
         return usage;
+    }
+
+    /** How many phases ran as a flow class ({@link Symmetry}), split later or not. */
+    public long classesStarted() {
+        return classesStarted;
     }
 
     /** How many times components were re-rated. */

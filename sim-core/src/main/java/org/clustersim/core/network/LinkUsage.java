@@ -40,6 +40,11 @@ public final class LinkUsage {
         bytes[l.id()] += b;
     }
 
+    /** Adds {@code b} bytes to link {@code linkId}'s total. */
+    void carried(int linkId, long b) {
+        bytes[linkId] += b;
+    }
+
     void busy(Link l, long ns) {
         busyNs[l.id()] += ns;
     }

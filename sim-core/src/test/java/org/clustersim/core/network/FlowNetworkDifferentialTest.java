@@ -182,7 +182,7 @@ class FlowNetworkDifferentialTest {
             long[] latency = new long[count];
             Arrays.fill(ends, -1);
             DsolKernel kernel = new DsolKernel();
-            FlowNetwork net = new FlowNetwork(t, kernel, states, new Counters(), false, fewFlows);
+            FlowNetwork net = new FlowNetwork(t, kernel, states, new Counters(), false, fewFlows, true);
             for (int i = 0; i < count; i++) {
                 int src = r.nextInt(n);
                 int dst = (src + 1 + r.nextInt(n - 1)) % n;
