@@ -102,6 +102,8 @@ public final class FlowNetwork implements FabricNetwork {
     private final org.clustersim.topology.Router.LinkLoad load;
     private final int fewFlows;
     private final boolean classes;
+    /** Whether link throughput tracks are kept (read once: every rate change asks). */
+    private final boolean tracksRates;
     private long classesStarted;
 
     /** With static ECMP routing. */
@@ -130,6 +132,7 @@ public final class FlowNetwork implements FabricNetwork {
         this.kernel = kernel;
         this.states = states;
         this.usage = new LinkUsage(topology, counters);
+        this.tracksRates = usage.tracksRates();
         int n = topology.links().size();
         onLink = new ActiveFlow[n][];
         onLinkCount = new int[n];
@@ -781,7 +784,6 @@ public final class FlowNetwork implements FabricNetwork {
     }
 
     private void addLinkRate(int id, double delta, long now) {
-        Link l = linkOf[id];
         double before = linkRate[id];
         double after = before + delta;
         if (Math.abs(after) < 1e-12) {
@@ -790,10 +792,12 @@ public final class FlowNetwork implements FabricNetwork {
         if (before == 0 && after > 0) {
             linkBusySince[id] = now;
         } else if (before > 0 && after == 0) {
-            usage.busy(l, now - linkBusySince[id]);
+            usage.busy(id, now - linkBusySince[id]);
         }
         linkRate[id] = after;
-        usage.rateChange(l, now, delta * 1e9);
+        if (tracksRates) {
+            usage.rateChange(linkOf[id], now, delta * 1e9);
+        }
     }
 
     private void armTimer() {

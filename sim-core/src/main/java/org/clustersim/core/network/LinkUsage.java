@@ -49,6 +49,16 @@ public final class LinkUsage {
         busyNs[l.id()] += ns;
     }
 
+    /** Adds {@code ns} to link {@code linkId}'s busy time. */
+    void busy(int linkId, long ns) {
+        busyNs[linkId] += ns;
+    }
+
+    /** Whether rate changes are recorded (a track per link); when not, callers may skip them. */
+    boolean tracksRates() {
+        return throughputTracks;
+    }
+
     /** Records a change of the link's throughput, in bytes per second, from {@code at} on. */
     void rateChange(Link l, long at, double bytesPerS) {
         if (!throughputTracks) {
