@@ -307,9 +307,15 @@ public final class SwitchedRouter implements Router {
         }
         Link best = null;
         int bestLoad = Integer.MAX_VALUE;
-        for (int i = 0; i < candidates.length; i++) {
+        // only a strictly lower load displaces the choice so far: a link already as loaded cannot,
+        // whatever lies behind it, and nothing beats an idle path
+        for (int i = 0; i < candidates.length && bestLoad > 0; i++) {
             Link c = candidates[(start + i) % candidates.length];
-            int f = Math.max(load.flows(c.id()), bottleneck(c.dst(), toLeaf, states, load));
+            int here = load.flows(c.id());
+            if (here >= bestLoad) {
+                continue;
+            }
+            int f = Math.max(here, bottleneck(c.dst(), toLeaf, states, load));
             if (f < bestLoad) {
                 best = c;
                 bestLoad = f;
@@ -332,7 +338,13 @@ public final class SwitchedRouter implements Router {
         }
         int best = Integer.MAX_VALUE;
         for (Link c : toLeaf.next(v, states)) {
-            best = Math.min(best, Math.max(load.flows(c.id()), bottleneck(c.dst(), toLeaf, states, load)));
+            int here = load.flows(c.id());
+            if (here < best) {
+                best = Math.min(best, Math.max(here, bottleneck(c.dst(), toLeaf, states, load)));
+                if (best == 0) {
+                    break;
+                }
+            }
         }
         memoStamp[id] = stamp;
         memoValue[id] = best;

@@ -26,8 +26,7 @@ public final class DeadlockException extends SimulationException {
         return blocked;
     }
 
-    static DeadlockException describe(TaskGraph graph, int[] cursor, long[] end, int[] missingDeps,
-                                      int[] headsReached, long now) {
+    static DeadlockException describe(TaskGraph graph, int[] cursor, long[] end, long now) {
         List<String> lines = new ArrayList<>();
         int remaining = 0;
         for (int t = 0; t < graph.taskCount(); t++) {
@@ -44,26 +43,22 @@ public final class DeadlockException extends SimulationException {
             StringBuilder why = new StringBuilder();
             why.append(streamName(graph, s)).append(": head task '").append(task.name()).append("' waits for");
             boolean any = false;
-            if (missingDeps[head] > 0) {
-                for (int i = 0; i < task.depCount(); i++) {
-                    int d = task.dep(i);
-                    if (end[d] < 0) {
-                        why.append(any ? "," : "").append(" task '").append(graph.task(d).name()).append('\'');
-                        any = true;
-                    }
+            for (int i = 0; i < task.depCount(); i++) {
+                int d = task.dep(i);
+                if (end[d] < 0) {
+                    why.append(any ? "," : "").append(" task '").append(graph.task(d).name()).append('\'');
+                    any = true;
                 }
             }
-            if (headsReached[head] < task.streamCount()) {
-                for (int i = 0; i < task.streamCount(); i++) {
-                    int other = task.stream(i);
-                    int otherHead = cursor[other] < graph.streamLength(other)
-                            ? graph.streamTask(other, cursor[other]) : -1;
-                    if (otherHead != head) {
-                        why.append(any ? "," : "").append(" stream ").append(streamName(graph, other))
-                                .append(" to reach it (its head is '")
-                                .append(otherHead < 0 ? "nothing" : graph.task(otherHead).name()).append("')");
-                        any = true;
-                    }
+            for (int i = 0; i < task.streamCount(); i++) {
+                int other = task.stream(i);
+                int otherHead = cursor[other] < graph.streamLength(other)
+                        ? graph.streamTask(other, cursor[other]) : -1;
+                if (otherHead != head) {
+                    why.append(any ? "," : "").append(" stream ").append(streamName(graph, other))
+                            .append(" to reach it (its head is '")
+                            .append(otherHead < 0 ? "nothing" : graph.task(otherHead).name()).append("')");
+                    any = true;
                 }
             }
             if (!any) {

@@ -31,8 +31,11 @@ public final class Engine {
     /** The running compute tasks' rates under interference; null while interference is off. */
     private final ComputeRates rates;
 
-    private final int[] missingDeps;
-    private final int[] headsReached;
+    /**
+     * Per task, what it still waits for: dependencies not finished plus streams whose head it has
+     * not reached. One counter, not two beside the stream count: a task's release reads one array.
+     */
+    private final int[] waiting;
     private final int[] cursor;
     private final long[] start;
     private final long[] end;
@@ -61,15 +64,14 @@ public final class Engine {
         this.network = network;
         this.counters = counters;
         int n = graph.taskCount();
-        missingDeps = new int[n];
-        headsReached = new int[n];
+        waiting = new int[n];
         cursor = new int[graph.streams().size()];
         start = new long[n];
         end = new long[n];
         Arrays.fill(start, -1);
         Arrays.fill(end, -1);
         for (int t = 0; t < n; t++) {
-            missingDeps[t] = graph.depCount(t);
+            waiting[t] = graph.depCount(t) + graph.streamCount(t);
         }
         rates = interference == Interference.NONE ? null
                 : new ComputeRates(graph, kernel, speeds, this::finish);
@@ -85,24 +87,19 @@ public final class Engine {
     public Timeline run() {
         for (int s = 0; s < cursor.length; s++) {
             if (graph.streamLength(s) > 0) {
-                arrive(graph.streamTask(s, 0));
+                release(graph.streamTask(s, 0));
             }
         }
         long events = kernel.run();
         if (finished < graph.taskCount()) {
-            throw DeadlockException.describe(graph, cursor, end, missingDeps, headsReached, kernel.now());
+            throw DeadlockException.describe(graph, cursor, end, kernel.now());
         }
         return new Timeline(graph, start, end, events, counters, rates == null ? null : rates.lost());
     }
 
-    private void arrive(int task) {
-        if (++headsReached[task] == graph.streamCount(task) && missingDeps[task] == 0) {
-            begin(task);
-        }
-    }
-
-    private void dependencyDone(int task) {
-        if (--missingDeps[task] == 0 && headsReached[task] == graph.streamCount(task)) {
+    /** A task reached the head of one of its streams, or one of its dependencies finished. */
+    private void release(int task) {
+        if (--waiting[task] == 0) {
             begin(task);
         }
     }
@@ -163,11 +160,11 @@ public final class Engine {
             int s = graph.taskStream(id, i);
             int next = ++cursor[s];
             if (next < graph.streamLength(s)) {
-                arrive(graph.streamTask(s, next));
+                release(graph.streamTask(s, next));
             }
         }
         for (int i = 0, n = graph.dependentCount(id); i < n; i++) {
-            dependencyDone(graph.dependent(id, i));
+            release(graph.dependent(id, i));
         }
     }
 }
