@@ -197,7 +197,8 @@ public final class TaskGraph {
     public static final class Builder {
         private final List<DeviceInfo> devices = new ArrayList<>();
         private final List<Stream> streams = new ArrayList<>();
-        private final Map<String, Integer> streamByKey = new HashMap<>();
+        /** Per device, its streams by name (a name's hash is kept by the string: no key is built per lookup). */
+        private final List<Map<String, Integer>> streamsByDevice = new ArrayList<>();
         private final List<IntList> streamQueues = new ArrayList<>();
         /** Interned names and categories, and shared compute work. */
         private final Map<String, String> strings = new HashMap<>();
@@ -221,6 +222,7 @@ public final class TaskGraph {
         public int device(String name, int node) {
             int index = devices.size();
             devices.add(new DeviceInfo(index, name, node));
+            streamsByDevice.add(new HashMap<>(8));
             return index;
         }
 
@@ -229,19 +231,19 @@ public final class TaskGraph {
             if (device < 0 || device >= devices.size()) {
                 throw new IllegalArgumentException("unknown device " + device);
             }
-            String key = device + "/" + name;
-            Integer existing = streamByKey.get(key);
+            Map<String, Integer> named = streamsByDevice.get(device);
+            Integer existing = named.get(name);
             if (existing != null) {
                 Stream s = streams.get(existing);
                 if (s.kind() != kind) {
-                    throw new IllegalArgumentException("stream " + key + " already exists as " + s.kind());
+                    throw new IllegalArgumentException("stream " + device + "/" + name + " already exists as " + s.kind());
                 }
                 return existing;
             }
             int id = streams.size();
             streams.add(new Stream(id, device, intern(name), kind));
             streamQueues.add(new IntList());
-            streamByKey.put(key, id);
+            named.put(name, id);
             return id;
         }
 
@@ -401,7 +403,8 @@ public final class TaskGraph {
          * {@code device}; -1 if there is none or no such stream.
          */
         public int firstTaskFrom(int device, String name, int fromTask) {
-            Integer stream = streamByKey.get(device + "/" + name);
+            Integer stream = device < 0 || device >= streamsByDevice.size() ? null
+                    : streamsByDevice.get(device).get(name);
             if (stream == null) {
                 return -1;
             }

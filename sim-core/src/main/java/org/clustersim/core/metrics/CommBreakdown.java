@@ -43,21 +43,31 @@ public record CommBreakdown(int device, Map<String, Long> exposedNs, Map<String,
      * One pass over each device's streams: its tasks' intervals (clipped to the device's window)
      * go into reusable primitive buffers, compute and one per traffic category, whose unions are
      * measured by sorting starts and ends apart ({@link Intervals#union}); nothing is kept per
-     * task, so the memory is that of one device's intervals.
+     * task, so the memory is that of one device's intervals per thread. Devices are measured in
+     * parallel (each reads the finished timeline only) and listed in device order.
      */
     private static List<CommBreakdown> of(Timeline timeline, StepWindows steps, int step) {
-        TaskGraph g = timeline.graph();
-        int n = g.devices().size();
-        Map<String, Integer> slotOf = new HashMap<>();
-        List<String> slotNames = new ArrayList<>();
-        Intervals compute = new Intervals();
-        List<Intervals> comm = new ArrayList<>();
-        Intervals busy = new Intervals();
-        Intervals merged = new Intervals();
-        Intervals anyComm = new Intervals();
-        Intervals all = new Intervals();
-        List<CommBreakdown> out = new ArrayList<>(n);
-        for (int d = 0; d < n; d++) {
+        int n = timeline.graph().devices().size();
+        CommBreakdown[] out = new CommBreakdown[n];
+        ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(Scratch::new);
+        java.util.stream.IntStream.range(0, n).parallel()
+                .forEach(d -> out[d] = scratch.get().measure(timeline, steps, step, d));
+        return List.of(out);
+    }
+
+    /** One thread's buffers and traffic categories. */
+    private static final class Scratch {
+        final Map<String, Integer> slotOf = new HashMap<>();
+        final List<String> slotNames = new ArrayList<>();
+        final Intervals compute = new Intervals();
+        final List<Intervals> comm = new ArrayList<>();
+        final Intervals busy = new Intervals();
+        final Intervals merged = new Intervals();
+        final Intervals anyComm = new Intervals();
+        final Intervals all = new Intervals();
+
+        CommBreakdown measure(Timeline timeline, StepWindows steps, int step, int d) {
+            TaskGraph g = timeline.graph();
             compute.clear();
             for (Intervals c : comm) {
                 c.clear();
@@ -105,9 +115,8 @@ public record CommBreakdown(int device, Map<String, Long> exposedNs, Map<String,
                 anyComm.addAll(merged);
             }
             anyComm.union(all);
-            out.add(new CommBreakdown(d, exposed, overlapped, all.length() - all.intersection(busy)));
+            return new CommBreakdown(d, exposed, overlapped, all.length() - all.intersection(busy));
         }
-        return out;
     }
 
     /** A growable list of half-open intervals [lo, hi) in two primitive arrays. */

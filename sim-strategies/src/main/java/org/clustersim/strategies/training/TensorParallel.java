@@ -23,7 +23,11 @@ final class TensorParallel {
     private final long activationBytes;
     private final GroupPlans plans;
     /** The rank-wide communications merged from the groups' plans, by operation, size and first device. */
-    private final Map<String, Work.Communication> merged = new HashMap<>();
+    private final Map<Key, Work.Communication> merged = new HashMap<>();
+
+    /** A merged plan's identity: the operation, its size and the rank's first GPU (a key built as text cost a string per task). */
+    private record Key(CollectiveOp op, long bytes, int firstDevice) {
+    }
 
     /**
      * @param tp               tensor-parallel size
@@ -71,7 +75,7 @@ final class TensorParallel {
 
     /** The work of a TP collective of {@code bytes} over the rank's GPUs {@code devices}, each CP group at once. */
     Work.Communication work(int[] devices, CollectiveOp op, long bytes) {
-        return merged.computeIfAbsent("tp/" + op + "/" + bytes + "/" + devices[0], k -> {
+        return merged.computeIfAbsent(new Key(op, bytes, devices[0]), k -> {
             List<Work.Communication> parts = new ArrayList<>();
             for (int c = 0; c < cp; c++) {
                 parts.add(plans.plan("tp", op, Arrays.copyOfRange(devices, c * tp, (c + 1) * tp), bytes));
