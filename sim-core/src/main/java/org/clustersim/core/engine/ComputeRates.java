@@ -107,7 +107,7 @@ final class ComputeRates {
 
     /** Task {@code id} has ended: a compute task leaves its devices, a communication task gives its share back. */
     void finished(int id) {
-        if (graph.work(id) instanceof Work.Compute) {
+        if (graph.isCompute(id)) {
             lost[id] += (kernel.now() - since[id]) * (1 - rate[id] / base[id]);
             for (int i = 0, n = graph.streamCount(id); i < n; i++) {
                 int d = device(id, i);

@@ -23,6 +23,8 @@ public final class TaskGraph {
     private final String[] names;
     private final String[] categories;
     private final Work[] works;
+    /** Per task, whether its work is compute: asked when a task ends, without reading the work object again. */
+    private final boolean[] compute;
     /** Task t occupies streams taskStreams[taskStreamStart[t] .. taskStreamStart[t + 1]). */
     private final int[] taskStreamStart;
     private final int[] taskStreams;
@@ -47,6 +49,10 @@ public final class TaskGraph {
         this.names = Arrays.copyOf(b.names, n);
         this.categories = Arrays.copyOf(b.categories, n);
         this.works = Arrays.copyOf(b.works, n);
+        this.compute = new boolean[n];
+        for (int t = 0; t < n; t++) {
+            compute[t] = works[t] instanceof Work.Compute;
+        }
         this.taskStreamStart = Arrays.copyOf(b.taskStreamStart, n + 1);
         this.taskStreams = b.taskStreams.toArray();
         this.depStart = depStart;
@@ -123,6 +129,11 @@ public final class TaskGraph {
     /** Work of task {@code id}. */
     public Work work(int id) {
         return works[id];
+    }
+
+    /** Whether task {@code id} computes (else it communicates). */
+    public boolean isCompute(int id) {
+        return compute[id];
     }
 
     /** Number of streams task {@code id} occupies. */
