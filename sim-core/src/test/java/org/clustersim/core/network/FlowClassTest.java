@@ -16,6 +16,7 @@ import org.clustersim.topology.Link;
 import org.clustersim.topology.LinkStates;
 import org.clustersim.topology.SwitchedClusterSpec;
 import org.clustersim.topology.Topology;
+import org.clustersim.topology.TorusSpec;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,11 +33,8 @@ class FlowClassTest {
     private record Outcome(List<Long> ends, long classesSplitOrRun) {
     }
 
-    private static Outcome run(Topology t, long seed, boolean classes, boolean adaptive, boolean faults) {
-        Random r = new Random(seed);
-        DsolKernel kernel = new DsolKernel();
-        LinkStates states = LinkStates.healthy(t);
-        FlowNetwork net = new FlowNetwork(t, kernel, states, new Counters(), adaptive, FlowNetwork.FEW_FLOWS, classes);
+    /** Rings and all-to-alls inside each server, and rail-aligned exchanges across servers. */
+    private static List<Phase> serverPhases(Topology t) {
         int perNode = t.deviceCount() / nodes(t);
         List<Phase> symmetric = new ArrayList<>();
         for (int node = 0; node < nodes(t); node++) {
@@ -66,11 +64,38 @@ class FlowClassTest {
                 symmetric.add(new Phase(across));
             }
         }
+        return symmetric;
+    }
+
+    /** On a torus: a ring along the first axis through every group of {@code x} chips, each way. */
+    private static List<Phase> torusPhases(Topology t, int x) {
+        List<Phase> symmetric = new ArrayList<>();
+        for (int g = 0; g + x <= t.deviceCount(); g += x) {
+            List<Flow> forward = new ArrayList<>();
+            List<Flow> both = new ArrayList<>();
+            for (int i = 0; i < x; i++) {
+                forward.add(new Flow(g + i, g + (i + 1) % x, 4_000_000));
+                both.add(new Flow(g + i, g + (i + 1) % x, 2_000_000));
+                both.add(new Flow(g + (i + 1) % x, g + i, 2_000_000));
+            }
+            symmetric.add(new Phase(forward));
+            symmetric.add(new Phase(both));
+        }
+        return symmetric;
+    }
+
+    /** @param window starts (and faults) fall in [0, window) ns */
+    private static Outcome run(Topology t, List<Phase> symmetric, long seed, boolean classes, boolean adaptive,
+                               boolean faults, int window) {
+        Random r = new Random(seed);
+        DsolKernel kernel = new DsolKernel();
+        LinkStates states = LinkStates.healthy(t);
+        FlowNetwork net = new FlowNetwork(t, kernel, states, new Counters(), adaptive, FlowNetwork.FEW_FLOWS, classes);
         List<long[]> ends = new ArrayList<>();
         for (int k = 0; k < 80; k++) {
             Phase phase = r.nextInt(3) > 0 ? symmetric.get(r.nextInt(symmetric.size()))
                     : new Phase(List.of(randomFlow(r, t.deviceCount())));
-            long start = r.nextInt(400_000);
+            long start = r.nextInt(window);
             long[] end = {-1};
             ends.add(end);
             kernel.schedule(start, () -> net.transfer("p", phase, () -> end[0] = kernel.now()));
@@ -79,10 +104,10 @@ class FlowClassTest {
             List<Link> links = t.links();
             for (int k = 0; k < 4; k++) {
                 Link l = links.get(r.nextInt(links.size()));
-                long at = r.nextInt(300_000);
+                long at = r.nextInt(window * 3 / 4);
                 double factor = r.nextBoolean() ? 0.25 + 0.5 * r.nextDouble() : 1;
                 kernel.schedule(at, () -> net.setLinkState(l, factor, 0));
-                kernel.schedule(at + 50_000 + r.nextInt(100_000), () -> net.setLinkState(l, 1, 0));
+                kernel.schedule(at + window / 8 + r.nextInt(window / 4), () -> net.setLinkState(l, 1, 0));
             }
         }
         kernel.run();
@@ -120,8 +145,8 @@ class FlowClassTest {
             long seed = r.nextLong();
             boolean adaptive = trial % 2 == 1;
             boolean faults = trial % 4 >= 2;
-            Outcome with = run(t, seed, true, adaptive, faults);
-            Outcome without = run(t, seed, false, adaptive, faults);
+            Outcome with = run(t, serverPhases(t), seed, true, adaptive, faults, 400_000);
+            Outcome without = run(t, serverPhases(t), seed, false, adaptive, faults, 400_000);
             classes += with.classesSplitOrRun();
             assertEquals(0, without.classesSplitOrRun());
             for (int i = 0; i < with.ends().size(); i++) {
@@ -135,5 +160,25 @@ class FlowClassTest {
         }
         assertTrue(classes > 100, "classes started: " + classes);
         assertTrue(compared >= 3000, "compared " + compared);
+    }
+
+    @Test
+    void torusRingsAsClassesEndWhenTheirFlowsOneByOneWould() {
+        Random r = new Random(7);
+        long classes = 0;
+        for (int trial = 0; trial < 12; trial++) {
+            Topology t = (trial % 2 == 0 ? TorusSpec.v4(4, 4, 2) : TorusSpec.v5e(4, 4)).build();
+            long seed = r.nextLong();
+            boolean faults = trial % 3 == 0;
+            Outcome with = run(t, torusPhases(t, 4), seed, true, false, faults, 2_000_000);
+            Outcome without = run(t, torusPhases(t, 4), seed, false, false, faults, 2_000_000);
+            classes += with.classesSplitOrRun();
+            for (int i = 0; i < with.ends().size(); i++) {
+                long a = without.ends().get(i);
+                assertTrue(a > 0, "phase " + i + " finished");
+                assertEquals(a, with.ends().get(i), 1 + 1e-9 * a, "trial " + trial + " phase " + i);
+            }
+        }
+        assertTrue(classes > 50, "classes started: " + classes);
     }
 }
