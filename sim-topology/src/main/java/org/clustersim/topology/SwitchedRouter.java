@@ -2,9 +2,7 @@ package org.clustersim.topology;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 import org.jgrapht.Graph;
 
@@ -31,7 +29,8 @@ public final class SwitchedRouter implements Router {
     private final int[] nic;
     private final List<Vertex> vertices;
     private final long seed;
-    private final Map<Integer, ToLeaf> distanceToLeaf = new HashMap<>();
+    /** Per destination leaf (by vertex id), the distances toward it; null until asked. */
+    private final ToLeaf[] distanceToLeaf;
     private final RouteCache routes = new RouteCache();
     private long cachedVersion = -1;
     private LinkStates cachedStates;
@@ -92,6 +91,7 @@ public final class SwitchedRouter implements Router {
             }
         }
         bfsQueue = new int[vertices.size()];
+        distanceToLeaf = new ToLeaf[vertices.size()];
         leafUp = new int[devices.size()];
         leafDown = new int[devices.size()];
         Arrays.fill(leafUp, UNKNOWN);
@@ -179,7 +179,7 @@ public final class SwitchedRouter implements Router {
                 : states == cachedStates && states.version() == cachedVersion;
         if (!same) {
             routes.clear();
-            distanceToLeaf.clear();
+            java.util.Arrays.fill(distanceToLeaf, null);
             cachedStates = states;
             cachedVersion = states.version();
         }
@@ -223,7 +223,11 @@ public final class SwitchedRouter implements Router {
         Vertex leafS = nicUp.dst();
         Vertex leafD = nicDown.src();
         if (leafS != leafD) {
-            ToLeaf toLeaf = distanceToLeaf.computeIfAbsent(leafD.id(), id -> new ToLeaf(bfsTo(leafD, states)));
+            ToLeaf toLeaf = distanceToLeaf[leafD.id()];
+            if (toLeaf == null) {
+                toLeaf = new ToLeaf(bfsTo(leafD, states));
+                distanceToLeaf[leafD.id()] = toLeaf;
+            }
             Vertex u = leafS;
             if (toLeaf.dist[u.id()] < 0) {
                 throw unreachable(s, d, states);
