@@ -15,12 +15,18 @@ import picocli.CommandLine.ScopeType;
  * flags), 1 internal error.
  */
 @Command(name = "clustersim", mixinStandardHelpOptions = true, versionProvider = Version.class,
-        description = "Discrete-event simulator of distributed LLM training clusters.",
-        subcommands = {RunCommand.class, ReportCommand.class, ValidateCommand.class, ScheduleCommand.class, BubblesCommand.class,
-            CollectiveCommand.class, PresetsCommand.class, TopologyCommand.class, WhatIfCommand.class, GoodputCommand.class,
-            CalibrateCommand.class, SchemaCommand.class, PlanCommand.class,
-            CommandLine.HelpCommand.class})
+        description = "Discrete-event simulator of distributed LLM training clusters.")
 public final class ClusterSim implements Runnable {
+    /**
+     * The commands, in the order help lists them. They are registered when the command line is
+     * made: all of them, or only the one named when the arguments name one, since building
+     * picocli's model of every command took a third of a second of each run's start.
+     */
+    static final java.util.List<Class<?>> COMMANDS = java.util.List.of(RunCommand.class, ReportCommand.class,
+            ValidateCommand.class, ScheduleCommand.class, BubblesCommand.class, CollectiveCommand.class,
+            PresetsCommand.class, TopologyCommand.class, WhatIfCommand.class, GoodputCommand.class,
+            CalibrateCommand.class, SchemaCommand.class, PlanCommand.class, CommandLine.HelpCommand.class);
+
     /** Exit code for bad input. */
     public static final int BAD_INPUT = 2;
     /** Exit code for an internal error. */
@@ -46,7 +52,7 @@ public final class ClusterSim implements Runnable {
     /** Runs the command line with the given streams and returns the exit code (for tests). */
     public static int execute(String[] args, PrintWriter out, PrintWriter err) {
         ClusterSim root = new ClusterSim();
-        CommandLine cl = new CommandLine(root);
+        CommandLine cl = commandLine(root, args);
         cl.setOut(out);
         cl.setErr(err);
         cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
@@ -98,6 +104,31 @@ public final class ClusterSim implements Runnable {
             err.flush();
             return INTERNAL_ERROR;
         }
+    }
+
+    /**
+     * The command line of {@code root}: with only the command {@code args} name first (after the
+     * root's own options), or with every command when they name none (help, an unknown or
+     * missing command: the full list is what the messages show).
+     */
+    static CommandLine commandLine(ClusterSim root, String[] args) {
+        CommandLine cl = new CommandLine(root);
+        Class<?> named = null;
+        for (String a : args) {
+            if (!a.startsWith("-")) {
+                for (Class<?> c : COMMANDS) {
+                    Command command = c.getAnnotation(Command.class);
+                    if (c != CommandLine.HelpCommand.class && command != null && command.name().equals(a)) {
+                        named = c;
+                    }
+                }
+                break;
+            }
+        }
+        for (Class<?> c : named == null ? COMMANDS : java.util.List.of(named)) {
+            cl.addSubcommand(c);
+        }
+        return cl;
     }
 
     /**
