@@ -14,6 +14,11 @@ import picocli.CommandLine.Option;
 final class ScheduleOptions {
     /** Simulated nanoseconds per time unit of the options: fine enough for three decimals of F. */
     static final double NS_PER_UNIT = 1e6;
+    /** Longest time a flag may give one task or send, in units (1e9 units: 1e15 ns of clock). */
+    static final double MAX_TIME = 1e9;
+    static final String MAX_TIME_TEXT = "1e9";
+    /** Clock a schedule study may reach, ns: a long holds 9.2e18, and sums must not overflow on the way. */
+    static final double MAX_CLOCK_NS = 1e18;
 
     @Option(names = "-p", paramLabel = "P", description = "Pipeline ranks (default: ${DEFAULT-VALUE}).",
             defaultValue = "4")
@@ -68,16 +73,16 @@ final class ScheduleOptions {
             throw new InputException("-v must be at least 1, got " + v);
         }
         for (double[] x : new double[][] {{f, 0}, {bi, 1}, {w, 2}, {latency, 3}}) {
-            if (!(x[0] >= 0) || Double.isInfinite(x[0])) {
+            if (!(x[0] >= 0 && x[0] <= MAX_TIME)) {
                 throw new InputException(new String[] {"--f", "--bi", "--w", "--latency"}[(int) x[1]]
-                        + " must be a finite number >= 0, got " + x[0]);
+                        + " must be a finite number from 0 to " + MAX_TIME_TEXT + ", got " + x[0]);
             }
         }
         if (!(f + bi + w > 0)) {
             throw new InputException("--f, --bi and --w must not all be 0");
         }
-        if (fb != null && (!(fb >= 0) || Double.isInfinite(fb))) {
-            throw new InputException("--fb must be >= 0, got " + fb);
+        if (fb != null && !(fb >= 0 && fb <= MAX_TIME)) {
+            throw new InputException("--fb must be a finite number from 0 to " + MAX_TIME_TEXT + ", got " + fb);
         }
     }
 
@@ -89,6 +94,14 @@ final class ScheduleOptions {
     WorkEstimate estimate(String what, int chunks, int runs, Double unit, boolean draw) {
         double perMicrobatch = Math.max(f + bi + w, fb == null ? 0 : fb) + 2 * latency;
         double makespan = ((double) microbatches() * chunks + 2.0 * p) * perMicrobatch;
+        // the steady-state study runs several steps back to back on one nanosecond clock
+        double clockNs = makespan * NS_PER_UNIT * (1 + org.clustersim.strategies.pipeline.ScheduleStudy.STEADY_STEPS);
+        if (!(clockNs <= MAX_CLOCK_NS)) {
+            throw new InputException(what + " would last about " + String.format(java.util.Locale.ROOT, "%.3g",
+                    makespan) + " time units a step, beyond the simulation clock (" + String.format(
+                    java.util.Locale.ROOT, "%.3g", MAX_CLOCK_NS / NS_PER_UNIT) + " units in all); use shorter times "
+                    + "(--f, --bi, --w, --fb, --latency) or fewer microbatches (-m)");
+        }
         double shortest = Double.MAX_VALUE;
         for (double x : new double[] {f, bi, w}) {
             if (x > 0) {

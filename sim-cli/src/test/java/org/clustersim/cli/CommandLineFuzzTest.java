@@ -72,6 +72,9 @@ class CommandLineFuzzTest {
         {"--gemm", "--attention", "--memory-bandwidth", "--nccl", "--nccl-op", "-o", "--name", "--gemm-best"},
     };
 
+    /** Flags that name a file to write. */
+    static final Set<String> OUTPUTS = Set.of("--csv", "--summary", "--trace", "--json", "-o");
+
     /** Values; {@code @NAME} is a path in the sandbox, {@code @SCENARIO} the fuzzed file. */
     static final String[] VALUES = {"", "0", "-1", "1", "2", "3", "8", "64", "1e-12", "1e9", "Infinity", "NaN",
         "-0", "2147483648", "abc", "all", "0-7", "node:0", "rail:0", "ring", "auto", "tree", "8B", "64KiB", "8GiB",
@@ -138,7 +141,10 @@ class CommandLineFuzzTest {
             }
             traceGiven |= f[0].equals("--trace") || f[0].equals("--no-trace!");
             args.add(f[0]);
-            args.add(value(f[1], sandbox, scenario));
+            String v = value(f[1], sandbox, scenario);
+            // an output named by a bare word lands in the sandbox, never in the working directory
+            args.add(OUTPUTS.contains(f[0]) && !v.isEmpty() && !Path.of(v).isAbsolute() ? sandbox.resolve(v).toString()
+                    : v);
         }
         // outputs never default to the working directory: simulating commands get explicit ones
         if (name.equals("run") && !traceGiven) {

@@ -64,7 +64,14 @@ class ScheduleCommandsTest {
         assertTrue(k.err().contains("expected one of gpipe, 1f1b"), k.err());
         ClusterSimTest.Result f = ClusterSimTest.cli("bubbles", "--f", "-1");
         assertEquals(2, f.code());
-        assertTrue(f.err().contains("--f must be a finite number >= 0"), f.err());
+        assertTrue(f.err().contains("--f must be a finite number from 0 to 1e9"), f.err());
+        // times that overflow the nanosecond clock are refused, not simulated into an internal error
+        ClusterSimTest.Result fb = ClusterSimTest.cli("bubbles", "--fb", "1e300");
+        assertEquals(2, fb.code(), fb.err());
+        assertTrue(fb.err().contains("--fb must be a finite number from 0 to 1e9, got 1.0E300"), fb.err());
+        ClusterSimTest.Result big = ClusterSimTest.cli("schedule", "--kind", "1f1b", "-m", "100000", "--f", "1e9");
+        assertEquals(2, big.code(), big.err());
+        assertTrue(big.err().contains("beyond the simulation clock"), big.err());
     }
 
     @Test
