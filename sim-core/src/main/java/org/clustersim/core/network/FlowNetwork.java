@@ -31,6 +31,11 @@ import org.clustersim.topology.Topology;
  * Remaining bytes are settled at the old rates first. Finish times live in the network's own
  * indexed heap, and the kernel holds one timer event for the earliest of them,
  * so the number of kernel events grows with flows and rate changes, never with bytes.
+ *
+ * <p>A phase whose flows max-min fairness must treat alike - a ring inside an NVSwitch domain,
+ * a stage of a rail-aligned all-to-all, a torus ring - starts as one weighted flow class while
+ * nothing else uses its links, and is split into its members the moment something does
+ * ({@link Symmetry}): a 16,384-GPU step starts 17 M flows, 16 M of them such ring steps.
  */
 public final class FlowNetwork implements FabricNetwork {
     private static final double EPSILON_BYTES = 1e-6;
