@@ -113,19 +113,10 @@ public final class ClusterSim implements Runnable {
      */
     static CommandLine commandLine(ClusterSim root, String[] args) {
         CommandLine cl = new CommandLine(root);
-        Class<?> named = null;
-        for (String a : args) {
-            if (!a.startsWith("-")) {
-                for (Class<?> c : COMMANDS) {
-                    Command command = c.getAnnotation(Command.class);
-                    if (c != CommandLine.HelpCommand.class && command != null && command.name().equals(a)) {
-                        named = c;
-                    }
-                }
-                break;
-            }
-        }
-        for (Class<?> c : named == null ? COMMANDS : java.util.List.of(named)) {
+        String first = java.util.Arrays.stream(args).filter(a -> !a.startsWith("-")).findFirst().orElse("");
+        java.util.List<Class<?>> named = COMMANDS.stream().filter(c -> c != CommandLine.HelpCommand.class
+                && c.getAnnotation(Command.class).name().equals(first)).toList();
+        for (Class<?> c : named.isEmpty() ? COMMANDS : named) {
             cl.addSubcommand(c);
         }
         return cl;

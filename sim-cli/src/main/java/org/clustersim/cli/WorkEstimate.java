@@ -55,10 +55,7 @@ public record WorkEstimate(String what, long tasks, long events, long heapBytes,
 
     /** The same, for the scenario's step already made (building it twice costs seconds on large clusters). */
     public static WorkEstimate of(Scenario s, TrainingStep step, boolean trace) {
-        int gpus = s.cluster().gpus();
-        long simulated = simulatedGpus(step, gpus);
-        WorkEstimate rough = ofCounts(s.name(), gpus, simulated, s.microbatches(), s.stepSequence().steps(),
-                s.model().layers(), s.parallelism().pp(), s.model().experts() != null, trace);
+        WorkEstimate rough = envelope(s, step, trace);
         if (rough.fits() || step.replicas() <= 1) {
             return rough;
         }
@@ -72,12 +69,8 @@ public record WorkEstimate(String what, long tasks, long events, long heapBytes,
      * one replica is too large to build for counting.
      */
     static WorkEstimate counted(Scenario s, TrainingStep step, boolean trace) {
-        int gpus = s.cluster().gpus();
         TrainingStep one = step.withReplicas(1);
-        long simulatedOne = simulatedGpus(one, gpus);
-        WorkEstimate roughOne = ofCounts(s.name(), gpus, simulatedOne, s.microbatches(), s.stepSequence().steps(),
-                s.model().layers(), s.parallelism().pp(), s.model().experts() != null, trace);
-        if (!roughOne.fits()) {
+        if (!envelope(s, one, trace).fits()) {
             return null;
         }
         TaskGraph graph = one.build(s.stepSequence()).graph();
@@ -94,17 +87,20 @@ public record WorkEstimate(String what, long tasks, long events, long heapBytes,
             }
         }
         double tasks = (double) local * step.replicas() + (graph.taskCount() - local);
-        return ofTasks(s.name(), gpus, tasks, trace);
+        return ofTasks(s.name(), s.cluster().gpus(), tasks, trace);
     }
 
-    private static long simulatedGpus(TrainingStep step, int gpus) {
+    /** The per-layer envelope of {@code step}'s simulated GPUs. */
+    private static WorkEstimate envelope(Scenario s, TrainingStep step, boolean trace) {
+        int gpus = s.cluster().gpus();
         long simulated = 0;
         for (int d = 0; d < gpus; d++) {
             if (step.simulated(d)) {
                 simulated++;
             }
         }
-        return simulated;
+        return ofCounts(s.name(), gpus, simulated, s.microbatches(), s.stepSequence().steps(), s.model().layers(),
+                s.parallelism().pp(), s.model().experts() != null, trace);
     }
 
     /** The estimate from the counts that decide it (for tests and callers without a scenario). */

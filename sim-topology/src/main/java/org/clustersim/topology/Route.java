@@ -4,18 +4,17 @@ import java.util.List;
 
 /**
  * The ordered links a flow crosses from one accelerator to another. Immutable; it also keeps
- * its links as an array, which the flow model reads for every flow it places (a route is
+ * its links' ids as an array, which the flow model reads for every flow it places (a route is
  * cached and shared by many flows, so the array is made once).
  */
 public final class Route {
     private final List<Link> links;
-    private final Link[] array;
     private final int[] ids;
     private final long latencyNs;
 
     /** @param links links in the order the bytes traverse them; empty for a device talking to itself */
     public Route(List<Link> links) {
-        this.array = links.toArray(new Link[0]);
+        Link[] array = links.toArray(new Link[0]);
         this.links = List.of(array);
         this.ids = new int[array.length];
         long latency = 0;
@@ -29,11 +28,6 @@ public final class Route {
     /** Links in the order the bytes traverse them; empty for a device talking to itself. */
     public List<Link> links() {
         return links;
-    }
-
-    /** The links as an array shared by every user of this route: read it, never write to it. */
-    public Link[] sharedArray() {
-        return array;
     }
 
     /**

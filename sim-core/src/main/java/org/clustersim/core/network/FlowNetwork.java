@@ -262,7 +262,7 @@ public final class FlowNetwork implements FabricNetwork {
         List<ActiveFlow> started = this.started;
         started.clear();
         PhaseRoutes known = states.version() == 0
-                ? healthyRoutes.computeIfAbsent(phase, p -> new PhaseRoutes(flows.size())) : null;
+                ? healthyRoutes.computeIfAbsent(phase, p -> new PhaseRoutes(p.flows().size())) : null;
         if (classes && known != null && known.symmetry != null && known.symmetry.alone(this)) {
             startClass(known.symmetry, owner, run, now);
             return;
@@ -389,10 +389,10 @@ public final class FlowNetwork implements FabricNetwork {
             return alike && rate > 0 ? new Symmetry(flows, routes.clone(), hops, links, counts, rate) : null;
         }
 
-        /** Whether none of the links carries another flow now (and each has its full capacity). */
+        /** Whether none of the links carries another flow now (asked only while every link is healthy). */
         boolean alone(FlowNetwork net) {
             for (int id : links) {
-                if (net.onLinkCount[id] != 0 || net.linkClass[id] != null || net.states.factor(id) != 1) {
+                if (net.onLinkCount[id] != 0 || net.linkClass[id] != null) {
                     return false;
                 }
             }

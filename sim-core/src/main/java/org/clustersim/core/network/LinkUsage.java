@@ -36,17 +36,9 @@ public final class LinkUsage {
         busyNs[l.id()] += ns;
     }
 
-    void carried(Link l, long b) {
-        bytes[l.id()] += b;
-    }
-
     /** Adds {@code b} bytes to link {@code linkId}'s total. */
     void carried(int linkId, long b) {
         bytes[linkId] += b;
-    }
-
-    void busy(Link l, long ns) {
-        busyNs[l.id()] += ns;
     }
 
     /** Adds {@code ns} to link {@code linkId}'s busy time. */
