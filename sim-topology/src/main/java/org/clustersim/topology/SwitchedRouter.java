@@ -36,7 +36,13 @@ public final class SwitchedRouter implements Router {
     private LinkStates cachedStates;
     /** Per switch vertex, the switch-to-switch links leaving it (for ECMP). */
     private final Link[][] switchOut;
-    /** Per switch vertex, the switch-to-switch links arriving at it (for the distance search): source vertex ids and link ids. */
+    /**
+     * Switches numbered densely (a 16K-GPU fabric has 40 K vertices but about a thousand switches):
+     * per vertex id its switch number or -1, so that the per-leaf distance arrays hold switches only.
+     */
+    private final int[] switchNumber;
+    private final int switches;
+    /** Per switch number, the switch-to-switch links arriving at it (for the distance search): source switch numbers and link ids. */
     private final int[][] switchInSrc;
     private final int[][] switchInLink;
     private final int[] bfsQueue;
@@ -79,18 +85,31 @@ public final class SwitchedRouter implements Router {
                         .toArray(Link[]::new);
             }
         }
-        switchInSrc = new int[vertices.size()][];
-        switchInLink = new int[vertices.size()][];
-        for (int v = 0; v < vertices.size(); v++) {
-            Link[] in = switchIn[v] == null ? new Link[0] : switchIn[v];
-            switchInSrc[v] = new int[in.length];
-            switchInLink[v] = new int[in.length];
-            for (int i = 0; i < in.length; i++) {
-                switchInSrc[v][i] = in[i].src().id();
-                switchInLink[v][i] = in[i].id();
+        switchNumber = new int[vertices.size()];
+        Arrays.fill(switchNumber, -1);
+        int count = 0;
+        for (Vertex v : vertices) {
+            if (v.kind() == VertexKind.SWITCH) {
+                switchNumber[v.id()] = count++;
             }
         }
-        bfsQueue = new int[vertices.size()];
+        switches = count;
+        switchInSrc = new int[switches][];
+        switchInLink = new int[switches][];
+        for (int v = 0; v < vertices.size(); v++) {
+            int sw = switchNumber[v];
+            if (sw < 0) {
+                continue;
+            }
+            Link[] in = switchIn[v];
+            switchInSrc[sw] = new int[in.length];
+            switchInLink[sw] = new int[in.length];
+            for (int i = 0; i < in.length; i++) {
+                switchInSrc[sw][i] = switchNumber[in[i].src().id()];
+                switchInLink[sw][i] = in[i].id();
+            }
+        }
+        bfsQueue = new int[switches];
         distanceToLeaf = new ToLeaf[vertices.size()];
         leafUp = new int[devices.size()];
         leafDown = new int[devices.size()];
@@ -229,7 +248,7 @@ public final class SwitchedRouter implements Router {
                 distanceToLeaf[leafD.id()] = toLeaf;
             }
             Vertex u = leafS;
-            if (toLeaf.dist[u.id()] < 0) {
+            if (toLeaf.dist[switchNumber[u.id()]] < 0) {
                 throw unreachable(s, d, states);
             }
             stamp++;
@@ -244,15 +263,16 @@ public final class SwitchedRouter implements Router {
         return new Route(path);
     }
 
-    /** Hop distances from every switch to {@code leaf} over live switch-to-switch links (-1: unreachable). */
+    /** Per switch number, hop distances to {@code leaf} over live switch-to-switch links (-1: unreachable). */
     private int[] bfsTo(Vertex leaf, LinkStates states) {
-        int[] dist = new int[vertices.size()];
+        int[] dist = new int[switches];
         Arrays.fill(dist, -1);
-        dist[leaf.id()] = 0;
+        int target = switchNumber[leaf.id()];
+        dist[target] = 0;
         int[] queue = bfsQueue;
         int head = 0;
         int tail = 0;
-        queue[tail++] = leaf.id();
+        queue[tail++] = target;
         while (head < tail) {
             int v = queue[head++];
             int[] from = switchInSrc[v];
@@ -270,8 +290,9 @@ public final class SwitchedRouter implements Router {
     }
 
     /**
-     * Distances to one destination leaf, and per switch (filled on first use) its live next hops
-     * toward the leaf in link order: a spine need not scan all its links for the one leaf.
+     * Distances to one destination leaf per switch number, and per switch (filled on first use)
+     * its live next hops toward the leaf in link order: a spine need not scan all its links for
+     * the one leaf.
      */
     private final class ToLeaf {
         final int[] dist;
@@ -282,17 +303,23 @@ public final class SwitchedRouter implements Router {
             this.next = new Link[dist.length][];
         }
 
+        /** Whether switch vertex {@code vertexId} is the destination leaf. */
+        boolean atLeaf(int vertexId) {
+            return dist[switchNumber[vertexId]] == 0;
+        }
+
         Link[] next(Vertex u, LinkStates states) {
-            Link[] n = next[u.id()];
+            int sw = switchNumber[u.id()];
+            Link[] n = next[sw];
             if (n == null) {
                 List<Link> candidates = new ArrayList<>();
                 for (Link out : switchOut[u.id()]) {
-                    if (states.up(out.id()) && dist[out.dst().id()] == dist[u.id()] - 1) {
+                    if (states.up(out.id()) && dist[switchNumber[out.dst().id()]] == dist[sw] - 1) {
                         candidates.add(out);
                     }
                 }
                 n = candidates.toArray(new Link[0]);
-                next[u.id()] = n;
+                next[sw] = n;
             }
             return n;
         }
@@ -334,7 +361,7 @@ public final class SwitchedRouter implements Router {
      */
     private int bottleneck(Vertex v, ToLeaf toLeaf, LinkStates states, LinkLoad load) {
         int id = v.id();
-        if (toLeaf.dist[id] == 0) {
+        if (toLeaf.atLeaf(id)) {
             return 0;
         }
         if (memoStamp[id] == stamp) {
