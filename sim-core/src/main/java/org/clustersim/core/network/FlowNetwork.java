@@ -99,7 +99,7 @@ public final class FlowNetwork implements FabricNetwork {
         }
     }
     private final long[] linkBusySince;
-    private final FinishHeap finishing = new FinishHeap();
+    private final FinishQueue<ActiveFlow> finishing = new FinishQueue<>();
     private long timerAt = Long.MAX_VALUE;
     private long nextId;
     private long rerates;
@@ -218,8 +218,7 @@ public final class FlowNetwork implements FabricNetwork {
     }
 
     /** A flow with bytes left to drain. */
-    private static final class ActiveFlow {
-        final long id;
+    private static final class ActiveFlow extends FinishQueue.Entry {
         final Flow spec;
         final String owner;
         final PhaseRun phase;
@@ -231,9 +230,6 @@ public final class FlowNetwork implements FabricNetwork {
         double remaining;
         double rate;
         long updatedAt;
-        long finishAt = Long.MAX_VALUE;
-        /** Position in the finish heap, -1 when not in it. */
-        int heapIndex = -1;
         /** The re-rating pass that last reached this flow (replaces a visited set). */
         long seenIn = -1;
         boolean done;
@@ -245,7 +241,7 @@ public final class FlowNetwork implements FabricNetwork {
         Symmetry members;
 
         ActiveFlow(long id, Flow spec, String owner, PhaseRun phase, double bytes, long now) {
-            this.id = id;
+            super(id);
             this.spec = spec;
             this.owner = owner;
             this.phase = phase;
@@ -806,9 +802,9 @@ public final class FlowNetwork implements FabricNetwork {
     }
 
     private void armTimer() {
-        ActiveFlow first = finishing.peek();
-        if (first != null && first.finishAt < timerAt) {
-            timerAt = first.finishAt;
+        long first = finishing.firstTime();
+        if (first < timerAt) {
+            timerAt = first;
             long at = timerAt;
             kernel.schedule(at, () -> onTimer(at));
         }
@@ -823,43 +819,48 @@ public final class FlowNetwork implements FabricNetwork {
         long now = kernel.now();
         long timerPass = ++timerPasses;
         freed.clear();
-        while (finishing.peek() != null && finishing.peek().finishAt <= now) {
-            ActiveFlow a = finishing.peek();
-            settle(a, now);
-            if (a.remaining > EPSILON_BYTES * Math.max(1, a.spec.bytes())) {
-                // rounding left a sliver: finish it at the next nanosecond
-                a.finishAt = now + 1;
-                finishing.update(a);
-                continue;
+        while (finishing.firstTime() <= now) {
+            for (int i = 0, n = finishing.takeFirst(); i < n; i++) {
+                complete(finishing.due(i), now, timerPass);
             }
-            finishing.poll();
-            if (a.members != null) {
-                // a class's links carry nothing else: no one is left to re-rate
-                a.done = true;
-                clearRate(a, now);
-                releaseClass(a);
-                for (long latency : a.members.latency) {
-                    a.phase.arrived(now + latency);
-                }
-                continue;
-            }
-            for (int id : a.links) {
-                // flows finishing together share links: list each once
-                if (linkFreedIn[id] != timerPass && tight(id)) {
-                    linkFreedIn[id] = timerPass;
-                    freed.add(id);
-                }
-            }
-            a.done = true;
-            clearRate(a, now);
-            unplace(a);
-            a.phase.arrived(now + a.latency);
         }
         if (!freed.isEmpty()) {
             rerate(List.of(), freed, now);
         } else {
             armTimer();
         }
+    }
+
+    /** Finishes a flow due now, or (rounding left a sliver) queues it for the next nanosecond. */
+    private void complete(ActiveFlow a, long now, long timerPass) {
+        settle(a, now);
+        if (a.remaining > EPSILON_BYTES * Math.max(1, a.spec.bytes())) {
+            a.finishAt = now + 1;
+            finishing.update(a);
+            return;
+        }
+        a.finishAt = Long.MAX_VALUE;
+        if (a.members != null) {
+            // a class's links carry nothing else: no one is left to re-rate
+            a.done = true;
+            clearRate(a, now);
+            releaseClass(a);
+            for (long latency : a.members.latency) {
+                a.phase.arrived(now + latency);
+            }
+            return;
+        }
+        for (int id : a.links) {
+            // flows finishing together share links: list each once
+            if (linkFreedIn[id] != timerPass && tight(id)) {
+                linkFreedIn[id] = timerPass;
+                freed.add(id);
+            }
+        }
+        a.done = true;
+        clearRate(a, now);
+        unplace(a);
+        a.phase.arrived(now + a.latency);
     }
 
     @Override
@@ -885,123 +886,6 @@ public final class FlowNetwork implements FabricNetwork {
     /** Current total rate on a link, bytes per ns. */
     double linkRate(int linkId) {
         return linkRate[linkId];
-    }
-
-    /**
-     * The flows with a finite finish time, in an indexed binary heap ordered by finish time, then
-     * by flow id (the order in which simultaneous finishes are settled). A flow whose finish
-     * moves is sifted in place: no stale entries, nothing allocated per re-rating. The keys sit
-     * in primitive arrays beside the flows, so that comparing two entries reads no flow object
-     * (with thousands of flows in flight, those reads were cache misses).
-     */
-    private static final class FinishHeap {
-        private ActiveFlow[] heap = new ActiveFlow[64];
-        private long[] at = new long[64];
-        private long[] ids = new long[64];
-        private int size;
-
-        ActiveFlow peek() {
-            return size == 0 ? null : heap[0];
-        }
-
-        ActiveFlow poll() {
-            ActiveFlow top = heap[0];
-            remove(top);
-            return top;
-        }
-
-        /** Puts {@code a} where its (new) finish time belongs; a flow that will not finish leaves the heap. */
-        void update(ActiveFlow a) {
-            if (a.finishAt == Long.MAX_VALUE) {
-                if (a.heapIndex >= 0) {
-                    remove(a);
-                }
-                return;
-            }
-            if (a.heapIndex < 0) {
-                if (size == heap.length) {
-                    heap = java.util.Arrays.copyOf(heap, size * 2);
-                    at = java.util.Arrays.copyOf(at, size * 2);
-                    ids = java.util.Arrays.copyOf(ids, size * 2);
-                }
-                siftUp(size++, a, a.finishAt, a.id);
-            } else {
-                int h = a.heapIndex;
-                long old = at[h];
-                if (a.finishAt < old) {
-                    siftUp(h, a, a.finishAt, a.id);
-                } else if (a.finishAt > old) {
-                    siftDown(h, a, a.finishAt, a.id);
-                }
-            }
-        }
-
-        private void remove(ActiveFlow a) {
-            int h = a.heapIndex;
-            int lastIndex = --size;
-            ActiveFlow last = heap[lastIndex];
-            long lastAt = at[lastIndex];
-            long lastId = ids[lastIndex];
-            heap[lastIndex] = null;
-            a.heapIndex = -1;
-            if (h < lastIndex) {
-                if (h > 0 && before(lastAt, lastId, at[(h - 1) >>> 1], ids[(h - 1) >>> 1])) {
-                    siftUp(h, last, lastAt, lastId);
-                } else {
-                    siftDown(h, last, lastAt, lastId);
-                }
-            }
-        }
-
-        private static boolean before(long xAt, long xId, long yAt, long yId) {
-            return xAt != yAt ? xAt < yAt : xId < yId;
-        }
-
-        /** Places (x, its keys) at hole h or above. */
-        private void siftUp(int h, ActiveFlow x, long xAt, long xId) {
-            while (h > 0) {
-                int parent = (h - 1) >>> 1;
-                if (!before(xAt, xId, at[parent], ids[parent])) {
-                    break;
-                }
-                move(parent, h);
-                h = parent;
-            }
-            put(h, x, xAt, xId);
-        }
-
-        /** Places (x, its keys) at hole h or below. */
-        private void siftDown(int h, ActiveFlow x, long xAt, long xId) {
-            int half = size >>> 1;
-            while (h < half) {
-                int child = 2 * h + 1;
-                int right = child + 1;
-                if (right < size && before(at[right], ids[right], at[child], ids[child])) {
-                    child = right;
-                }
-                if (!before(at[child], ids[child], xAt, xId)) {
-                    break;
-                }
-                move(child, h);
-                h = child;
-            }
-            put(h, x, xAt, xId);
-        }
-
-        private void move(int from, int to) {
-            ActiveFlow f = heap[from];
-            heap[to] = f;
-            at[to] = at[from];
-            ids[to] = ids[from];
-            f.heapIndex = to;
-        }
-
-        private void put(int h, ActiveFlow x, long xAt, long xId) {
-            heap[h] = x;
-            at[h] = xAt;
-            ids[h] = xId;
-            x.heapIndex = h;
-        }
     }
 
     /** Reusable arrays of {@link #maxMin}: per link of the component, per flow, per (flow, link) hop. */
