@@ -693,8 +693,12 @@ public final class FlowNetwork implements FabricNetwork {
      * lower index) freezes its flows at that share, and every other link they cross gives up that
      * much capacity and one flow. The first {@code crossedLinks} links carry only these flows and
      * offer their whole capacity; the others offer what the flows outside the rating leave (their
-     * rates stay as they are). Links sit in an indexed heap keyed by share and updated in place;
-     * the scratch arrays are reused from one call to the next.
+     * rates stay as they are). Links sit in an indexed heap keyed by share. Freezing flows at the
+     * least share can only raise the other links' shares, so a rise is not sifted when it happens:
+     * the link is re-keyed when it reaches the top, and a key is then never above the share it
+     * stands for, which makes the verified top the true least share (ties to the lower index) with
+     * one sift per link polled instead of one per flow frozen. The scratch arrays are reused from
+     * one call to the next.
      */
     private double[] maxMin(List<ActiveFlow> flows, Ints links, int crossedLinks) {
         int nl = links.size();
@@ -756,7 +760,15 @@ public final class FlowNetwork implements FabricNetwork {
             m.siftDown(h);
         }
         while (m.heapSize > 0) {
-            int li = m.pollMin();
+            int li = m.heap[0];
+            double current = Math.max(0, m.cap[li]) / m.unfrozen[li];
+            if (current != m.key[li]) {
+                // a share that rose since it was keyed: re-key it and look again
+                m.key[li] = current;
+                m.siftDown(0);
+                continue;
+            }
+            m.pollMin();
             double share = Math.max(0, m.cap[li] / m.unfrozen[li]);
             for (int k = start[li]; k < start[li + 1]; k++) {
                 int f = m.flowsOf[k];
@@ -773,9 +785,13 @@ public final class FlowNetwork implements FabricNetwork {
                         if (m.unfrozen[lj] == 0) {
                             m.remove(lj);
                         } else {
-                            m.key[lj] = Math.max(0, m.cap[lj]) / m.unfrozen[lj];
-                            m.siftDown(m.pos[lj]);
-                            m.siftUp(m.pos[lj]);
+                            // freezing at the least share never lowers another link's share but
+                            // for rounding; a rise is left until the link reaches the top
+                            double fresh = Math.max(0, m.cap[lj]) / m.unfrozen[lj];
+                            if (fresh < m.key[lj]) {
+                                m.key[lj] = fresh;
+                                m.siftUp(m.pos[lj]);
+                            }
                         }
                     }
                 }
