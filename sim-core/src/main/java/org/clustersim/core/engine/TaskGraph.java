@@ -221,6 +221,9 @@ public final class TaskGraph {
         private int[] taskStreamStart = new int[65];
         private final IntList taskStreams = new IntList();
         /** Dependencies as linked lists in insertion order: per task first and last edge, per edge target and next. */
+        /** Per stream, the {@link #add} call that last listed it (finds a stream listed twice). */
+        private int[] streamStamp = new int[64];
+        private int addCalls;
         private int[] depFirst = new int[64];
         private int[] depLast = new int[64];
         private final IntList edgeTarget = new IntList();
@@ -293,16 +296,20 @@ public final class TaskGraph {
             if (taskStreamIds.length == 0) {
                 throw new IllegalArgumentException("task " + name + " occupies no stream");
             }
-            for (int i = 0; i < taskStreamIds.length; i++) {
-                int s = taskStreamIds[i];
+            // a task spans up to every stream of a collective's group (thousands): checked by
+            // stamping each stream with this call's number, not by comparing pairs
+            int serial = ++addCalls;
+            if (streamStamp.length < streams.size()) {
+                streamStamp = Arrays.copyOf(streamStamp, Math.max(streams.size(), streamStamp.length * 2));
+            }
+            for (int s : taskStreamIds) {
                 if (s < 0 || s >= streams.size()) {
                     throw new IllegalArgumentException("task " + name + ": unknown stream " + s);
                 }
-                for (int j = 0; j < i; j++) {
-                    if (taskStreamIds[j] == s) {
-                        throw new IllegalArgumentException("task " + name + " occupies stream " + s + " twice");
-                    }
+                if (streamStamp[s] == serial) {
+                    throw new IllegalArgumentException("task " + name + " occupies stream " + s + " twice");
                 }
+                streamStamp[s] = serial;
             }
             if (id == names.length) {
                 int cap = id * 2;

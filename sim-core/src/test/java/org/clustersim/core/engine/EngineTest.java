@@ -34,6 +34,27 @@ class EngineTest {
     }
 
     @Test
+    void aTaskListingAStreamTwiceIsRefusedAndTheNextTaskIsNot() {
+        TaskGraph.Builder b = twoDevices();
+        int[] comm = new int[40];
+        for (int d = 0; d < 2; d++) {
+            for (int k = 0; k < 20; k++) {
+                comm[d * 20 + k] = b.stream(d, "comm" + k, StreamKind.COMMUNICATION);
+            }
+        }
+        Work.Communication work = new Work.Communication(java.util.List.of(
+                new Phase(java.util.List.of(new Flow(0, 1, 1000)))));
+        int[] twice = java.util.Arrays.copyOf(comm, 41);
+        twice[40] = comm[7];
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> b.communicate("x", "dp", twice, work));
+        assertTrue(e.getMessage().contains("occupies stream " + comm[7] + " twice"), e.getMessage());
+        // the refused call leaves nothing behind: the same streams once each are accepted
+        assertEquals(0, b.communicate("y", "dp", comm, work));
+        assertThrows(IllegalArgumentException.class, () -> b.communicate("z", "dp", new int[] {comm[3], comm[3]}, work));
+    }
+
+    @Test
     void streamOrderSerialisesTasksAndDependenciesCrossStreams() {
         TaskGraph.Builder b = twoDevices();
         int c0 = b.stream(0, "compute", StreamKind.COMPUTE);
