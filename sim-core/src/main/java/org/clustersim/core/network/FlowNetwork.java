@@ -53,6 +53,12 @@ public final class FlowNetwork implements FabricNetwork {
     private final LinkUsage usage;
     /** Per link, the flows crossing it in slots [0, onLinkCount); each flow knows its slot per hop. */
     private final ActiveFlow[][] onLink;
+    /**
+     * Per link and slot, which hop of its flow the link is: a flow taken off a link moves the
+     * link's last flow into its slot, and this says which of the moved flow's slots to rewrite
+     * without searching the moved flow's route.
+     */
+    private final int[][] onLinkHop;
     private final int[] onLinkCount;
     private final double[] linkRate;
     /** Scratch for {@link #maxMin}: a link's index inside the component being rated. */
@@ -140,6 +146,7 @@ public final class FlowNetwork implements FabricNetwork {
         this.tracksRates = usage.tracksRates();
         int n = topology.links().size();
         onLink = new ActiveFlow[n][];
+        onLinkHop = new int[n][];
         onLinkCount = new int[n];
         linkRate = new double[n];
         componentIndex = new int[n];
@@ -484,11 +491,14 @@ public final class FlowNetwork implements FabricNetwork {
             if (on == null) {
                 on = new ActiveFlow[4];
                 onLink[id] = on;
+                onLinkHop[id] = new int[4];
             } else if (n == on.length) {
                 on = java.util.Arrays.copyOf(on, n * 2);
                 onLink[id] = on;
+                onLinkHop[id] = java.util.Arrays.copyOf(onLinkHop[id], n * 2);
             }
             on[n] = a;
+            onLinkHop[id][n] = h;
             a.slot[h] = n;
             onLinkCount[id] = n + 1;
         }
@@ -499,19 +509,16 @@ public final class FlowNetwork implements FabricNetwork {
         for (int h = 0; h < a.links.length; h++) {
             int id = a.links[h];
             ActiveFlow[] on = onLink[id];
+            int[] hops = onLinkHop[id];
             int last = --onLinkCount[id];
             ActiveFlow moved = on[last];
             on[last] = null;
             if (moved != a) {
                 int s = a.slot[h];
+                int movedHop = hops[last];
                 on[s] = moved;
-                int[] ml = moved.links;
-                for (int k = 0; k < ml.length; k++) {
-                    if (ml[k] == id) {
-                        moved.slot[k] = s;
-                        break;
-                    }
-                }
+                hops[s] = movedHop;
+                moved.slot[movedHop] = s;
             }
         }
     }
