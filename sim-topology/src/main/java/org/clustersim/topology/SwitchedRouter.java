@@ -340,8 +340,9 @@ public final class SwitchedRouter implements Router {
         int bestLoad = Integer.MAX_VALUE;
         // only a strictly lower load displaces the choice so far: a link already as loaded cannot,
         // whatever lies behind it, and nothing beats an idle path
-        for (int i = 0; i < candidates.length && bestLoad > 0; i++) {
-            Link c = candidates[(start + i) % candidates.length];
+        int n = candidates.length;
+        for (int i = 0, k = start; i < n && bestLoad > 0; i++, k = k + 1 == n ? 0 : k + 1) {
+            Link c = candidates[k];
             int here = load.flows(c.id());
             if (here >= bestLoad) {
                 continue;
