@@ -220,10 +220,10 @@ public final class TaskGraph {
         private Work[] works = new Work[64];
         private int[] taskStreamStart = new int[65];
         private final IntList taskStreams = new IntList();
-        /** Dependencies as linked lists in insertion order: per task first and last edge, per edge target and next. */
         /** Per stream, the {@link #add} call that last listed it (finds a stream listed twice). */
         private int[] streamStamp = new int[64];
         private int addCalls;
+        /** Dependencies as linked lists in insertion order: per task first and last edge, per edge target and next. */
         private int[] depFirst = new int[64];
         private int[] depLast = new int[64];
         private final IntList edgeTarget = new IntList();

@@ -53,7 +53,7 @@ final class FinishQueue<E extends FinishQueue.Entry> {
     /** The entries {@link #takeFirst()} took last. */
     private Entry[] due = new Entry[64];
     private int dueCount;
-    /** The bucket the last entry went to: entries re-rated together mostly share a finish. */
+    /** The bucket the last entry went to (null once recycled): entries re-rated together mostly share a finish. */
     private Bucket last;
 
     /** The earliest finish time queued, or {@link Long#MAX_VALUE} when none. */
@@ -73,7 +73,7 @@ final class FinishQueue<E extends FinishQueue.Entry> {
         if (e.finishAt == Long.MAX_VALUE) {
             return;
         }
-        Bucket to = last != null && last.time == e.finishAt && last.heapIndex >= 0 ? last : bucketAt(e.finishAt);
+        Bucket to = last != null && last.time == e.finishAt ? last : bucketAt(e.finishAt);
         last = to;
         if (to.count == to.entries.length) {
             to.entries = Arrays.copyOf(to.entries, to.count * 2);

@@ -29,8 +29,9 @@ import org.clustersim.topology.Topology;
  * flows (it is unique, and every flow keeps a saturated bottleneck link on which it is
  * largest), found from a few hundred flows where a whole fabric's component holds thousands.
  * Remaining bytes are settled at the old rates first. Finish times live in the network's own
- * indexed heap, and the kernel holds one timer event for the earliest of them,
- * so the number of kernel events grows with flows and rate changes, never with bytes.
+ * {@link FinishQueue} (flows grouped by finish time), and the kernel holds one timer event for
+ * the earliest of them, so the number of kernel events grows with flows and rate changes, never
+ * with bytes.
  *
  * <p>A phase whose flows max-min fairness must treat alike - a ring inside an NVSwitch domain,
  * a stage of a rail-aligned all-to-all, a torus ring - starts as one weighted flow class while

@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The flow model against a plain reference: on randomized topologies and flow sets, every
- * link's rate and every flow's finish time from {@link FlowNetwork} (indexed heap, component
+ * link's rate and every flow's finish time from {@link FlowNetwork} (lazily keyed link heap, component
  * re-rating that spreads only through saturated links, batched completions) equal those of
  * textbook progressive filling recomputed over all
  * flows at every event, with the same clock (events on whole nanoseconds, a flow's end rounded
