@@ -55,9 +55,14 @@ public interface Router {
         return false;
     }
 
-    /** How many flows each link carries at the moment. */
-    @FunctionalInterface
-    interface LinkLoad {
-        int flows(int linkId);
+    /**
+     * How many flows each link carries at the moment: the caller's per-link counts, indexed by
+     * link id, which it keeps current and the router only reads (an array, not a callback: the
+     * adaptive choice reads it dozens of times per route).
+     */
+    record LinkLoad(int[] perLink) {
+        public int flows(int linkId) {
+            return perLink[linkId];
+        }
     }
 }

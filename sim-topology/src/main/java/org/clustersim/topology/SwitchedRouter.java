@@ -244,7 +244,7 @@ public final class SwitchedRouter implements Router {
         if (leafS != leafD) {
             ToLeaf toLeaf = distanceToLeaf[leafD.id()];
             if (toLeaf == null) {
-                toLeaf = new ToLeaf(bfsTo(leafD, states));
+                toLeaf = new ToLeaf(bfsTo(leafD, states), leafD.id());
                 distanceToLeaf[leafD.id()] = toLeaf;
             }
             Vertex u = leafS;
@@ -253,7 +253,7 @@ public final class SwitchedRouter implements Router {
             }
             stamp++;
             while (u != leafD) {
-                Link next = ecmp(u, toLeaf, src, dst, channel, states, load);
+                Link next = ecmp(u, toLeaf, src, dst, channel, states, load == null ? null : load.perLink());
                 path.add(next);
                 u = next.dst();
             }
@@ -296,32 +296,43 @@ public final class SwitchedRouter implements Router {
      */
     private final class ToLeaf {
         final int[] dist;
+        /** The destination leaf's vertex id. */
+        final int leaf;
+        /** Per switch number: the next hops, their link ids and the vertex ids they lead to. */
         final Link[][] next;
+        final int[][] nextId;
+        final int[][] nextDst;
 
-        ToLeaf(int[] dist) {
+        ToLeaf(int[] dist, int leaf) {
             this.dist = dist;
+            this.leaf = leaf;
             this.next = new Link[dist.length][];
+            this.nextId = new int[dist.length][];
+            this.nextDst = new int[dist.length][];
         }
 
-        /** Whether switch vertex {@code vertexId} is the destination leaf. */
-        boolean atLeaf(int vertexId) {
-            return dist[switchNumber[vertexId]] == 0;
-        }
-
-        Link[] next(Vertex u, LinkStates states) {
-            int sw = switchNumber[u.id()];
-            Link[] n = next[sw];
-            if (n == null) {
+        /** The switch number of vertex {@code vertexId}, its next hops filled in. */
+        int at(int vertexId, LinkStates states) {
+            int sw = switchNumber[vertexId];
+            if (next[sw] == null) {
                 List<Link> candidates = new ArrayList<>();
-                for (Link out : switchOut[u.id()]) {
+                for (Link out : switchOut[vertexId]) {
                     if (states.up(out.id()) && dist[switchNumber[out.dst().id()]] == dist[sw] - 1) {
                         candidates.add(out);
                     }
                 }
-                n = candidates.toArray(new Link[0]);
+                Link[] n = candidates.toArray(new Link[0]);
+                int[] ids = new int[n.length];
+                int[] dsts = new int[n.length];
+                for (int i = 0; i < n.length; i++) {
+                    ids[i] = n[i].id();
+                    dsts[i] = n[i].dst().id();
+                }
+                nextId[sw] = ids;
+                nextDst[sw] = dsts;
                 next[sw] = n;
             }
-            return n;
+            return sw;
         }
     }
 
@@ -330,49 +341,53 @@ public final class SwitchedRouter implements Router {
      * destination leaf has the least-loaded busiest link, scanning from the hash's choice so ties
      * fall as ECMP would.
      */
-    private Link ecmp(Vertex u, ToLeaf toLeaf, int src, int dst, int channel, LinkStates states, LinkLoad load) {
-        Link[] candidates = toLeaf.next(u, states);
+    private Link ecmp(Vertex u, ToLeaf toLeaf, int src, int dst, int channel, LinkStates states, int[] load) {
+        int sw = toLeaf.at(u.id(), states);
+        Link[] candidates = toLeaf.next[sw];
         int start = (int) Long.remainderUnsigned(hash(src, dst, channel, u.id()), candidates.length);
         if (load == null) {
             return candidates[start];
         }
-        Link best = null;
+        int[] ids = toLeaf.nextId[sw];
+        int[] dsts = toLeaf.nextDst[sw];
+        int best = -1;
         int bestLoad = Integer.MAX_VALUE;
         // only a strictly lower load displaces the choice so far: a link already as loaded cannot,
         // whatever lies behind it, and nothing beats an idle path
         int n = candidates.length;
         for (int i = 0, k = start; i < n && bestLoad > 0; i++, k = k + 1 == n ? 0 : k + 1) {
-            Link c = candidates[k];
-            int here = load.flows(c.id());
+            int here = load[ids[k]];
             if (here >= bestLoad) {
                 continue;
             }
-            int f = Math.max(here, bottleneck(c.dst(), toLeaf, states, load));
+            int f = Math.max(here, bottleneck(dsts[k], toLeaf, states, load));
             if (f < bestLoad) {
-                best = c;
+                best = k;
                 bestLoad = f;
             }
         }
-        return best;
+        return best < 0 ? null : candidates[best];
     }
 
     /**
      * Least achievable busiest-link load from v down to the destination leaf (0 at the leaf),
      * memoised per route computation (stamp) in arrays indexed by vertex.
      */
-    private int bottleneck(Vertex v, ToLeaf toLeaf, LinkStates states, LinkLoad load) {
-        int id = v.id();
-        if (toLeaf.atLeaf(id)) {
+    private int bottleneck(int id, ToLeaf toLeaf, LinkStates states, int[] load) {
+        if (id == toLeaf.leaf) {
             return 0;
         }
         if (memoStamp[id] == stamp) {
             return memoValue[id];
         }
+        int sw = toLeaf.at(id, states);
+        int[] ids = toLeaf.nextId[sw];
+        int[] dsts = toLeaf.nextDst[sw];
         int best = Integer.MAX_VALUE;
-        for (Link c : toLeaf.next(v, states)) {
-            int here = load.flows(c.id());
+        for (int k = 0; k < ids.length; k++) {
+            int here = load[ids[k]];
             if (here < best) {
-                best = Math.min(best, Math.max(here, bottleneck(c.dst(), toLeaf, states, load)));
+                best = Math.min(best, Math.max(here, bottleneck(dsts[k], toLeaf, states, load)));
                 if (best == 0) {
                     break;
                 }

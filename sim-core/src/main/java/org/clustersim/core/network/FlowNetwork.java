@@ -33,10 +33,12 @@ import org.clustersim.topology.Topology;
  * the earliest of them, so the number of kernel events grows with flows and rate changes, never
  * with bytes.
  *
- * <p>A phase whose flows max-min fairness must treat alike - a ring inside an NVSwitch domain,
- * a stage of a rail-aligned all-to-all, a torus ring - starts as one weighted flow class while
- * nothing else uses its links, and is split into its members the moment something does
- * ({@link Symmetry}): a 16,384-GPU step starts 17 M flows, 16 M of them such ring steps.
+ * <p>Flows of a phase that max-min fairness gives one rate - a ring inside an NVSwitch domain,
+ * a stage of a rail-aligned all-to-all, a torus ring, the network part of a direct all-to-all -
+ * start as one weighted flow class ({@link FlowClass}) while their binding links carry nothing
+ * else and the links they share with other flows keep capacity to spare; the class is split
+ * into its members the moment a flow joins a binding link, a rating saturates a shared link, or
+ * a fault touches one: a 16,384-GPU step starts 17 M flows, 16 M of them such ring steps.
  */
 public final class FlowNetwork implements FabricNetwork {
     private static final double EPSILON_BYTES = 1e-6;
@@ -47,6 +49,12 @@ public final class FlowNetwork implements FabricNetwork {
     private static final double TIGHT = 1e-7;
     /** Links carrying at most this many flows are always crossed: cheaper than a second rating. */
     static final int FEW_FLOWS = 4;
+    /**
+     * A class starts only if each link it shares keeps this fraction of its capacity spare with
+     * the class's load added (wider than {@link #TIGHT}, so a link a class shares is never tight by
+     * load when the class starts).
+     */
+    private static final double SPARE = 1e-6;
 
     private final Topology topology;
     private final SimKernel kernel;
@@ -70,16 +78,18 @@ public final class FlowNetwork implements FabricNetwork {
     /** Per link, the re-rating pass that last found it at the edge of the flows re-rated. */
     private final long[] linkEdgeIn;
     private final List<ActiveFlow> component = new ArrayList<>();
-    private final Ints crossed = new Ints();
-    private final Ints edge = new Ints();
-    private final Ints rated = new Ints();
+    private final IntList crossed = new IntList();
+    private final IntList edge = new IntList();
+    private final IntList rated = new IntList();
     /** Links by id, and their nominal capacities in bytes per ns: the hot loops work on ids. */
     private final Link[] linkOf;
     private final double[] nominal;
     /** Per link, the timer pass that last listed it among the links freed by finishing flows. */
     private final long[] linkFreedIn;
     private long timerPasses;
-    private final Ints freed = new Ints();
+    private final IntList freed = new IntList();
+    /** Members of classes split during a rating (reused). */
+    private final List<ActiveFlow> splitMembers = new ArrayList<>();
     /** The flows a transfer starts (reused: transfers do not nest). */
     private final List<ActiveFlow> started = new ArrayList<>();
     /**
@@ -88,18 +98,33 @@ public final class FlowNetwork implements FabricNetwork {
      * route is looked up once per plan rather than once per flow started. Keyed by identity.
      */
     private final java.util.Map<Phase, PhaseRoutes> healthyRoutes = new java.util.IdentityHashMap<>();
-    /** Per link, the flow class whose members alone cross it, or null. */
-    private final ActiveFlow[] linkClass;
-    /** Per link, how many members of {@link #linkClass} cross it. */
+    /** Per link, the flow class for which it is binding ({@link FlowClass}): nothing else may cross it. */
+    private final ActiveFlow[] bindingClass;
+    /** Per link, the flow classes crossing it without binding, in slots [0, sharedCount). */
+    private final ActiveFlow[][] sharedOn;
+    /** Per link and slot, which of the class's links ({@link FlowClass#links}) it is. */
+    private final int[][] sharedOnIndex;
+    private final int[] sharedCount;
+    /** Per link, the members of running classes crossing it, and their total rate. */
     private final int[] classOn;
-    /** Scratch for {@link Symmetry#of}: members per link, zero between calls. */
-    private final int[] membersOn;
+    private final double[] classRate;
+    /**
+     * Per link, what adaptive routing counts as its load: flows on it, members of classes
+     * crossing it, and flows of the phase being started that are routed but not placed yet.
+     */
+    private final int[] load;
+    private final FlowClass.Scratch classScratch;
 
-    /** A phase's memoised routes and, once known, its symmetry (null: none). */
+    /** A phase's memoised routes and, once checked, the classes among its flows. */
     private static final class PhaseRoutes {
         final Route[] routes;
         boolean checked;
-        Symmetry symmetry;
+        /** Whether the phase has the shape classes need ({@link FlowClass#shaped}). */
+        boolean shaped;
+        /** Whether some route is chosen at every start (then so are the classes). */
+        boolean perStart;
+        /** With fixed routes, the phase's classes (empty: none). */
+        List<FlowClass> classes = List.of();
 
         PhaseRoutes(int flows) {
             routes = new Route[flows];
@@ -111,12 +136,13 @@ public final class FlowNetwork implements FabricNetwork {
     private long nextId;
     private long rerates;
     private long flowsRerated;
-    private final org.clustersim.topology.Router.LinkLoad load;
+    private final org.clustersim.topology.Router.LinkLoad linkLoad;
     private final int fewFlows;
     private final boolean classes;
     /** Whether link throughput tracks are kept (read once: every rate change asks). */
     private final boolean tracksRates;
     private long classesStarted;
+    private long classesSplitBySaturation;
 
     /** With static ECMP routing. */
     public FlowNetwork(Topology topology, SimKernel kernel, LinkStates states, Counters counters) {
@@ -133,13 +159,12 @@ public final class FlowNetwork implements FabricNetwork {
 
     /**
      * @param fewFlows links with at most this many flows are crossed by every re-rating that reaches them (tests vary it)
-     * @param classes  whether symmetric phases may run as flow classes ({@link Symmetry}; tests compare without)
+     * @param classes  whether flows max-min fairness gives one rate may run as flow classes ({@link FlowClass}; tests compare without)
      */
     FlowNetwork(Topology topology, SimKernel kernel, LinkStates states, Counters counters, boolean adaptive,
                 int fewFlows, boolean classes) {
         this.fewFlows = fewFlows;
         this.classes = classes;
-        this.load = adaptive ? this::flowsOn : null;
         this.topology = topology;
         this.kernel = kernel;
         this.states = states;
@@ -163,44 +188,15 @@ public final class FlowNetwork implements FabricNetwork {
         }
         linkFreedIn = new long[n];
         java.util.Arrays.fill(linkFreedIn, -1);
-        linkClass = new ActiveFlow[n];
+        bindingClass = new ActiveFlow[n];
+        sharedOn = new ActiveFlow[n][];
+        sharedOnIndex = new int[n][];
+        sharedCount = new int[n];
         classOn = new int[n];
-        membersOn = new int[n];
-    }
-
-    /** A growable list of ints (link ids), reused from one re-rating to the next. */
-    private static final class Ints {
-        int[] a = new int[64];
-        int size;
-
-        void add(int v) {
-            if (size == a.length) {
-                a = java.util.Arrays.copyOf(a, size * 2);
-            }
-            a[size++] = v;
-        }
-
-        void addAll(Ints other) {
-            for (int i = 0; i < other.size; i++) {
-                add(other.a[i]);
-            }
-        }
-
-        int get(int i) {
-            return a[i];
-        }
-
-        int size() {
-            return size;
-        }
-
-        boolean isEmpty() {
-            return size == 0;
-        }
-
-        void clear() {
-            size = 0;
-        }
+        classRate = new double[n];
+        load = new int[n];
+        this.linkLoad = adaptive ? new org.clustersim.topology.Router.LinkLoad(load) : null;
+        classScratch = new FlowClass.Scratch(n);
     }
 
     /** One phase in progress: it completes when its last flow has arrived. */
@@ -242,11 +238,15 @@ public final class FlowNetwork implements FabricNetwork {
         long seenIn = -1;
         boolean done;
         /**
-         * Non-null for a class standing for the symmetric flows of one phase ({@link Symmetry}):
-         * then {@link #links} holds every member's links one member after another, and the
-         * class's id is its first member's (the members take the ids that follow).
+         * Non-null for a class standing for several flows of one phase ({@link FlowClass}): then
+         * {@link #links} holds every member's links one member after another, and the class's id
+         * is its first member's.
          */
-        Symmetry members;
+        FlowClass members;
+        /** For a class, the id of its phase's first flow (a member's id adds its index). */
+        long memberBase;
+        /** For a class, per link of {@link FlowClass#links} it crosses without binding, its slot there. */
+        int[] sharedSlot;
 
         ActiveFlow(long id, Flow spec, String owner, PhaseRun phase, double bytes, long now) {
             super(id);
@@ -263,14 +263,14 @@ public final class FlowNetwork implements FabricNetwork {
         long now = kernel.now();
         List<Flow> flows = phase.flows();
         PhaseRun run = new PhaseRun(flows.size(), onDone, phase.extraLatencyNs(), now);
-        List<ActiveFlow> started = this.started;
-        started.clear();
         PhaseRoutes known = states.version() == 0
                 ? healthyRoutes.computeIfAbsent(phase, p -> new PhaseRoutes(p.flows().size())) : null;
-        if (classes && known != null && known.symmetry != null && known.symmetry.alone(this)) {
-            startClass(known.symmetry, owner, run, now);
+        if (classes && known != null && known.shaped && (known.perStart || !known.classes.isEmpty())) {
+            transferWithClasses(known, flows, owner, run, now);
             return;
         }
+        List<ActiveFlow> started = this.started;
+        started.clear();
         Route[] memo = known == null ? null : known.routes;
         for (int i = 0, n = flows.size(); i < n; i++) {
             Flow f = flows.get(i);
@@ -280,9 +280,9 @@ public final class FlowNetwork implements FabricNetwork {
             }
             Route route = memo == null ? null : memo[i];
             if (route == null || route == CHOSEN_PER_START) {
-                route = Routes.of(topology, f, states, owner, load);
+                route = Routes.of(topology, f, states, owner, linkLoad);
                 if (memo != null && memo[i] == null) {
-                    boolean fixed = load == null
+                    boolean fixed = linkLoad == null
                             || topology.router().adaptiveIsStatic(f.srcDevice(), f.dstDevice(), f.channel(), states);
                     memo[i] = fixed ? route : CHOSEN_PER_START;
                 }
@@ -291,17 +291,18 @@ public final class FlowNetwork implements FabricNetwork {
                 run.arrived(now + latencyOf(route.links()));
                 continue;
             }
-            ActiveFlow a = new ActiveFlow(nextId++, f, owner, run, f.bytes(), now);
-            place(a, route);
-            long bytes = f.bytes();
-            for (int id : a.links) {
-                usage.carried(id, bytes);
-            }
-            started.add(a);
+            startFlow(new ActiveFlow(nextId++, f, owner, run, f.bytes(), now), route, false);
         }
         if (known != null && !known.checked) {
             known.checked = true;
-            known.symmetry = Symmetry.of(flows, known.routes, this);
+            known.shaped = FlowClass.shaped(flows);
+            for (Route r : known.routes) {
+                known.perStart |= r == CHOSEN_PER_START;
+                known.shaped &= r == CHOSEN_PER_START || r != null && r.hops() > 0;
+            }
+            if (known.shaped && !known.perStart) {
+                known.classes = FlowClass.find(flows, known.routes, nominal, classScratch);
+            }
         }
         if (!started.isEmpty()) {
             rerate(started, now);
@@ -309,163 +310,231 @@ public final class FlowNetwork implements FabricNetwork {
     }
 
     /**
-     * The flows of a phase that max-min fairness must treat alike while nothing else shares their
-     * links, so that one entry can stand for all of them (a weighted flow class): equal bytes,
-     * fixed routes, and every member's tightest link offering the same fair share when the
-     * members alone use the links (each link's capacity over the members crossing it). A ring
-     * step inside an NVSwitch domain, each stage of a rail-aligned all-to-all and a torus axis
-     * ring are such phases. Started while none of its links carries another flow, the class runs
-     * at that share; the first flow placed on one of its links splits it into its members, with
-     * the bytes they have left, before max-min fairness goes on as for any flow - so rates and
-     * finish times are those of the members run one by one.
+     * Places a flow on its route and counts its bytes on every link; it is rated with the others started.
+     *
+     * @param counted whether the flow is already counted in {@link #load} (routed by {@link #routeEach})
      */
-    private static final class Symmetry {
-        final List<Flow> flows;
-        final Route[] routes;
-        /** Every member's link ids, member after member. */
-        final int[] hops;
-        final int[] links;
-        final int[] counts;
-        final long[] latency;
-        final double rate;
+    private void startFlow(ActiveFlow a, Route route, boolean counted) {
+        place(a, route, counted);
+        long bytes = a.spec.bytes();
+        for (int id : a.links) {
+            usage.carried(id, bytes);
+        }
+        started.add(a);
+    }
 
-        private Symmetry(List<Flow> flows, Route[] routes, int[] hops, int[] links, int[] counts, double rate) {
-            this.flows = flows;
-            this.routes = routes;
-            this.hops = hops;
-            this.links = links;
-            this.counts = counts;
-            this.rate = rate;
-            this.latency = new long[routes.length];
-            for (int i = 0; i < routes.length; i++) {
-                latency[i] = routes[i].latencyNs();
+    /**
+     * Starts a phase shaped for classes: routes every flow (adaptive choices see the flows routed
+     * before them, as if placed), starts each class that may run as one, and places the rest.
+     */
+    private void transferWithClasses(PhaseRoutes known, List<Flow> flows, String owner, PhaseRun run, long now) {
+        int n = flows.size();
+        Route[] routes = known.routes;
+        List<FlowClass> found = known.classes;
+        if (known.perStart) {
+            routes = routeEach(flows, known.routes, owner);
+            found = FlowClass.find(flows, routes, nominal, classScratch);
+        }
+        // routes chosen now are counted in the links' loads already
+        boolean counted = known.perStart;
+        long base = nextId;
+        nextId += n;
+        boolean[] inClass = null;
+        for (FlowClass c : found) {
+            if (mayStart(c)) {
+                startClass(c, base, owner, run, now, counted);
+                if (inClass == null) {
+                    inClass = new boolean[n];
+                }
+                for (int i : c.index) {
+                    inClass[i] = true;
+                }
             }
         }
-
-        /** The phase's symmetry, or null when its flows are not alike (or too few to gain). */
-        static Symmetry of(List<Flow> flows, Route[] routes, FlowNetwork net) {
-            int n = flows.size();
-            if (n < 2) {
-                return null;
-            }
-            long bytes = flows.get(0).bytes();
-            int hopCount = 0;
-            for (int i = 0; i < n; i++) {
+        started.clear();
+        for (int i = 0; i < n; i++) {
+            if (inClass == null || !inClass[i]) {
                 Flow f = flows.get(i);
-                Route r = routes[i];
-                if (f.bytes() != bytes || bytes <= 0 || f.srcDevice() == f.dstDevice() || r == null
-                        || r == CHOSEN_PER_START || r.hops() == 0) {
-                    return null;
-                }
-                hopCount += r.hops();
+                startFlow(new ActiveFlow(base + i, f, owner, run, f.bytes(), now), routes[i], counted);
             }
-            int[] on = net.membersOn;
-            int[] hops = new int[hopCount];
-            Ints unique = new Ints();
-            int k = 0;
-            for (Route r : routes) {
-                for (int id : r.sharedIds()) {
-                    hops[k++] = id;
-                    if (on[id]++ == 0) {
-                        unique.add(id);
-                    }
-                }
-            }
-            double rate = Double.NaN;
-            boolean alike = true;
-            for (Route r : routes) {
-                double own = Double.MAX_VALUE;
-                for (int id : r.sharedIds()) {
-                    own = Math.min(own, net.capacity(id) / on[id]);
-                }
-                if (Double.isNaN(rate)) {
-                    rate = own;
-                } else if (own != rate) {
-                    alike = false;
-                }
-            }
-            int[] links = java.util.Arrays.copyOf(unique.a, unique.size());
-            int[] counts = new int[links.length];
-            for (int i = 0; i < links.length; i++) {
-                counts[i] = on[links[i]];
-                on[links[i]] = 0;
-            }
-            return alike && rate > 0 ? new Symmetry(flows, routes.clone(), hops, links, counts, rate) : null;
         }
-
-        /** Whether none of the links carries another flow now (asked only while every link is healthy). */
-        boolean alone(FlowNetwork net) {
-            for (int id : links) {
-                if (net.onLinkCount[id] != 0 || net.linkClass[id] != null) {
-                    return false;
-                }
-            }
-            return true;
+        if (!started.isEmpty()) {
+            rerate(started, now);
+        } else {
+            armTimer();
         }
     }
 
-    /** Starts a phase's symmetric flows as one class (its links carry nothing else). */
-    private void startClass(Symmetry sym, String owner, PhaseRun run, long now) {
-        long bytes = sym.flows.get(0).bytes();
-        ActiveFlow c = new ActiveFlow(nextId, sym.flows.get(0), owner, run, bytes, now);
-        nextId += sym.flows.size();
+    /**
+     * Every flow's route, memoised or chosen now, each counted in {@link #load} at once: an
+     * adaptive choice sees the flows routed before it as if placed, and they are placed (or start
+     * as classes) without counting them again.
+     */
+    private Route[] routeEach(List<Flow> flows, Route[] memo, String owner) {
+        int n = flows.size();
+        Route[] routes = new Route[n];
+        for (int i = 0; i < n; i++) {
+            Route r = memo[i];
+            if (r == CHOSEN_PER_START) {
+                r = Routes.of(topology, flows.get(i), states, owner, linkLoad);
+            }
+            routes[i] = r;
+            for (int id : r.sharedIds()) {
+                load[id]++;
+            }
+        }
+        return routes;
+    }
+
+    /**
+     * Whether a class may start now: its binding links carry nothing, none of its links binds
+     * another class, and its other links keep spare capacity with its load added.
+     */
+    private boolean mayStart(FlowClass c) {
+        for (int j = 0; j < c.links.length; j++) {
+            int id = c.links[j];
+            if (bindingClass[id] != null) {
+                return false;
+            }
+            if (c.binding[j]) {
+                if (onLinkCount[id] != 0 || sharedCount[id] != 0) {
+                    return false;
+                }
+            } else if (linkRate[id] + c.counts[j] * c.rate > capacity(id) * (1 - SPARE)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Starts a class at its rate: nothing already running changes (see {@link FlowClass}). */
+    private void startClass(FlowClass sym, long base, String owner, PhaseRun run, long now, boolean counted) {
+        ActiveFlow c = new ActiveFlow(base + sym.index[0], sym.flows[0], owner, run, sym.bytes, now);
         classesStarted++;
         c.members = sym;
+        c.memberBase = base;
         c.links = sym.hops;
-        for (int i = 0; i < sym.links.length; i++) {
-            linkClass[sym.links[i]] = c;
-            classOn[sym.links[i]] = sym.counts[i];
-        }
-        for (int id : sym.hops) {
-            usage.carried(id, bytes);
+        c.sharedSlot = new int[sym.links.length];
+        c.rate = sym.rate;
+        for (int j = 0; j < sym.links.length; j++) {
+            int id = sym.links[j];
+            int count = sym.counts[j];
+            if (sym.binding[j]) {
+                bindingClass[id] = c;
+            } else {
+                addShared(id, c, j);
+            }
+            classOn[id] += count;
+            if (!counted) {
+                load[id] += count;
+            }
+            classRate[id] += count * sym.rate;
+            addLinkRate(id, count * sym.rate, now);
+            usage.carried(id, sym.bytes * count);
         }
         rerates++;
-        flowsRerated += sym.flows.size();
-        c.rate = sym.rate;
-        for (int id : sym.hops) {
-            addLinkRate(id, sym.rate, now);
-        }
+        flowsRerated += sym.flows.length;
         c.finishAt = now + (long) Math.ceil(c.remaining / sym.rate);
         finishing.update(c);
         armTimer();
     }
 
-    /** Gives a class's links back (it finished or split). */
-    private void releaseClass(ActiveFlow c) {
-        for (int id : c.members.links) {
-            linkClass[id] = null;
-            classOn[id] = 0;
+    private void addShared(int id, ActiveFlow c, int j) {
+        ActiveFlow[] on = sharedOn[id];
+        int n = sharedCount[id];
+        if (on == null) {
+            on = new ActiveFlow[2];
+            sharedOn[id] = on;
+            sharedOnIndex[id] = new int[2];
+        } else if (n == on.length) {
+            on = java.util.Arrays.copyOf(on, n * 2);
+            sharedOn[id] = on;
+            sharedOnIndex[id] = java.util.Arrays.copyOf(sharedOnIndex[id], n * 2);
+        }
+        on[n] = c;
+        sharedOnIndex[id][n] = j;
+        c.sharedSlot[j] = n;
+        sharedCount[id] = n + 1;
+    }
+
+    private void removeShared(int id, int slot) {
+        int last = --sharedCount[id];
+        ActiveFlow[] on = sharedOn[id];
+        ActiveFlow moved = on[last];
+        int movedIndex = sharedOnIndex[id][last];
+        on[last] = null;
+        if (slot != last) {
+            on[slot] = moved;
+            sharedOnIndex[id][slot] = movedIndex;
+            moved.sharedSlot[movedIndex] = slot;
+        }
+    }
+
+    /**
+     * Gives a class's links back.
+     *
+     * @param finished whether it finished (its members leave the links' loads) or split (they stay, placed)
+     */
+    private void releaseClass(ActiveFlow c, boolean finished) {
+        FlowClass sym = c.members;
+        for (int j = 0; j < sym.links.length; j++) {
+            int id = sym.links[j];
+            if (sym.binding[j]) {
+                bindingClass[id] = null;
+            } else {
+                removeShared(id, c.sharedSlot[j]);
+            }
+            classOn[id] -= sym.counts[j];
+            if (finished) {
+                load[id] -= sym.counts[j];
+            }
+            classRate[id] = classOn[id] == 0 ? 0 : classRate[id] - sym.counts[j] * sym.rate;
         }
     }
 
     /**
      * Replaces a class by its members, placed on their links with the bytes, rate and finish
-     * time they share, before another flow joins one of the links.
+     * time they share (the links' rate totals stay as they are).
+     *
+     * @param joined where the members are added, or null
      */
-    private void split(ActiveFlow c, long now) {
+    private void split(ActiveFlow c, long now, List<ActiveFlow> joined) {
         settle(c, now);
-        Symmetry sym = c.members;
+        FlowClass sym = c.members;
         long finish = c.finishAt;
         c.finishAt = Long.MAX_VALUE;
         finishing.update(c);
         c.done = true;
-        releaseClass(c);
-        for (int k = 0; k < sym.flows.size(); k++) {
-            ActiveFlow m = new ActiveFlow(c.id + k, sym.flows.get(k), c.owner, c.phase, c.remaining, now);
+        releaseClass(c, false);
+        for (int k = 0; k < sym.flows.length; k++) {
+            ActiveFlow m = new ActiveFlow(c.memberBase + sym.index[k], sym.flows[k], c.owner, c.phase, c.remaining, now);
             m.rate = c.rate;
-            place(m, sym.routes[k]);
+            place(m, sym.routes[k], true);
             m.finishAt = finish;
             finishing.update(m);
+            if (joined != null) {
+                joined.add(m);
+            }
         }
     }
 
-    /** Splits the class on any of these links. */
+    /** Splits the classes for which any of these links is binding. */
     private void splitClassesOn(int[] ids, long now) {
         for (int id : ids) {
-            ActiveFlow c = linkClass[id];
+            ActiveFlow c = bindingClass[id];
             if (c != null) {
-                split(c, now);
+                split(c, now, null);
             }
+        }
+    }
+
+    /** Splits every class crossing a link, binding or not; their members join {@code joined} (or null). */
+    private void splitAllOn(int id, long now, List<ActiveFlow> joined) {
+        if (bindingClass[id] != null) {
+            split(bindingClass[id], now, joined);
+        }
+        while (sharedCount[id] > 0) {
+            split(sharedOn[id][0], now, joined);
         }
     }
 
@@ -480,7 +549,8 @@ public final class FlowNetwork implements FabricNetwork {
         return latency;
     }
 
-    private void place(ActiveFlow a, Route route) {
+    /** @param counted whether the flow is counted in {@link #load} already */
+    private void place(ActiveFlow a, Route route, boolean counted) {
         splitClassesOn(route.sharedIds(), a.updatedAt);
         a.links = route.sharedIds();
         a.latency = states.version() == 0 ? route.latencyNs() : latencyOf(route.links());
@@ -502,6 +572,9 @@ public final class FlowNetwork implements FabricNetwork {
             onLinkHop[id][n] = h;
             a.slot[h] = n;
             onLinkCount[id] = n + 1;
+            if (!counted) {
+                load[id]++;
+            }
         }
     }
 
@@ -512,6 +585,7 @@ public final class FlowNetwork implements FabricNetwork {
             ActiveFlow[] on = onLink[id];
             int[] hops = onLinkHop[id];
             int last = --onLinkCount[id];
+            load[id]--;
             ActiveFlow moved = on[last];
             on[last] = null;
             if (moved != a) {
@@ -533,13 +607,11 @@ public final class FlowNetwork implements FabricNetwork {
     @Override
     public void setLinkState(Link link, double capacityFactor, long extraLatencyNs) {
         long now = kernel.now();
-        if (linkClass[link.id()] != null) {
-            split(linkClass[link.id()], now);
-        }
+        splitAllOn(link.id(), now, null);
         states.setFactor(link.id(), capacityFactor);
         states.setExtraLatencyNs(link.id(), extraLatencyNs);
         List<ActiveFlow> affected = new ArrayList<>(flowsOnLink(link.id()));
-        Ints changed = new Ints();
+        IntList changed = new IntList();
         changed.add(link.id());
         if (capacityFactor == 0) {
             for (ActiveFlow a : affected) {
@@ -549,14 +621,10 @@ public final class FlowNetwork implements FabricNetwork {
                     changed.add(id);
                 }
                 unplace(a);
-                place(a, Routes.of(topology, a.spec, states, a.owner, load));
+                place(a, Routes.of(topology, a.spec, states, a.owner, linkLoad), false);
             }
         }
         rerate(affected, changed, now);
-    }
-
-    private int flowsOn(int link) {
-        return onLinkCount[link] + classOn[link];
     }
 
     private List<ActiveFlow> flowsOnLink(int link) {
@@ -593,7 +661,7 @@ public final class FlowNetwork implements FabricNetwork {
         rerate(seeds, NO_LINKS, now);
     }
 
-    private static final Ints NO_LINKS = new Ints();
+    private static final IntList NO_LINKS = new IntList();
 
     /**
      * Re-rates, at time {@code now}, the flows that {@code seeds} and the flows on {@code seedLinks}
@@ -601,7 +669,7 @@ public final class FlowNetwork implements FabricNetwork {
      * Finishing flows hand over their tight links rather than their neighbours: a spine link
      * carries hundreds of flows, and listing them once per finishing flow cost more than the rating.
      */
-    private void rerate(List<ActiveFlow> seeds, Ints seedLinks, long now) {
+    private void rerate(List<ActiveFlow> seeds, IntList seedLinks, long now) {
         rerates++;
         long pass = rerates;
         List<ActiveFlow> flows = component;
@@ -652,6 +720,22 @@ public final class FlowNetwork implements FabricNetwork {
                     cross(rated.get(i), pass);
                 }
             }
+            // a class is exact only while the links it shares have capacity to spare: one that
+            // saturates splits it, and its members join the rating
+            for (int i = 0, n = rated.size(); i < n; i++) {
+                int id = rated.get(i);
+                if (sharedCount[id] > 0 && scratch.saturated(i)) {
+                    classesSplitBySaturation += sharedCount[id];
+                    int from = splitMembers.size();
+                    splitAllOn(id, now, splitMembers);
+                    for (int k = from; k < splitMembers.size(); k++) {
+                        ActiveFlow m = splitMembers.get(k);
+                        m.seenIn = pass;
+                        flows.add(m);
+                    }
+                }
+            }
+            splitMembers.clear();
             // a saturated link whose flows were all rated already offered its whole capacity:
             // crossing it changes nothing, so only new flows call for another rating
             if (flows.size() == before) {
@@ -708,7 +792,7 @@ public final class FlowNetwork implements FabricNetwork {
      * one sift per link polled instead of one per flow frozen. The scratch arrays are reused from
      * one call to the next.
      */
-    private double[] maxMin(List<ActiveFlow> flows, Ints links, int crossedLinks) {
+    private double[] maxMin(List<ActiveFlow> flows, IntList links, int crossedLinks) {
         int nl = links.size();
         int nf = flows.size();
         MaxMinScratch m = scratch.sized(nl, nf);
@@ -738,8 +822,9 @@ public final class FlowNetwork implements FabricNetwork {
         }
         m.flowLinkStart[nf] = k0;
         for (int i = 0; i < nl; i++) {
-            m.cap[i] = i < crossedLinks ? m.full[i]
-                    : Math.max(0, m.full[i] - (linkRate[links.get(i)] - m.inside[i]));
+            int id = links.get(i);
+            m.cap[i] = i < crossedLinks ? Math.max(0, m.full[i] - classRate[id])
+                    : Math.max(0, m.full[i] - (linkRate[id] - m.inside[i]));
         }
         // flows of each link in compressed rows: flowsOf[start[li] .. start[li + 1])
         int[] start = m.start;
@@ -865,11 +950,15 @@ public final class FlowNetwork implements FabricNetwork {
         }
         a.finishAt = Long.MAX_VALUE;
         if (a.members != null) {
-            // a class's links carry nothing else: no one is left to re-rate
+            // its binding links carry nothing else and the links it shares have capacity to
+            // spare, which limits nobody: no one is left to re-rate
             a.done = true;
-            clearRate(a, now);
-            releaseClass(a);
-            for (long latency : a.members.latency) {
+            FlowClass sym = a.members;
+            for (int j = 0; j < sym.links.length; j++) {
+                addLinkRate(sym.links[j], -sym.counts[j] * a.rate, now);
+            }
+            releaseClass(a, true);
+            for (long latency : sym.latency) {
                 a.phase.arrived(now + latency);
             }
             return;
@@ -892,9 +981,14 @@ public final class FlowNetwork implements FabricNetwork {
         return usage;
     }
 
-    /** How many phases ran as a flow class ({@link Symmetry}), split later or not. */
+    /** How many phases ran as a flow class ({@link FlowClass}), split later or not. */
     public long classesStarted() {
         return classesStarted;
+    }
+
+    /** How many classes a rating split because it saturated a link they shared. */
+    public long classesSplitBySaturation() {
+        return classesSplitBySaturation;
     }
 
     /** How many times components were re-rated. */

@@ -12,6 +12,7 @@ import org.clustersim.core.engine.Flow;
 import org.clustersim.core.engine.Phase;
 import org.clustersim.core.kernel.DsolKernel;
 import org.clustersim.topology.AcceleratorSpec;
+import org.clustersim.topology.FatTreeSpec;
 import org.clustersim.topology.Link;
 import org.clustersim.topology.LinkStates;
 import org.clustersim.topology.SwitchedClusterSpec;
@@ -30,7 +31,7 @@ import org.junit.jupiter.api.Test;
  */
 class FlowClassTest {
     /** What one run did: each phase start's completion time, in start order. */
-    private record Outcome(List<Long> ends, long classesSplitOrRun) {
+    private record Outcome(List<Long> ends, long classesSplitOrRun, long splitBySaturation) {
     }
 
     /** Rings and all-to-alls inside each server, and rail-aligned exchanges across servers. */
@@ -87,13 +88,19 @@ class FlowClassTest {
     /** @param window starts (and faults) fall in [0, window) ns */
     private static Outcome run(Topology t, List<Phase> symmetric, long seed, boolean classes, boolean adaptive,
                                boolean faults, int window) {
+        return run(t, symmetric, seed, classes, adaptive, faults, window, 3);
+    }
+
+    /** @param singleOdds one start in this many is a single random flow, the others a symmetric phase */
+    private static Outcome run(Topology t, List<Phase> symmetric, long seed, boolean classes, boolean adaptive,
+                               boolean faults, int window, int singleOdds) {
         Random r = new Random(seed);
         DsolKernel kernel = new DsolKernel();
         LinkStates states = LinkStates.healthy(t);
         FlowNetwork net = new FlowNetwork(t, kernel, states, new Counters(), adaptive, FlowNetwork.FEW_FLOWS, classes);
         List<long[]> ends = new ArrayList<>();
         for (int k = 0; k < 80; k++) {
-            Phase phase = r.nextInt(3) > 0 ? symmetric.get(r.nextInt(symmetric.size()))
+            Phase phase = r.nextInt(singleOdds) > 0 ? symmetric.get(r.nextInt(symmetric.size()))
                     : new Phase(List.of(randomFlow(r, t.deviceCount())));
             long start = r.nextInt(window);
             long[] end = {-1};
@@ -115,7 +122,7 @@ class FlowClassTest {
         for (long[] e : ends) {
             out.add(e[0]);
         }
-        return new Outcome(out, net.classesStarted());
+        return new Outcome(out, net.classesStarted(), net.classesSplitBySaturation());
     }
 
     private static Flow randomFlow(Random r, int n) {
@@ -160,6 +167,121 @@ class FlowClassTest {
         }
         assertTrue(classes > 100, "classes started: " + classes);
         assertTrue(compared >= 3000, "compared " + compared);
+    }
+
+    /**
+     * Direct all-to-alls over a fat tree (NVLink pairs of one size, network pairs of another), so
+     * that each all-to-all holds two classes whose network class shares leaf and spine links with
+     * other all-to-alls and single flows; oversubscribed spines saturate, which must split the
+     * classes sharing them.
+     */
+    private static List<Phase> directAllToAlls(Topology t, Random r) {
+        int n = t.deviceCount();
+        List<Phase> phases = new ArrayList<>();
+        for (int k = 0; k < 6; k++) {
+            // a random subset of the GPUs, so servers take part unevenly and some links have spare
+            List<Integer> members = new ArrayList<>();
+            for (int d = 0; d < n; d++) {
+                if (r.nextInt(5) < 3) {
+                    members.add(d);
+                }
+            }
+            if (members.size() < 2) {
+                members = List.of(0, n - 1);
+            }
+            long local = 500_000 + r.nextInt(2_000_000);
+            long remote = 500_000 + r.nextInt(2_000_000);
+            List<Flow> flows = new ArrayList<>();
+            for (int i : members) {
+                for (int j : members) {
+                    if (i != j) {
+                        boolean sameNode = t.device(i).node() == t.device(j).node();
+                        flows.add(new Flow(i, j, sameNode ? local : remote, r.nextInt(4)));
+                    }
+                }
+            }
+            phases.add(new Phase(flows));
+        }
+        return phases;
+    }
+
+    @Test
+    void directAllToAllClassesSharingLinksEndWhenTheirFlowsOneByOneWould() {
+        Random r = new Random(20261123);
+        long classes = 0;
+        long splitBySaturation = 0;
+        int compared = 0;
+        for (int trial = 0; trial < 40; trial++) {
+            int radix = r.nextBoolean() ? 4 : 8;
+            int gpus = 2 + r.nextInt(3);
+            int nodes = 2 + r.nextInt(Math.max(1, radix * 2 / gpus - 1));
+            Topology t;
+            try {
+                t = new FatTreeSpec("random-fattree", AcceleratorSpec.H100_SXM, nodes, gpus,
+                        (100 + r.nextInt(300)) * 1e9, (10 + r.nextInt(90)) * 1e9, radix,
+                        new double[] {1 + r.nextInt(3)}).build();
+            } catch (IllegalArgumentException tooBig) {
+                continue;
+            }
+            long seed = r.nextLong();
+            List<Phase> phases = directAllToAlls(t, new Random(seed));
+            // from heavy overlap (classes rarely start) to little (they start, then get cut)
+            int window = 500_000 << (trial % 6);
+            boolean adaptive = trial % 2 == 1;
+            boolean faults = trial % 4 >= 2;
+            Outcome with = run(t, phases, seed, true, adaptive, faults, window, 2);
+            Outcome without = run(t, phases, seed, false, adaptive, faults, window, 2);
+            classes += with.classesSplitOrRun();
+            splitBySaturation += with.splitBySaturation();
+            for (int i = 0; i < with.ends().size(); i++) {
+                long a = without.ends().get(i);
+                assertTrue(a > 0, "phase " + i + " finished");
+                assertEquals(a, with.ends().get(i), 1 + 1e-9 * a, "trial " + trial + " (adaptive " + adaptive
+                        + ", faults " + faults + ") phase " + i);
+                compared++;
+            }
+        }
+        assertTrue(classes > 200, "classes started: " + classes);
+        assertTrue(splitBySaturation > 10, "classes split by a saturated shared link: " + splitBySaturation);
+        assertTrue(compared >= 2000, "compared " + compared);
+    }
+
+    /**
+     * Two flows into GPU 2 run as a class at half of GPU 2's down-link; GPU 0's up-link is
+     * theirs without binding (half of it spare). Two flows from GPU 0 then saturate that link:
+     * the class must split so that max-min fairness gives GPU 0's three flows a third each (and
+     * GPU 1's flow the rest of GPU 2's down-link), which a class kept at its rate would not.
+     */
+    @Test
+    void aSharedLinkThatSaturatesSplitsTheClass() {
+        Topology t = FlowNetworkTest.star(new double[] {100, 100, 100, 100}, new double[] {100, 100, 100, 100});
+        Phase into2 = new Phase(List.of(new Flow(0, 2, 3_000_000), new Flow(1, 2, 3_000_000)));
+        Phase from0 = new Phase(List.of(new Flow(0, 3, 1_000_000), new Flow(0, 1, 1_000_000)));
+        long[][] ends = new long[2][];
+        long[] split = new long[2];
+        for (int variant = 0; variant < 2; variant++) {
+            DsolKernel kernel = new DsolKernel();
+            FlowNetwork net = new FlowNetwork(t, kernel, LinkStates.healthy(t), new Counters(), false,
+                    FlowNetwork.FEW_FLOWS, variant == 0);
+            long[] end = new long[3];
+            // the first start of a phase checks it for classes; the second runs as one
+            kernel.schedule(0, () -> net.transfer("warm", into2, () -> end[0] = kernel.now()));
+            kernel.schedule(1_000_000, () -> net.transfer("class", into2, () -> end[1] = kernel.now()));
+            kernel.schedule(1_010_000, () -> net.transfer("cut", from0, () -> end[2] = kernel.now()));
+            kernel.run();
+            ends[variant] = end;
+            split[variant] = net.classesSplitBySaturation();
+            if (variant == 0) {
+                assertEquals(1, net.classesStarted());
+            }
+        }
+        assertEquals(1, split[0], "the class was split by the saturated up-link");
+        // 10 us at 50 GB/s each (0.5 MB sent), then 0 -> 2 and the cut flows at a third of
+        // 100 GB/s, 1 -> 2 at two thirds, until the cut flows' 1 MB has gone (30 us)
+        assertEquals(1_040_000, ends[1][2], 1);
+        for (int k = 0; k < 3; k++) {
+            assertEquals(ends[1][k], ends[0][k], 1, "phase " + k + " with classes as without");
+        }
     }
 
     @Test
