@@ -14,8 +14,15 @@ public final class Route {
 
     /** @param links links in the order the bytes traverse them; empty for a device talking to itself */
     public Route(List<Link> links) {
-        Link[] array = links.toArray(new Link[0]);
-        this.links = List.of(array);
+        this(links.toArray(new Link[0]));
+    }
+
+    /** Takes the array over: the caller made it for this route and never writes it again. */
+    private Route(Link[] array) {
+        for (Link l : array) {
+            java.util.Objects.requireNonNull(l, "a route's link");
+        }
+        this.links = java.util.Collections.unmodifiableList(java.util.Arrays.asList(array));
         this.ids = new int[array.length];
         long latency = 0;
         for (int i = 0; i < array.length; i++) {
@@ -23,6 +30,11 @@ public final class Route {
             latency += array[i].latencyNs();
         }
         this.latencyNs = latency;
+    }
+
+    /** A route over links in an array made for it (routers build one per adaptive choice). */
+    static Route owning(Link[] links) {
+        return new Route(links);
     }
 
     /** Links in the order the bytes traverse them; empty for a device talking to itself. */

@@ -214,15 +214,12 @@ public final class SwitchedRouter implements Router {
         }
         Vertex s = devices.get(src);
         Vertex d = devices.get(dst);
-        List<Link> path = new ArrayList<>(8);
         if (scaleUp[src] >= 0 && scaleUp[src] == scaleUp[dst]) {
             Vertex sw = vertices.get(scaleUp[src]);
             Link up = pick(s, sw, src, dst, channel, states);
             Link down = pick(sw, d, src, dst, channel, states);
             if (up != null && down != null) {
-                path.add(up);
-                path.add(down);
-                return new Route(path);
+                return Route.owning(new Link[] {up, down});
             }
         }
         if (nic[src] < 0 || nic[dst] < 0) {
@@ -237,30 +234,38 @@ public final class SwitchedRouter implements Router {
         if (gpuToNic == null || nicToGpu == null || nicUp == null || nicDown == null) {
             throw unreachable(s, d, states);
         }
-        path.add(gpuToNic);
-        path.add(nicUp);
         Vertex leafS = nicUp.dst();
         Vertex leafD = nicDown.src();
-        if (leafS != leafD) {
+        Link[] path;
+        int h = 0;
+        if (leafS == leafD) {
+            path = new Link[4];
+            path[h++] = gpuToNic;
+            path[h++] = nicUp;
+        } else {
             ToLeaf toLeaf = distanceToLeaf[leafD.id()];
             if (toLeaf == null) {
                 toLeaf = new ToLeaf(bfsTo(leafD, states), leafD.id());
                 distanceToLeaf[leafD.id()] = toLeaf;
             }
             Vertex u = leafS;
-            if (toLeaf.dist[switchNumber[u.id()]] < 0) {
+            int across = toLeaf.dist[switchNumber[u.id()]];
+            if (across < 0) {
                 throw unreachable(s, d, states);
             }
+            path = new Link[4 + across];
+            path[h++] = gpuToNic;
+            path[h++] = nicUp;
             stamp++;
             while (u != leafD) {
                 Link next = ecmp(u, toLeaf, src, dst, channel, states, load == null ? null : load.perLink());
-                path.add(next);
+                path[h++] = next;
                 u = next.dst();
             }
         }
-        path.add(nicDown);
-        path.add(nicToGpu);
-        return new Route(path);
+        path[h++] = nicDown;
+        path[h] = nicToGpu;
+        return Route.owning(path);
     }
 
     /** Per switch number, hop distances to {@code leaf} over live switch-to-switch links (-1: unreachable). */
@@ -302,6 +307,14 @@ public final class SwitchedRouter implements Router {
         final Link[][] next;
         final int[][] nextId;
         final int[][] nextDst;
+        /**
+         * Per switch two hops from the leaf (a leaf across a leaf-spine fabric), for each next hop
+         * k the link ids from its far end into the leaf, at {@code lastHops[sw][lastStart[sw][k]]}
+         * up to {@code lastStart[sw][k + 1]}: the adaptive choice reads them in place, without
+         * the general search's recursion.
+         */
+        final int[][] lastStart;
+        final int[][] lastHops;
 
         ToLeaf(int[] dist, int leaf) {
             this.dist = dist;
@@ -309,6 +322,8 @@ public final class SwitchedRouter implements Router {
             this.next = new Link[dist.length][];
             this.nextId = new int[dist.length][];
             this.nextDst = new int[dist.length][];
+            this.lastStart = new int[dist.length][];
+            this.lastHops = new int[dist.length][];
         }
 
         /** The switch number of vertex {@code vertexId}, its next hops filled in. */
@@ -331,6 +346,22 @@ public final class SwitchedRouter implements Router {
                 nextId[sw] = ids;
                 nextDst[sw] = dsts;
                 next[sw] = n;
+                if (dist[sw] == 2) {
+                    int[] start = new int[n.length + 1];
+                    int total = 0;
+                    for (int k = 0; k < n.length; k++) {
+                        start[k] = total;
+                        total += nextId[at(dsts[k], states)].length;
+                    }
+                    start[n.length] = total;
+                    int[] hops = new int[total];
+                    for (int k = 0; k < n.length; k++) {
+                        int[] far = nextId[switchNumber[dsts[k]]];
+                        System.arraycopy(far, 0, hops, start[k], far.length);
+                    }
+                    lastStart[sw] = start;
+                    lastHops[sw] = hops;
+                }
             }
             return sw;
         }
@@ -352,9 +383,31 @@ public final class SwitchedRouter implements Router {
         int[] dsts = toLeaf.nextDst[sw];
         int best = -1;
         int bestLoad = Integer.MAX_VALUE;
+        int n = candidates.length;
+        int[] lastStart = toLeaf.lastStart[sw];
+        if (lastStart != null) {
+            // two hops from the leaf: what lies behind a next hop is the least loaded of its far
+            // end's links into the leaf (what the general search below finds, read in place)
+            int[] lastHops = toLeaf.lastHops[sw];
+            for (int i = 0, k = start; i < n && bestLoad > 0; i++, k = k + 1 == n ? 0 : k + 1) {
+                int here = load[ids[k]];
+                if (here >= bestLoad) {
+                    continue;
+                }
+                int beyond = Integer.MAX_VALUE;
+                for (int q = lastStart[k], end = lastStart[k + 1]; q < end && beyond > 0; q++) {
+                    beyond = Math.min(beyond, load[lastHops[q]]);
+                }
+                int f = Math.max(here, beyond);
+                if (f < bestLoad) {
+                    best = k;
+                    bestLoad = f;
+                }
+            }
+            return best < 0 ? null : candidates[best];
+        }
         // only a strictly lower load displaces the choice so far: a link already as loaded cannot,
         // whatever lies behind it, and nothing beats an idle path
-        int n = candidates.length;
         for (int i = 0, k = start; i < n && bestLoad > 0; i++, k = k + 1 == n ? 0 : k + 1) {
             int here = load[ids[k]];
             if (here >= bestLoad) {

@@ -125,6 +125,9 @@ public final class FlowNetwork implements FabricNetwork {
         boolean perStart;
         /** With fixed routes, the phase's classes (empty: none). */
         List<FlowClass> classes = List.of();
+        /** With routes chosen at every start, the last start's routes and the classes they made. */
+        Route[] lastRoutes;
+        List<FlowClass> lastClasses;
 
         PhaseRoutes(int flows) {
             routes = new Route[flows];
@@ -333,7 +336,15 @@ public final class FlowNetwork implements FabricNetwork {
         List<FlowClass> found = known.classes;
         if (known.perStart) {
             routes = routeEach(flows, known.routes, owner);
-            found = FlowClass.find(flows, routes, nominal, classScratch);
+            // the same links as at the last start make the same classes (about half the starts
+            // of a direct all-to-all): comparing ids in order is cheaper than grouping again
+            if (known.lastRoutes != null && sameLinks(routes, known.lastRoutes)) {
+                found = known.lastClasses;
+            } else {
+                found = FlowClass.find(flows, routes, nominal, classScratch);
+                known.lastRoutes = routes;
+                known.lastClasses = found;
+            }
         }
         // routes chosen now are counted in the links' loads already
         boolean counted = known.perStart;
@@ -363,6 +374,16 @@ public final class FlowNetwork implements FabricNetwork {
         } else {
             armTimer();
         }
+    }
+
+    /** Whether two starts' routes cross the same links, flow by flow. */
+    private static boolean sameLinks(Route[] a, Route[] b) {
+        for (int i = 0; i < a.length; i++) {
+            if (a[i] != b[i] && !java.util.Arrays.equals(a[i].sharedIds(), b[i].sharedIds())) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
