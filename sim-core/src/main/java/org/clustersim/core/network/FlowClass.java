@@ -36,6 +36,8 @@ final class FlowClass {
     final long[] latency;
     final double rate;
     final long bytes;
+    /** Whether some link does not bind (the class shares it with other flows). */
+    final boolean shares;
 
     private FlowClass(Flow[] flows, Route[] routes, int[] index, int[] hops, int[] links, int[] counts,
                       boolean[] binding, double rate) {
@@ -48,6 +50,11 @@ final class FlowClass {
         this.binding = binding;
         this.rate = rate;
         this.bytes = flows[0].bytes();
+        boolean any = false;
+        for (boolean b : binding) {
+            any |= !b;
+        }
+        this.shares = any;
         this.latency = new long[routes.length];
         for (int i = 0; i < routes.length; i++) {
             latency[i] = routes[i].latencyNs();

@@ -105,7 +105,7 @@ public final class FlowNetwork implements FabricNetwork {
     /** Per link and slot, which of the class's links ({@link FlowClass#links}) it is. */
     private final int[][] sharedOnIndex;
     private final int[] sharedCount;
-    /** Per link, the members of running classes crossing it, and their total rate. */
+    /** Per link, the members of running classes crossing it without binding, and their total rate. */
     private final int[] classOn;
     private final double[] classRate;
     /**
@@ -351,9 +351,15 @@ public final class FlowNetwork implements FabricNetwork {
         long base = nextId;
         nextId += n;
         boolean[] inClass = null;
+        int members = 0;
         for (FlowClass c : found) {
             if (mayStart(c)) {
                 startClass(c, base, owner, run, now, counted);
+                members += c.flows.length;
+                if (members == n) {
+                    // one class for the whole phase (a ring step): nothing is left to place
+                    return;
+                }
                 if (inClass == null) {
                     inClass = new boolean[n];
                 }
@@ -435,21 +441,22 @@ public final class FlowNetwork implements FabricNetwork {
         c.members = sym;
         c.memberBase = base;
         c.links = sym.hops;
-        c.sharedSlot = new int[sym.links.length];
+        c.sharedSlot = sym.shares ? new int[sym.links.length] : null;
         c.rate = sym.rate;
         for (int j = 0; j < sym.links.length; j++) {
             int id = sym.links[j];
             int count = sym.counts[j];
             if (sym.binding[j]) {
+                // no flow is rated on a binding link while the class runs: only the class is there
                 bindingClass[id] = c;
             } else {
                 addShared(id, c, j);
+                classOn[id] += count;
+                classRate[id] += count * sym.rate;
             }
-            classOn[id] += count;
             if (!counted) {
                 load[id] += count;
             }
-            classRate[id] += count * sym.rate;
             addLinkRate(id, count * sym.rate, now);
             usage.carried(id, sym.bytes * count);
         }
@@ -504,12 +511,12 @@ public final class FlowNetwork implements FabricNetwork {
                 bindingClass[id] = null;
             } else {
                 removeShared(id, c.sharedSlot[j]);
+                classOn[id] -= sym.counts[j];
+                classRate[id] = classOn[id] == 0 ? 0 : classRate[id] - sym.counts[j] * sym.rate;
             }
-            classOn[id] -= sym.counts[j];
             if (finished) {
                 load[id] -= sym.counts[j];
             }
-            classRate[id] = classOn[id] == 0 ? 0 : classRate[id] - sym.counts[j] * sym.rate;
         }
     }
 
