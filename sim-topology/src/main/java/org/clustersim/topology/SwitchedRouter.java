@@ -53,6 +53,15 @@ public final class SwitchedRouter implements Router {
     private final int[] memoStamp;
     private final int[] memoValue;
     private int stamp;
+    /**
+     * Per device, with every link healthy: its way out to its leaf (GPU-to-NIC and NIC-to-leaf
+     * links) and its way in (leaf-to-NIC, NIC-to-GPU), when no hash picks among parallel links
+     * ({@link #BY_HASH} when one does); filled on first use. Every route across the network
+     * starts and ends so, and a direct all-to-all routes tens of millions.
+     */
+    private final Link[][] wayOut;
+    private final Link[][] wayIn;
+    private static final Link[] BY_HASH = new Link[0];
 
     /**
      * @param scaleUp per device, the vertex id of its scale-up switch, or -1
@@ -75,6 +84,8 @@ public final class SwitchedRouter implements Router {
         }
         memoStamp = new int[vertices.size()];
         memoValue = new int[vertices.size()];
+        wayOut = new Link[devices.size()][];
+        wayIn = new Link[devices.size()][];
         Link[][] switchIn = new Link[vertices.size()][];
         switchOut = new Link[vertices.size()][];
         for (Vertex v : vertices) {
@@ -227,10 +238,12 @@ public final class SwitchedRouter implements Router {
         }
         Vertex ns = vertices.get(nic[src]);
         Vertex nd = vertices.get(nic[dst]);
-        Link gpuToNic = pick(s, ns, src, dst, channel, states);
-        Link nicToGpu = pick(nd, d, src, dst, channel, states);
-        Link nicUp = firstUp(outOf[ns.id()], states);
-        Link nicDown = firstUp(inTo[nd.id()], states);
+        Link[] out = states.version() == 0 ? way(src, true) : BY_HASH;
+        Link[] in = states.version() == 0 ? way(dst, false) : BY_HASH;
+        Link gpuToNic = out != BY_HASH ? out[0] : pick(s, ns, src, dst, channel, states);
+        Link nicToGpu = in != BY_HASH ? in[1] : pick(nd, d, src, dst, channel, states);
+        Link nicUp = out != BY_HASH ? out[1] : firstUp(outOf[ns.id()], states);
+        Link nicDown = in != BY_HASH ? in[0] : firstUp(inTo[nd.id()], states);
         if (gpuToNic == null || nicToGpu == null || nicUp == null || nicDown == null) {
             throw unreachable(s, d, states);
         }
@@ -266,6 +279,32 @@ public final class SwitchedRouter implements Router {
         path[h++] = nicDown;
         path[h] = nicToGpu;
         return Route.owning(path);
+    }
+
+    /**
+     * A device's healthy way out of ({@code sending}) or into its NIC: the one GPU-NIC link and
+     * the NIC's first switch link, in route order, or {@link #BY_HASH} when several parallel links
+     * leave the choice to the hash (or a link is missing, which the general path reports).
+     */
+    private Link[] way(int device, boolean sending) {
+        Link[][] memo = sending ? wayOut : wayIn;
+        Link[] w = memo[device];
+        if (w == null) {
+            Vertex gpu = devices.get(device);
+            Vertex n = vertices.get(nic[device]);
+            Link only = null;
+            int parallel = 0;
+            for (Link l : sending ? outOf[gpu.id()] : inTo[gpu.id()]) {
+                if (sending ? l.dst() == n : l.src() == n) {
+                    only = l;
+                    parallel++;
+                }
+            }
+            Link edge = firstUp(sending ? outOf[n.id()] : inTo[n.id()], null);
+            w = parallel != 1 || edge == null ? BY_HASH : sending ? new Link[] {only, edge} : new Link[] {edge, only};
+            memo[device] = w;
+        }
+        return w;
     }
 
     /** Per switch number, hop distances to {@code leaf} over live switch-to-switch links (-1: unreachable). */
