@@ -375,34 +375,55 @@ public final class SwitchedRouter implements Router {
                         candidates.add(out);
                     }
                 }
-                Link[] n = candidates.toArray(new Link[0]);
+                next[sw] = candidates.toArray(new Link[0]);
+            }
+            return sw;
+        }
+
+        /**
+         * As {@link #at}, with the next hops' link ids and far ends filled in too: only adaptive
+         * choices read them (static routes to every leaf would allocate them for nothing).
+         */
+        int withIds(int vertexId, LinkStates states) {
+            int sw = at(vertexId, states);
+            if (nextId[sw] == null) {
+                Link[] n = next[sw];
                 int[] ids = new int[n.length];
                 int[] dsts = new int[n.length];
                 for (int i = 0; i < n.length; i++) {
                     ids[i] = n[i].id();
                     dsts[i] = n[i].dst().id();
                 }
-                nextId[sw] = ids;
                 nextDst[sw] = dsts;
-                next[sw] = n;
-                if (dist[sw] == 2) {
-                    int[] start = new int[n.length + 1];
-                    int total = 0;
-                    for (int k = 0; k < n.length; k++) {
-                        start[k] = total;
-                        total += nextId[at(dsts[k], states)].length;
-                    }
-                    start[n.length] = total;
-                    int[] hops = new int[total];
-                    for (int k = 0; k < n.length; k++) {
-                        int[] far = nextId[switchNumber[dsts[k]]];
-                        System.arraycopy(far, 0, hops, start[k], far.length);
-                    }
-                    lastStart[sw] = start;
-                    lastHops[sw] = hops;
-                }
+                nextId[sw] = ids;
             }
             return sw;
+        }
+
+        /**
+         * For switch number {@code sw} (its next hops filled in), two hops from the leaf: fills
+         * {@link #lastStart} and {@link #lastHops} on first use and returns the former; null at
+         * any other distance. Only adaptive choices ask (a static route needs no loads).
+         */
+        int[] lastStart(int sw, LinkStates states) {
+            if (lastStart[sw] == null && dist[sw] == 2) {
+                int[] dsts = nextDst[sw];
+                int[] start = new int[dsts.length + 1];
+                int total = 0;
+                for (int k = 0; k < dsts.length; k++) {
+                    start[k] = total;
+                    total += nextId[withIds(dsts[k], states)].length;
+                }
+                start[dsts.length] = total;
+                int[] hops = new int[total];
+                for (int k = 0; k < dsts.length; k++) {
+                    int[] far = nextId[switchNumber[dsts[k]]];
+                    System.arraycopy(far, 0, hops, start[k], far.length);
+                }
+                lastHops[sw] = hops;
+                lastStart[sw] = start;
+            }
+            return lastStart[sw];
         }
     }
 
@@ -418,12 +439,13 @@ public final class SwitchedRouter implements Router {
         if (load == null) {
             return candidates[start];
         }
+        toLeaf.withIds(u.id(), states);
         int[] ids = toLeaf.nextId[sw];
         int[] dsts = toLeaf.nextDst[sw];
         int best = -1;
         int bestLoad = Integer.MAX_VALUE;
         int n = candidates.length;
-        int[] lastStart = toLeaf.lastStart[sw];
+        int[] lastStart = toLeaf.lastStart(sw, states);
         if (lastStart != null) {
             // two hops from the leaf: what lies behind a next hop is the least loaded of its far
             // end's links into the leaf (what the general search below finds, read in place)
@@ -472,7 +494,7 @@ public final class SwitchedRouter implements Router {
         if (memoStamp[id] == stamp) {
             return memoValue[id];
         }
-        int sw = toLeaf.at(id, states);
+        int sw = toLeaf.withIds(id, states);
         int[] ids = toLeaf.nextId[sw];
         int[] dsts = toLeaf.nextDst[sw];
         int best = Integer.MAX_VALUE;
