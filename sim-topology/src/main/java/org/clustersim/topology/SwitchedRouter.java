@@ -435,6 +435,10 @@ public final class SwitchedRouter implements Router {
     private Link ecmp(Vertex u, ToLeaf toLeaf, int src, int dst, int channel, LinkStates states, int[] load) {
         int sw = toLeaf.at(u.id(), states);
         Link[] candidates = toLeaf.next[sw];
+        if (candidates.length == 1) {
+            // one way on (a spine's link into the leaf): neither hash nor load can choose another
+            return candidates[0];
+        }
         int start = (int) Long.remainderUnsigned(hash(src, dst, channel, u.id()), candidates.length);
         if (load == null) {
             return candidates[start];
