@@ -17,12 +17,9 @@ public final class Route {
         this(links.toArray(new Link[0]));
     }
 
-    /** Takes the array over: the caller made it for this route and never writes it again. */
+    /** From an array the caller made for this route (the list copies it once; routes are cached by the million). */
     private Route(Link[] array) {
-        for (Link l : array) {
-            java.util.Objects.requireNonNull(l, "a route's link");
-        }
-        this.links = java.util.Collections.unmodifiableList(java.util.Arrays.asList(array));
+        this.links = List.of(array);
         this.ids = new int[array.length];
         long latency = 0;
         for (int i = 0; i < array.length; i++) {
@@ -32,8 +29,8 @@ public final class Route {
         this.latencyNs = latency;
     }
 
-    /** A route over links in an array made for it (routers build one per adaptive choice). */
-    static Route owning(Link[] links) {
+    /** A route over links in an array made for it, which is not kept (routers build one per route). */
+    static Route of(Link[] links) {
         return new Route(links);
     }
 

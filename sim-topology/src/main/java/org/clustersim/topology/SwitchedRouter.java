@@ -230,7 +230,7 @@ public final class SwitchedRouter implements Router {
             Link up = pick(s, sw, src, dst, channel, states);
             Link down = pick(sw, d, src, dst, channel, states);
             if (up != null && down != null) {
-                return Route.owning(new Link[] {up, down});
+                return Route.of(new Link[] {up, down});
             }
         }
         if (nic[src] < 0 || nic[dst] < 0) {
@@ -278,7 +278,7 @@ public final class SwitchedRouter implements Router {
         }
         path[h++] = nicDown;
         path[h] = nicToGpu;
-        return Route.owning(path);
+        return Route.of(path);
     }
 
     /**
