@@ -52,6 +52,8 @@ public final class SwitchedRouter implements Router {
     private final int[] leafDown;
     private final int[] memoStamp;
     private final int[] memoValue;
+    /** Scratch of the adaptive choice two hops from a leaf: each next hop's busiest-link load. */
+    private int[] worst = new int[64];
     private int stamp;
     /**
      * Per device, with every link healthy: its way out to its leaf (GPU-to-NIC and NIC-to-leaf
@@ -354,6 +356,8 @@ public final class SwitchedRouter implements Router {
          */
         final int[][] lastStart;
         final int[][] lastHops;
+        /** Per such switch, when every next hop's far end has exactly one link into the leaf, those links' ids by next hop. */
+        final int[][] lastOne;
 
         ToLeaf(int[] dist, int leaf) {
             this.dist = dist;
@@ -363,6 +367,7 @@ public final class SwitchedRouter implements Router {
             this.nextDst = new int[dist.length][];
             this.lastStart = new int[dist.length][];
             this.lastHops = new int[dist.length][];
+            this.lastOne = new int[dist.length][];
         }
 
         /** The switch number of vertex {@code vertexId}, its next hops filled in. */
@@ -421,6 +426,9 @@ public final class SwitchedRouter implements Router {
                     System.arraycopy(far, 0, hops, start[k], far.length);
                 }
                 lastHops[sw] = hops;
+                if (total == dsts.length) {
+                    lastOne[sw] = hops;
+                }
                 lastStart[sw] = start;
             }
             return lastStart[sw];
@@ -450,6 +458,25 @@ public final class SwitchedRouter implements Router {
         int bestLoad = Integer.MAX_VALUE;
         int n = candidates.length;
         int[] lastStart = toLeaf.lastStart(sw, states);
+        int[] lastOne = lastStart == null ? null : toLeaf.lastOne[sw];
+        if (lastOne != null) {
+            // one link into the leaf behind each next hop (a leaf-spine fabric): every load is
+            // read without a branch between the reads, then the first least value in the scan
+            // order from the hash's choice wins, as in the pruned scan below
+            int[] f = worst.length >= n ? worst : (worst = new int[n]);
+            for (int k = 0; k < n; k++) {
+                f[k] = Math.max(load[ids[k]], load[lastOne[k]]);
+            }
+            best = start;
+            bestLoad = f[start];
+            for (int i = 1, k = start + 1 == n ? 0 : start + 1; i < n && bestLoad > 0; i++, k = k + 1 == n ? 0 : k + 1) {
+                if (f[k] < bestLoad) {
+                    best = k;
+                    bestLoad = f[k];
+                }
+            }
+            return candidates[best];
+        }
         if (lastStart != null) {
             // two hops from the leaf: what lies behind a next hop is the least loaded of its far
             // end's links into the leaf (what the general search below finds, read in place)
