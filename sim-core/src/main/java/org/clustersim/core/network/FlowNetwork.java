@@ -105,9 +105,10 @@ public final class FlowNetwork implements FabricNetwork {
     /** Per link and slot, which of the class's links ({@link FlowClass#links}) it is. */
     private final int[][] sharedOnIndex;
     private final int[] sharedCount;
-    /** Per link, the members of running classes crossing it without binding, and their total rate. */
-    private final int[] classOn;
+    /** Per link, the total rate of the running classes crossing it without binding. */
     private final double[] classRate;
+    /** Running classes that share some link (zero: a rating has no shared link to check). */
+    private int sharingClasses;
     /**
      * Per link, what adaptive routing counts as its load: flows on it, members of classes
      * crossing it, and flows of the phase being started that are routed but not placed yet.
@@ -195,7 +196,6 @@ public final class FlowNetwork implements FabricNetwork {
         sharedOn = new ActiveFlow[n][];
         sharedOnIndex = new int[n][];
         sharedCount = new int[n];
-        classOn = new int[n];
         classRate = new double[n];
         load = new int[n];
         this.linkLoad = adaptive ? new org.clustersim.topology.Router.LinkLoad(load) : null;
@@ -442,6 +442,9 @@ public final class FlowNetwork implements FabricNetwork {
         c.memberBase = base;
         c.links = sym.hops;
         c.sharedSlot = sym.shares ? new int[sym.links.length] : null;
+        if (sym.shares) {
+            sharingClasses++;
+        }
         c.rate = sym.rate;
         for (int j = 0; j < sym.links.length; j++) {
             int id = sym.links[j];
@@ -451,7 +454,6 @@ public final class FlowNetwork implements FabricNetwork {
                 bindingClass[id] = c;
             } else {
                 addShared(id, c, j);
-                classOn[id] += count;
                 classRate[id] += count * sym.rate;
             }
             if (!counted) {
@@ -505,14 +507,17 @@ public final class FlowNetwork implements FabricNetwork {
      */
     private void releaseClass(ActiveFlow c, boolean finished) {
         FlowClass sym = c.members;
+        if (sym.shares) {
+            sharingClasses--;
+        }
         for (int j = 0; j < sym.links.length; j++) {
             int id = sym.links[j];
             if (sym.binding[j]) {
                 bindingClass[id] = null;
             } else {
                 removeShared(id, c.sharedSlot[j]);
-                classOn[id] -= sym.counts[j];
-                classRate[id] = classOn[id] == 0 ? 0 : classRate[id] - sym.counts[j] * sym.rate;
+                // the last class off a link leaves exactly nothing, not a rounding residue
+                classRate[id] = sharedCount[id] == 0 ? 0 : classRate[id] - sym.counts[j] * sym.rate;
             }
             if (finished) {
                 load[id] -= sym.counts[j];
@@ -748,22 +753,9 @@ public final class FlowNetwork implements FabricNetwork {
                     cross(rated.get(i), pass);
                 }
             }
-            // a class is exact only while the links it shares have capacity to spare: one that
-            // saturates splits it, and its members join the rating
-            for (int i = 0, n = rated.size(); i < n; i++) {
-                int id = rated.get(i);
-                if (sharedCount[id] > 0 && scratch.saturated(i)) {
-                    classesSplitBySaturation += sharedCount[id];
-                    int from = splitMembers.size();
-                    splitAllOn(id, now, splitMembers);
-                    for (int k = from; k < splitMembers.size(); k++) {
-                        ActiveFlow m = splitMembers.get(k);
-                        m.seenIn = pass;
-                        flows.add(m);
-                    }
-                }
+            if (sharingClasses > 0) {
+                splitOnSaturated(flows, now, pass);
             }
-            splitMembers.clear();
             // a saturated link whose flows were all rated already offered its whole capacity:
             // crossing it changes nothing, so only new flows call for another rating
             if (flows.size() == before) {
@@ -788,6 +780,27 @@ public final class FlowNetwork implements FabricNetwork {
             }
         }
         armTimer();
+    }
+
+    /**
+     * A class is exact only while the links it shares have capacity to spare: each rated link
+     * that the last rating saturated splits the classes sharing it, and their members join the
+     * rating ({@code flows}).
+     */
+    private void splitOnSaturated(List<ActiveFlow> flows, long now, long pass) {
+        for (int i = 0, n = rated.size(); i < n; i++) {
+            int id = rated.get(i);
+            if (sharedCount[id] > 0 && scratch.saturated(i)) {
+                classesSplitBySaturation += sharedCount[id];
+                splitMembers.clear();
+                splitAllOn(id, now, splitMembers);
+                for (ActiveFlow m : splitMembers) {
+                    m.seenIn = pass;
+                    flows.add(m);
+                }
+            }
+        }
+        splitMembers.clear();
     }
 
     /** Crosses link {@code l} in this pass: its flows not reached yet join the re-rating. */
