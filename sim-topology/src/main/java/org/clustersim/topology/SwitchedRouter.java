@@ -64,6 +64,8 @@ public final class SwitchedRouter implements Router {
     private final Link[][] wayOut;
     private final Link[][] wayIn;
     private static final Link[] BY_HASH = new Link[0];
+    /** Marks a switch without a two-hop table (see {@code ToLeaf.lastHop}). */
+    private static final int[] NO_TABLE = new int[0];
 
     /**
      * @param scaleUp per device, the vertex id of its scale-up switch, or -1
@@ -349,15 +351,11 @@ public final class SwitchedRouter implements Router {
         final int[][] nextId;
         final int[][] nextDst;
         /**
-         * Per switch two hops from the leaf (a leaf across a leaf-spine fabric), for each next hop
-         * k the link ids from its far end into the leaf, at {@code lastHops[sw][lastStart[sw][k]]}
-         * up to {@code lastStart[sw][k + 1]}: the adaptive choice reads them in place, without
-         * the general search's recursion.
+         * Per switch two hops from the leaf (a leaf across a leaf-spine fabric) whose every next
+         * hop's far end has exactly one link into the leaf: those links' ids by next hop, which the
+         * adaptive choice reads in place ({@code NO_TABLE} where the general search applies).
          */
-        final int[][] lastStart;
-        final int[][] lastHops;
-        /** Per such switch, when every next hop's far end has exactly one link into the leaf, those links' ids by next hop. */
-        final int[][] lastOne;
+        final int[][] lastHop;
 
         ToLeaf(int[] dist, int leaf) {
             this.dist = dist;
@@ -365,9 +363,7 @@ public final class SwitchedRouter implements Router {
             this.next = new Link[dist.length][];
             this.nextId = new int[dist.length][];
             this.nextDst = new int[dist.length][];
-            this.lastStart = new int[dist.length][];
-            this.lastHops = new int[dist.length][];
-            this.lastOne = new int[dist.length][];
+            this.lastHop = new int[dist.length][];
         }
 
         /** The switch number of vertex {@code vertexId}, its next hops filled in. */
@@ -406,32 +402,24 @@ public final class SwitchedRouter implements Router {
         }
 
         /**
-         * For switch number {@code sw} (its next hops filled in), two hops from the leaf: fills
-         * {@link #lastStart} and {@link #lastHops} on first use and returns the former; null at
-         * any other distance. Only adaptive choices ask (a static route needs no loads).
+         * For switch number {@code sw} (its ids filled in): the {@link #lastHop} table, made on first
+         * use, or {@code NO_TABLE}. Only adaptive choices ask (a static route needs no loads).
          */
-        int[] lastStart(int sw, LinkStates states) {
-            if (lastStart[sw] == null && dist[sw] == 2) {
+        int[] lastHop(int sw, LinkStates states) {
+            if (lastHop[sw] == null) {
                 int[] dsts = nextDst[sw];
-                int[] start = new int[dsts.length + 1];
-                int total = 0;
-                for (int k = 0; k < dsts.length; k++) {
-                    start[k] = total;
-                    total += nextId[withIds(dsts[k], states)].length;
+                int[] one = dist[sw] == 2 ? new int[dsts.length] : NO_TABLE;
+                for (int k = 0; k < dsts.length && one != NO_TABLE; k++) {
+                    int[] far = nextId[withIds(dsts[k], states)];
+                    if (far.length == 1) {
+                        one[k] = far[0];
+                    } else {
+                        one = NO_TABLE;
+                    }
                 }
-                start[dsts.length] = total;
-                int[] hops = new int[total];
-                for (int k = 0; k < dsts.length; k++) {
-                    int[] far = nextId[switchNumber[dsts[k]]];
-                    System.arraycopy(far, 0, hops, start[k], far.length);
-                }
-                lastHops[sw] = hops;
-                if (total == dsts.length) {
-                    lastOne[sw] = hops;
-                }
-                lastStart[sw] = start;
+                lastHop[sw] = one;
             }
-            return lastStart[sw];
+            return lastHop[sw];
         }
     }
 
@@ -457,15 +445,14 @@ public final class SwitchedRouter implements Router {
         int best = -1;
         int bestLoad = Integer.MAX_VALUE;
         int n = candidates.length;
-        int[] lastStart = toLeaf.lastStart(sw, states);
-        int[] lastOne = lastStart == null ? null : toLeaf.lastOne[sw];
-        if (lastOne != null) {
+        int[] lastHop = toLeaf.lastHop(sw, states);
+        if (lastHop != NO_TABLE) {
             // one link into the leaf behind each next hop (a leaf-spine fabric): every load is
             // read without a branch between the reads, then the first least value in the scan
             // order from the hash's choice wins, as in the pruned scan below
             int[] f = worst.length >= n ? worst : (worst = new int[n]);
             for (int k = 0; k < n; k++) {
-                f[k] = Math.max(load[ids[k]], load[lastOne[k]]);
+                f[k] = Math.max(load[ids[k]], load[lastHop[k]]);
             }
             best = start;
             bestLoad = f[start];
@@ -476,27 +463,6 @@ public final class SwitchedRouter implements Router {
                 }
             }
             return candidates[best];
-        }
-        if (lastStart != null) {
-            // two hops from the leaf: what lies behind a next hop is the least loaded of its far
-            // end's links into the leaf (what the general search below finds, read in place)
-            int[] lastHops = toLeaf.lastHops[sw];
-            for (int i = 0, k = start; i < n && bestLoad > 0; i++, k = k + 1 == n ? 0 : k + 1) {
-                int here = load[ids[k]];
-                if (here >= bestLoad) {
-                    continue;
-                }
-                int beyond = Integer.MAX_VALUE;
-                for (int q = lastStart[k], end = lastStart[k + 1]; q < end && beyond > 0; q++) {
-                    beyond = Math.min(beyond, load[lastHops[q]]);
-                }
-                int f = Math.max(here, beyond);
-                if (f < bestLoad) {
-                    best = k;
-                    bestLoad = f;
-                }
-            }
-            return best < 0 ? null : candidates[best];
         }
         // only a strictly lower load displaces the choice so far: a link already as loaded cannot,
         // whatever lies behind it, and nothing beats an idle path
