@@ -37,6 +37,16 @@ public interface Router {
     }
 
     /**
+     * The links whose loads {@link #adaptiveRoute} may read for this flow, by id (it reads no
+     * other), or null where the router cannot bound them. With those links' loads as they were
+     * at an earlier call, the adaptive route is the one chosen then: a caller may keep routes
+     * by those loads. Routers whose adaptive route is the static one read none.
+     */
+    default int[] adaptiveReads(int srcDevice, int dstDevice, int channel, LinkStates states) {
+        return new int[0];
+    }
+
+    /**
      * Whether the route of a flow leaves its scale-up domain through a NIC (so the network's
      * protocol efficiency and step latency apply). Collective planning asks this for every flow
      * of every ring; routers that can tell without building the route should say so cheaply.

@@ -32,6 +32,8 @@ public final class SwitchedRouter implements Router {
     /** Per destination leaf (by vertex id), the distances toward it; null until asked. */
     private final ToLeaf[] distanceToLeaf;
     private final RouteCache routes = new RouteCache();
+    /** Per pair of leaves (source leaf id above, destination below), the links an adaptive choice between them may read. */
+    private final java.util.Map<Long, int[]> readsBetween = new java.util.HashMap<>();
     private long cachedVersion = -1;
     private LinkStates cachedStates;
     /** Per switch vertex, the switch-to-switch links leaving it (for ECMP). */
@@ -186,6 +188,83 @@ public final class SwitchedRouter implements Router {
         return compute(src, dst, channel, states, load);
     }
 
+    /**
+     * Every switch-to-switch link on a shortest path from the flow's source leaf to its
+     * destination leaf: each hop's choice reads its next hops' links and, to weigh them, the
+     * links on below them, all on such paths. None inside a scale-up domain or below one leaf;
+     * unbounded (null) under faults.
+     */
+    @Override
+    public int[] adaptiveReads(int src, int dst, int channel, LinkStates states) {
+        validate(states);
+        if (adaptiveIsStatic(src, dst, channel, states)) {
+            return new int[0];
+        }
+        if (states.version() != 0 || src == dst || nic[src] < 0 || nic[dst] < 0) {
+            return null;
+        }
+        int from = leaf(src, true);
+        int to = leaf(dst, false);
+        if (from < 0 || to < 0) {
+            return null;
+        }
+        long key = ((long) from << 32) | to;
+        int[] links = readsBetween.get(key);
+        if (links == null) {
+            links = shortestPathLinks(from, to, states);
+            readsBetween.put(key, links);
+        }
+        return links == NO_TABLE ? null : links;
+    }
+
+    /** The links of every shortest path between two leaves, sorted by id ({@code NO_TABLE} if none). */
+    private int[] shortestPathLinks(int from, int to, LinkStates states) {
+        ToLeaf toLeaf = toLeaf(vertices.get(to), states);
+        if (switchNumber[from] < 0 || toLeaf.dist[switchNumber[from]] < 0) {
+            return NO_TABLE;
+        }
+        boolean[] reached = new boolean[switches];
+        int[] queue = new int[switches];
+        int head = 0;
+        int tail = 0;
+        queue[tail++] = from;
+        reached[switchNumber[from]] = true;
+        int[] links = new int[16];
+        int count = 0;
+        while (head < tail) {
+            int v = queue[head++];
+            if (v == to) {
+                continue;
+            }
+            int sw = toLeaf.withIds(v, states);
+            int[] ids = toLeaf.nextId[sw];
+            int[] dsts = toLeaf.nextDst[sw];
+            for (int k = 0; k < ids.length; k++) {
+                if (count == links.length) {
+                    links = Arrays.copyOf(links, count * 2);
+                }
+                links[count++] = ids[k];
+                if (!reached[switchNumber[dsts[k]]]) {
+                    reached[switchNumber[dsts[k]]] = true;
+                    queue[tail++] = dsts[k];
+                }
+            }
+        }
+        int[] sorted = Arrays.copyOf(links, count);
+        Arrays.sort(sorted);
+        return sorted;
+    }
+
+    /** The distances toward a destination leaf, searched on first use. */
+    private ToLeaf toLeaf(Vertex leafD, LinkStates states) {
+        ToLeaf toLeaf = distanceToLeaf[leafD.id()];
+        if (toLeaf == null) {
+            toLeaf = new ToLeaf(bfsTo(leafD, states), leafD.id());
+            distanceToLeaf[leafD.id()] = toLeaf;
+        }
+        return toLeaf;
+    }
+
     /** Inside one healthy scale-up domain or below one leaf switch no hop is chosen by load. */
     @Override
     public boolean adaptiveIsStatic(int src, int dst, int channel, LinkStates states) {
@@ -213,6 +292,7 @@ public final class SwitchedRouter implements Router {
                 : states == cachedStates && states.version() == cachedVersion;
         if (!same) {
             routes.clear();
+            readsBetween.clear();
             java.util.Arrays.fill(distanceToLeaf, null);
             cachedStates = states;
             cachedVersion = states.version();
@@ -260,11 +340,7 @@ public final class SwitchedRouter implements Router {
             path[h++] = gpuToNic;
             path[h++] = nicUp;
         } else {
-            ToLeaf toLeaf = distanceToLeaf[leafD.id()];
-            if (toLeaf == null) {
-                toLeaf = new ToLeaf(bfsTo(leafD, states), leafD.id());
-                distanceToLeaf[leafD.id()] = toLeaf;
-            }
+            ToLeaf toLeaf = toLeaf(leafD, states);
             Vertex u = leafS;
             int across = toLeaf.dist[switchNumber[u.id()]];
             if (across < 0) {
