@@ -26,25 +26,23 @@ final class FlowClass {
     final Route[] routes;
     /** Each member's position in its phase (its id is the phase's first id plus this). */
     final int[] index;
-    /** Every member's link ids, member after member. */
-    final int[] hops;
     /** The links the members cross, each once, and how many members cross each. */
     final int[] links;
     final int[] counts;
     /** Per link of {@link #links}: whether it is binding (only members cross it, at the class's rate). */
     final boolean[] binding;
-    final long[] latency;
     final double rate;
     final long bytes;
+    /** The longest member route's latency: the phase hears of the class's members by then. */
+    final long latency;
     /** Whether some link does not bind (the class shares it with other flows). */
     final boolean shares;
 
-    private FlowClass(Flow[] flows, Route[] routes, int[] index, int[] hops, int[] links, int[] counts,
-                      boolean[] binding, double rate) {
+    private FlowClass(Flow[] flows, Route[] routes, int[] index, int[] links, int[] counts, boolean[] binding,
+                      double rate) {
         this.flows = flows;
         this.routes = routes;
         this.index = index;
-        this.hops = hops;
         this.links = links;
         this.counts = counts;
         this.binding = binding;
@@ -55,10 +53,11 @@ final class FlowClass {
             any |= !b;
         }
         this.shares = any;
-        this.latency = new long[routes.length];
-        for (int i = 0; i < routes.length; i++) {
-            latency[i] = routes[i].latencyNs();
+        long longest = 0;
+        for (Route r : routes) {
+            longest = Math.max(longest, r.latencyNs());
         }
+        this.latency = longest;
     }
 
     /** Per-link counters, zero between calls (sized by the topology's links). */
@@ -169,7 +168,6 @@ final class FlowClass {
         Route[] memberRoutes = new Route[members];
         int[] index = new int[members];
         IntList unique = new IntList();
-        int hopCount = 0;
         for (int i = 0, k = 0; i < group.length; i++) {
             if (group[i] != g) {
                 continue;
@@ -182,7 +180,6 @@ final class FlowClass {
                     unique.add(id);
                 }
             }
-            hopCount += routes[i].hops();
         }
         int[] links = java.util.Arrays.copyOf(unique.a, unique.size);
         int[] counts = new int[links.length];
@@ -194,12 +191,10 @@ final class FlowClass {
             // from here on, the sign says whether the link binds
             mine[id] = binding[j] ? -1 : 1;
         }
-        int[] hops = new int[hopCount];
         boolean everyBound = true;
-        for (int k = 0, h = 0; k < members; k++) {
+        for (int k = 0; k < members; k++) {
             boolean bound = false;
             for (int id : memberRoutes[k].sharedIds()) {
-                hops[h++] = id;
                 bound |= mine[id] < 0;
             }
             everyBound &= bound;
@@ -207,6 +202,6 @@ final class FlowClass {
         for (int id : links) {
             mine[id] = 0;
         }
-        return everyBound ? new FlowClass(memberFlows, memberRoutes, index, hops, links, counts, binding, rate) : null;
+        return everyBound ? new FlowClass(memberFlows, memberRoutes, index, links, counts, binding, rate) : null;
     }
 }

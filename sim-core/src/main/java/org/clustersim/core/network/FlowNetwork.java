@@ -126,9 +126,8 @@ public final class FlowNetwork implements FabricNetwork {
         boolean perStart;
         /** With fixed routes, the phase's classes (empty: none). */
         List<FlowClass> classes = List.of();
-        /** With routes chosen at every start, the last start's routes and the classes they made. */
-        Route[] lastRoutes;
-        List<FlowClass> lastClasses;
+        /** With routes chosen at every start: the choices made so far, by the loads they read. */
+        ChosenRoutes chosen;
 
         PhaseRoutes(int flows) {
             routes = new Route[flows];
@@ -147,6 +146,7 @@ public final class FlowNetwork implements FabricNetwork {
     private final boolean tracksRates;
     private long classesStarted;
     private long classesSplitBySaturation;
+    private long routeChoicesReused;
 
     /** With static ECMP routing. */
     public FlowNetwork(Topology topology, SimKernel kernel, LinkStates states, Counters counters) {
@@ -217,8 +217,14 @@ public final class FlowNetwork implements FabricNetwork {
         }
 
         void arrived(long at) {
+            arrived(at, 1);
+        }
+
+        /** Several flows, the last of them arriving at {@code at}. */
+        void arrived(long at, int flows) {
             lastArrival = Math.max(lastArrival, at);
-            if (--pending == 0) {
+            pending -= flows;
+            if (pending == 0) {
                 kernel.schedule(lastArrival + extraLatency, onDone);
             }
         }
@@ -242,8 +248,8 @@ public final class FlowNetwork implements FabricNetwork {
         boolean done;
         /**
          * Non-null for a class standing for several flows of one phase ({@link FlowClass}): then
-         * {@link #links} holds every member's links one member after another, and the class's id
-         * is its first member's.
+         * {@link #links} holds the links its members cross, each once ({@link FlowClass#links}), and
+         * the class's id is its first member's.
          */
         FlowClass members;
         /** For a class, the id of its phase's first flow (a member's id adds its index). */
@@ -306,6 +312,9 @@ public final class FlowNetwork implements FabricNetwork {
             if (known.shaped && !known.perStart) {
                 known.classes = FlowClass.find(flows, known.routes, nominal, classScratch);
             }
+            if (known.shaped && known.perStart) {
+                known.chosen = new ChosenRoutes(adaptiveReads(flows, known.routes));
+            }
         }
         if (!started.isEmpty()) {
             rerate(started, now);
@@ -335,15 +344,22 @@ public final class FlowNetwork implements FabricNetwork {
         Route[] routes = known.routes;
         List<FlowClass> found = known.classes;
         if (known.perStart) {
-            routes = routeEach(flows, known.routes, owner);
-            // the same links as at the last start make the same classes (about half the starts
-            // of a direct all-to-all): comparing ids in order is cheaper than grouping again
-            if (known.lastRoutes != null && sameLinks(routes, known.lastRoutes)) {
-                found = known.lastClasses;
+            ChosenRoutes chosen = known.chosen;
+            ChosenRoutes.Loads loads = chosen.loads(load);
+            ChosenRoutes.Choice earlier = chosen.find(loads);
+            if (earlier != null) {
+                // the loads the choices read are as an earlier start found them: so are the routes
+                routeChoicesReused++;
+                routes = earlier.routes();
+                found = earlier.classes();
+                earlier.count(load);
             } else {
-                found = FlowClass.find(flows, routes, nominal, classScratch);
-                known.lastRoutes = routes;
-                known.lastClasses = found;
+                routes = routeEach(flows, known.routes, owner);
+                // the same links as at the last start make the same classes: comparing routes
+                // is cheaper than grouping again
+                found = chosen.share(routes) ? chosen.lastClasses()
+                        : FlowClass.find(flows, routes, nominal, classScratch);
+                chosen.remember(loads, routes, found, classScratch.phaseOn);
             }
         }
         // routes chosen now are counted in the links' loads already
@@ -382,14 +398,26 @@ public final class FlowNetwork implements FabricNetwork {
         }
     }
 
-    /** Whether two starts' routes cross the same links, flow by flow. */
-    private static boolean sameLinks(Route[] a, Route[] b) {
-        for (int i = 0; i < a.length; i++) {
-            if (a[i] != b[i] && !java.util.Arrays.equals(a[i].sharedIds(), b[i].sharedIds())) {
-                return false;
+    /**
+     * The union of the links the adaptive choices of a phase's flows read, sorted by id, or null
+     * when the router cannot bound some flow's.
+     */
+    private int[] adaptiveReads(List<Flow> flows, Route[] memo) {
+        java.util.BitSet union = new java.util.BitSet(load.length);
+        for (int i = 0; i < memo.length; i++) {
+            if (memo[i] != CHOSEN_PER_START) {
+                continue;
+            }
+            Flow f = flows.get(i);
+            int[] reads = topology.router().adaptiveReads(f.srcDevice(), f.dstDevice(), f.channel(), states);
+            if (reads == null) {
+                return null;
+            }
+            for (int id : reads) {
+                union.set(id);
             }
         }
-        return true;
+        return union.stream().toArray();
     }
 
     /**
@@ -440,7 +468,7 @@ public final class FlowNetwork implements FabricNetwork {
         classesStarted++;
         c.members = sym;
         c.memberBase = base;
-        c.links = sym.hops;
+        c.links = sym.links;
         c.sharedSlot = sym.shares ? new int[sym.links.length] : null;
         if (sym.shares) {
             sharingClasses++;
@@ -999,9 +1027,7 @@ public final class FlowNetwork implements FabricNetwork {
                 addLinkRate(sym.links[j], -sym.counts[j] * a.rate, now);
             }
             releaseClass(a, true);
-            for (long latency : sym.latency) {
-                a.phase.arrived(now + latency);
-            }
+            a.phase.arrived(now + sym.latency, sym.flows.length);
             return;
         }
         for (int id : a.links) {
@@ -1025,6 +1051,11 @@ public final class FlowNetwork implements FabricNetwork {
     /** How many phases ran as a flow class ({@link FlowClass}), split later or not. */
     public long classesStarted() {
         return classesStarted;
+    }
+
+    /** How many starts took an earlier start's adaptive routes, finding the loads they read unchanged ({@link ChosenRoutes}). */
+    public long routeChoicesReused() {
+        return routeChoicesReused;
     }
 
     /** How many classes a rating split because it saturated a link they shared. */

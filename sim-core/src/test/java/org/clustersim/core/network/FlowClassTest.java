@@ -1,5 +1,6 @@
 package org.clustersim.core.network;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -31,7 +32,7 @@ import org.junit.jupiter.api.Test;
  */
 class FlowClassTest {
     /** What one run did: each phase start's completion time, in start order. */
-    private record Outcome(List<Long> ends, long classesSplitOrRun, long splitBySaturation) {
+    private record Outcome(List<Long> ends, long classesSplitOrRun, long splitBySaturation, long choicesReused) {
     }
 
     /** Rings and all-to-alls inside each server, and rail-aligned exchanges across servers. */
@@ -122,7 +123,7 @@ class FlowClassTest {
         for (long[] e : ends) {
             out.add(e[0]);
         }
-        return new Outcome(out, net.classesStarted(), net.classesSplitBySaturation());
+        return new Outcome(out, net.classesStarted(), net.classesSplitBySaturation(), net.routeChoicesReused());
     }
 
     private static Flow randomFlow(Random r, int n) {
@@ -210,6 +211,7 @@ class FlowClassTest {
         Random r = new Random(20261123);
         long classes = 0;
         long splitBySaturation = 0;
+        long reused = 0;
         int compared = 0;
         for (int trial = 0; trial < 40; trial++) {
             int radix = r.nextBoolean() ? 4 : 8;
@@ -233,6 +235,7 @@ class FlowClassTest {
             Outcome without = run(t, phases, seed, false, adaptive, faults, window, 2);
             classes += with.classesSplitOrRun();
             splitBySaturation += with.splitBySaturation();
+            reused += with.choicesReused();
             for (int i = 0; i < with.ends().size(); i++) {
                 long a = without.ends().get(i);
                 assertTrue(a > 0, "phase " + i + " finished");
@@ -243,6 +246,8 @@ class FlowClassTest {
         }
         assertTrue(classes > 200, "classes started: " + classes);
         assertTrue(splitBySaturation > 10, "classes split by a saturated shared link: " + splitBySaturation);
+        // adaptive starts that found the loads their choices read as an earlier start did
+        assertTrue(reused > 20, "adaptive route choices reused: " + reused);
         assertTrue(compared >= 2000, "compared " + compared);
     }
 
@@ -282,6 +287,67 @@ class FlowClassTest {
         for (int k = 0; k < 3; k++) {
             assertEquals(ends[1][k], ends[0][k], 1, "phase " + k + " with classes as without");
         }
+    }
+
+    /**
+     * A direct all-to-all restarted many times, each start alone or beside one of a few long
+     * background flows crossing the spines, so that the loads its adaptive choices read recur
+     * (and the start may take an earlier start's routes) or differ only on some spine links
+     * (and it must choose afresh): every start must end when its flows routed and rated one by
+     * one would end.
+     */
+    @Test
+    void anAllToAllTakesEarlierRoutesOnlyWhereTheLoadsItsChoicesReadRecur() {
+        Random r = new Random(20261124);
+        long reused = 0;
+        for (int trial = 0; trial < 8; trial++) {
+            Topology t = new FatTreeSpec("two-tier", AcceleratorSpec.H100_SXM, 8, 2, 300e9, 50e9, 8,
+                    new double[] {1 + trial % 2}).build();
+            int n = t.deviceCount();
+            List<Phase> phases = directAllToAlls(t, new Random(r.nextLong()));
+            Phase allToAll = phases.get(0);
+            List<Phase> background = new ArrayList<>();
+            for (int k = 0; k < 4; k++) {
+                int src = r.nextInt(n);
+                background.add(new Phase(List.of(new Flow(src, (src + n / 2) % n, 400_000_000, r.nextInt(4)))));
+            }
+            long seed = r.nextLong();
+            long[][] ends = new long[2][];
+            long[][] carried = new long[2][t.links().size()];
+            for (int variant = 0; variant < 2; variant++) {
+                Random schedule = new Random(seed);
+                DsolKernel kernel = new DsolKernel();
+                FlowNetwork net = new FlowNetwork(t, kernel, LinkStates.healthy(t), new Counters(), true,
+                        FlowNetwork.FEW_FLOWS, variant == 0);
+                long[] end = new long[60];
+                for (int k = 0; k < end.length; k++) {
+                    int slot = k;
+                    // far apart: every start finds the fabric drained but for its background flow
+                    long at = k * 50_000_000L;
+                    int with = schedule.nextInt(background.size() + 1);
+                    if (with < background.size()) {
+                        Phase b = background.get(with);
+                        kernel.schedule(at, () -> net.transfer("background", b, () -> { }));
+                    }
+                    kernel.schedule(at + 1_000, () -> net.transfer("a2a", allToAll, () -> end[slot] = kernel.now()));
+                }
+                kernel.run();
+                ends[variant] = end;
+                for (int id = 0; id < carried[variant].length; id++) {
+                    carried[variant][id] = net.usage().bytes(id);
+                }
+                if (variant == 0) {
+                    reused += net.routeChoicesReused();
+                }
+            }
+            // the same routes carry the same bytes over every link
+            assertArrayEquals(carried[1], carried[0], "trial " + trial + ": bytes per link");
+            for (int k = 0; k < ends[0].length; k++) {
+                assertTrue(ends[1][k] > 0, "start " + k + " ended");
+                assertEquals(ends[1][k], ends[0][k], 1 + 1e-9 * ends[1][k], "trial " + trial + " start " + k);
+            }
+        }
+        assertTrue(reused > 200, "adaptive route choices reused: " + reused);
     }
 
     @Test
