@@ -32,8 +32,6 @@ public final class SwitchedRouter implements Router {
     /** Per destination leaf (by vertex id), the distances toward it; null until asked. */
     private final ToLeaf[] distanceToLeaf;
     private final RouteCache routes = new RouteCache();
-    /** Per pair of leaves (source leaf id above, destination below), the links an adaptive choice between them may read. */
-    private final java.util.Map<Long, int[]> readsBetween = new java.util.HashMap<>();
     private long cachedVersion = -1;
     private LinkStates cachedStates;
     /** Per switch vertex, the switch-to-switch links leaving it (for ECMP). */
@@ -192,7 +190,7 @@ public final class SwitchedRouter implements Router {
      * Every switch-to-switch link on a shortest path from the flow's source leaf to its
      * destination leaf: each hop's choice reads its next hops' links and, to weigh them, the
      * links on below them, all on such paths. None inside a scale-up domain or below one leaf;
-     * unbounded (null) under faults.
+     * unbounded (null) under faults. Computed afresh at every call.
      */
     @Override
     public int[] adaptiveReads(int src, int dst, int channel, LinkStates states) {
@@ -208,12 +206,9 @@ public final class SwitchedRouter implements Router {
         if (from < 0 || to < 0) {
             return null;
         }
-        long key = ((long) from << 32) | to;
-        int[] links = readsBetween.get(key);
-        if (links == null) {
-            links = shortestPathLinks(from, to, states);
-            readsBetween.put(key, links);
-        }
+        // not kept: a caller asks once per flow of a phase it keeps choices for, and on a
+        // three-tier fabric the pairs of leaves are many and their paths long
+        int[] links = shortestPathLinks(from, to, states);
         return links == NO_TABLE ? null : links;
     }
 
@@ -292,7 +287,6 @@ public final class SwitchedRouter implements Router {
                 : states == cachedStates && states.version() == cachedVersion;
         if (!same) {
             routes.clear();
-            readsBetween.clear();
             java.util.Arrays.fill(distanceToLeaf, null);
             cachedStates = states;
             cachedVersion = states.version();

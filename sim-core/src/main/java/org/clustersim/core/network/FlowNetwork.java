@@ -312,9 +312,7 @@ public final class FlowNetwork implements FabricNetwork {
             if (known.shaped && !known.perStart) {
                 known.classes = FlowClass.find(flows, known.routes, nominal, classScratch);
             }
-            if (known.shaped && known.perStart) {
-                known.chosen = new ChosenRoutes(adaptiveReads(flows, known.routes));
-            }
+
         }
         if (!started.isEmpty()) {
             rerate(started, now);
@@ -344,6 +342,11 @@ public final class FlowNetwork implements FabricNetwork {
         Route[] routes = known.routes;
         List<FlowClass> found = known.classes;
         if (known.perStart) {
+            if (known.chosen == null) {
+                // at the second start: most phases that route per start start once (a bucket's
+                // ring), and they need not pay for naming the links their choices read
+                known.chosen = new ChosenRoutes(adaptiveReads(flows, known.routes));
+            }
             ChosenRoutes chosen = known.chosen;
             ChosenRoutes.Loads loads = chosen.loads(load);
             ChosenRoutes.Choice earlier = chosen.find(loads);
@@ -404,6 +407,7 @@ public final class FlowNetwork implements FabricNetwork {
      */
     private int[] adaptiveReads(List<Flow> flows, Route[] memo) {
         java.util.BitSet union = new java.util.BitSet(load.length);
+        int asked = 0;
         for (int i = 0; i < memo.length; i++) {
             if (memo[i] != CHOSEN_PER_START) {
                 continue;
@@ -416,8 +420,11 @@ public final class FlowNetwork implements FabricNetwork {
             for (int id : reads) {
                 union.set(id);
             }
+            if (++asked % 64 == 0 && union.cardinality() > MAX_READS) {
+                return null;
+            }
         }
-        return union.stream().toArray();
+        return union.cardinality() > MAX_READS ? null : union.stream().toArray();
     }
 
     /**
@@ -600,6 +607,12 @@ public final class FlowNetwork implements FabricNetwork {
     }
 
     /** Marks a memoised flow whose adaptive route is chosen afresh at every start. */
+    /**
+     * Most links whose loads a phase's kept choices are compared on ({@link ChosenRoutes}): a
+     * direct all-to-all inside a leaf-spine scalable unit reads 512; a phase reading more (rings
+     * across a three-tier fabric read most of its spine and core links) chooses afresh at every start.
+     */
+    private static final int MAX_READS = 4096;
     private static final Route CHOSEN_PER_START = new Route(List.of());
 
     private long latencyOf(List<Link> links) {
