@@ -13,9 +13,13 @@ import java.util.Map;
  * and accumulates them.
  */
 public final class Counters {
+    /** Per track, its name, or null while it is still to be made by {@link #namers}. */
     private final List<String> names = new ArrayList<>();
+    private final List<java.util.function.Supplier<String>> namers = new ArrayList<>();
     private final List<String> units = new ArrayList<>();
     private final Map<String, Integer> byName = new HashMap<>();
+    /** Tracks created with {@link #trackNamedLater} and not yet in {@link #byName}, in creation order. */
+    private final List<Integer> unnamed = new ArrayList<>();
     private int[] track = new int[256];
     private long[] time = new long[256];
     private double[] delta = new double[256];
@@ -23,15 +27,42 @@ public final class Counters {
 
     /** The track of that name, created on first use. */
     public int track(String name, String unit) {
+        nameAll();
         Integer id = byName.get(name);
         if (id != null) {
             return id;
         }
         int n = names.size();
         names.add(name);
+        namers.add(null);
         units.add(unit);
         byName.put(name, n);
         return n;
+    }
+
+    /**
+     * A new track whose name is made when first read: the caller guarantees no other track has
+     * that name (the flow model keeps one track per link, and a 16,384-GPU all-reduce starts
+     * 100 K of them, whose names it would otherwise build as they start).
+     */
+    public int trackNamedLater(java.util.function.Supplier<String> name, String unit) {
+        int n = names.size();
+        names.add(null);
+        namers.add(name);
+        units.add(unit);
+        unnamed.add(n);
+        return n;
+    }
+
+    /** Makes the names still to be made, so that {@link #byName} holds every track. */
+    private void nameAll() {
+        if (unnamed.isEmpty()) {
+            return;
+        }
+        for (int t : unnamed) {
+            byName.put(name(t), t);
+        }
+        unnamed.clear();
     }
 
     /** Number of tracks. */
@@ -40,7 +71,13 @@ public final class Counters {
     }
 
     public String name(int track) {
-        return names.get(track);
+        String name = names.get(track);
+        if (name == null) {
+            name = namers.get(track).get();
+            names.set(track, name);
+            namers.set(track, null);
+        }
+        return name;
     }
 
     public String unit(int track) {
@@ -68,7 +105,7 @@ public final class Counters {
     public void discard(java.util.function.Predicate<String> trackName) {
         boolean[] drop = new boolean[names.size()];
         for (int t = 0; t < drop.length; t++) {
-            drop[t] = trackName.test(names.get(t));
+            drop[t] = trackName.test(name(t));
         }
         int kept = 0;
         for (int i = 0; i < size; i++) {

@@ -58,7 +58,8 @@ public final class LinkUsage {
         }
         int t = track[l.id()];
         if (t < 0) {
-            t = counters.track(TRACK_PREFIX + l.name(), "GB/s");
+            // one track per link: its name is made when a trace or report reads it
+            t = counters.trackNamedLater(() -> TRACK_PREFIX + l.name(), "GB/s");
             track[l.id()] = t;
         }
         counters.add(t, at, bytesPerS / 1e9);

@@ -25,4 +25,24 @@ class CountersTest {
         assertArrayEquals(new long[] {0, 20}, all.get(mem).timesNs());
         assertArrayEquals(new double[] {10, 11}, all.get(mem).values());
     }
+
+    @Test
+    void aTrackNamedLaterIsNamedOnceWhenReadAndFoundByThatName() {
+        Counters c = new Counters();
+        int[] made = {0};
+        int link = c.trackNamedLater(() -> {
+            made[0]++;
+            return "link a->b";
+        }, "GB/s");
+        c.add(link, 5, 3);
+        assertEquals(0, made[0], "not named before it is read");
+        // a track asked for by that name afterwards is the same track, not a second one
+        assertEquals(link, c.track("link a->b", "GB/s"));
+        assertEquals(1, c.trackCount());
+        assertEquals("link a->b", c.name(link));
+        assertEquals("GB/s", c.unit(link));
+        c.discard(name -> name.startsWith("link "));
+        assertEquals(1, made[0], "named once");
+        assertEquals(0, c.allSeries().get(link).timesNs().length);
+    }
 }
