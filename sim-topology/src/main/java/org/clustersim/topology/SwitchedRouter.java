@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-import org.jgrapht.Graph;
 
 /**
  * Routing on GPU clusters: inside a scale-up domain, GPU to NVSwitch to GPU; otherwise GPU to
@@ -20,7 +19,7 @@ import org.jgrapht.Graph;
  * and cached until a link changes state, as are the routes themselves.
  */
 public final class SwitchedRouter implements Router {
-    private final Graph<Vertex, Link> graph;
+    private final List<Link> links;
     /** Every vertex's outgoing and incoming links as arrays: JGraphT copies edge sets on every lookup. */
     private final Link[][] outOf;
     private final Link[][] inTo;
@@ -31,6 +30,9 @@ public final class SwitchedRouter implements Router {
     private final long seed;
     /** Per destination leaf (by vertex id), the distances toward it; null until asked. */
     private final ToLeaf[] distanceToLeaf;
+    /** Healthy fabric: per set of switch neighbours, the first leaf searched with it, and that leaf's distances. */
+    private final java.util.Map<Neighbours, Integer> twinOf = new java.util.HashMap<>();
+    private final java.util.Map<Integer, int[]> twinDistances = new java.util.HashMap<>();
     private final RouteCache routes = new RouteCache();
     private long cachedVersion = -1;
     private LinkStates cachedStates;
@@ -72,20 +74,16 @@ public final class SwitchedRouter implements Router {
      * @param nic     per device, the vertex id of its NIC, or -1
      * @param seed    ECMP hash seed
      */
-    SwitchedRouter(Graph<Vertex, Link> graph, List<Vertex> vertices, List<Vertex> devices, int[] scaleUp, int[] nic,
+    SwitchedRouter(List<Vertex> vertices, List<Link> links, List<Vertex> devices, int[] scaleUp, int[] nic,
                    long seed) {
-        this.graph = graph;
+        this.links = links;
         this.vertices = vertices;
         this.devices = devices;
         this.scaleUp = scaleUp;
         this.nic = nic;
         this.seed = seed;
-        outOf = new Link[vertices.size()][];
-        inTo = new Link[vertices.size()][];
-        for (Vertex v : vertices) {
-            outOf[v.id()] = graph.outgoingEdgesOf(v).toArray(new Link[0]);
-            inTo[v.id()] = graph.incomingEdgesOf(v).toArray(new Link[0]);
-        }
+        outOf = adjacency(vertices.size(), links, true);
+        inTo = adjacency(vertices.size(), links, false);
         memoStamp = new int[vertices.size()];
         memoValue = new int[vertices.size()];
         wayOut = new Link[devices.size()][];
@@ -94,10 +92,8 @@ public final class SwitchedRouter implements Router {
         switchOut = new Link[vertices.size()][];
         for (Vertex v : vertices) {
             if (v.kind() == VertexKind.SWITCH) {
-                switchIn[v.id()] = graph.incomingEdgesOf(v).stream().filter(l -> l.src().kind() == VertexKind.SWITCH)
-                        .toArray(Link[]::new);
-                switchOut[v.id()] = graph.outgoingEdgesOf(v).stream().filter(l -> l.dst().kind() == VertexKind.SWITCH)
-                        .toArray(Link[]::new);
+                switchIn[v.id()] = betweenSwitches(inTo[v.id()]);
+                switchOut[v.id()] = betweenSwitches(outOf[v.id()]);
             }
         }
         switchNumber = new int[vertices.size()];
@@ -130,6 +126,40 @@ public final class SwitchedRouter implements Router {
         leafDown = new int[devices.size()];
         Arrays.fill(leafUp, UNKNOWN);
         Arrays.fill(leafDown, UNKNOWN);
+    }
+
+    /** Per vertex, its links out ({@code out}) or in, in id order (the order they were added). */
+    private static Link[][] adjacency(int vertexCount, List<Link> links, boolean out) {
+        int[] count = new int[vertexCount];
+        for (Link l : links) {
+            count[(out ? l.src() : l.dst()).id()]++;
+        }
+        Link[][] by = new Link[vertexCount][];
+        for (int v = 0; v < vertexCount; v++) {
+            by[v] = new Link[count[v]];
+            count[v] = 0;
+        }
+        for (Link l : links) {
+            int v = (out ? l.src() : l.dst()).id();
+            by[v][count[v]++] = l;
+        }
+        return by;
+    }
+
+    /** The links among {@code links} with a switch at both ends. */
+    private static Link[] betweenSwitches(Link[] links) {
+        int n = 0;
+        for (Link l : links) {
+            n += l.src().kind() == VertexKind.SWITCH && l.dst().kind() == VertexKind.SWITCH ? 1 : 0;
+        }
+        Link[] out = new Link[n];
+        int k = 0;
+        for (Link l : links) {
+            if (l.src().kind() == VertexKind.SWITCH && l.dst().kind() == VertexKind.SWITCH) {
+                out[k++] = l;
+            }
+        }
+        return out;
     }
 
     @Override
@@ -254,10 +284,76 @@ public final class SwitchedRouter implements Router {
     private ToLeaf toLeaf(Vertex leafD, LinkStates states) {
         ToLeaf toLeaf = distanceToLeaf[leafD.id()];
         if (toLeaf == null) {
-            toLeaf = new ToLeaf(bfsTo(leafD, states), leafD.id());
+            toLeaf = new ToLeaf(distancesTo(leafD, states), leafD.id());
             distanceToLeaf[leafD.id()] = toLeaf;
         }
         return toLeaf;
+    }
+
+    /**
+     * Per switch number, hop distances to {@code leaf}. On a healthy fabric a leaf whose switch
+     * neighbours, in and out, are another searched leaf's (its twin: the leaves of one rail group
+     * reach the same spines) takes the twin's distances: any walk into the twin ends on a link
+     * from one of its neighbours, which reaches this leaf as well, so every other switch is as
+     * far from both, and each twin is as far from the other as the other from it. The 512
+     * leaves of a 64-SU SuperPOD fall into 16 such groups: 16 searches instead of 512.
+     */
+    private int[] distancesTo(Vertex leaf, LinkStates states) {
+        if (states.version() != 0) {
+            return bfsTo(leaf, states);
+        }
+        int sw = switchNumber[leaf.id()];
+        Neighbours key = neighbours(leaf.id(), sw);
+        Integer twin = twinOf.get(key);
+        if (twin == null || twin == sw) {
+            int[] dist = bfsTo(leaf, states);
+            twinOf.putIfAbsent(key, sw);
+            if (twin == null) {
+                twinDistances.put(sw, dist);
+            }
+            return dist;
+        }
+        int[] dist = twinDistances.get(twin).clone();
+        dist[sw] = 0;
+        dist[twin] = twinDistances.get(twin)[sw];
+        return dist;
+    }
+
+    /** A switch's neighbours over switch links, in and out, as a map key. */
+    private record Neighbours(int[] ids, int hash) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Neighbours n && n.hash == hash && Arrays.equals(n.ids, ids);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+    }
+
+    private Neighbours neighbours(int vertexId, int sw) {
+        int[] in = switchInSrc[sw].clone();
+        Arrays.sort(in);
+        Link[] outLinks = switchOut[vertexId];
+        int[] out = new int[outLinks.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = switchNumber[outLinks[i].dst().id()];
+        }
+        Arrays.sort(out);
+        // the switch itself among its neighbours would break the twin argument: no twin then
+        int[] ids = new int[in.length + out.length + 2];
+        ids[0] = in.length;
+        System.arraycopy(in, 0, ids, 1, in.length);
+        ids[in.length + 1] = Arrays.binarySearch(in, sw) >= 0 || Arrays.binarySearch(out, sw) >= 0 ? -1 - sw : -1;
+        System.arraycopy(out, 0, ids, in.length + 2, out.length);
+        return new Neighbours(ids, Arrays.hashCode(ids));
+    }
+
+    /** Hops distance between a switch and a leaf, as the router sees it (for tests). */
+    int hops(Vertex from, Vertex leaf, LinkStates states) {
+        validate(states);
+        return toLeaf(leaf, states).dist[switchNumber[from.id()]];
     }
 
     /** Inside one healthy scale-up domain or below one leaf switch no hop is chosen by load. */
@@ -288,6 +384,8 @@ public final class SwitchedRouter implements Router {
         if (!same) {
             routes.clear();
             java.util.Arrays.fill(distanceToLeaf, null);
+            twinOf.clear();
+            twinDistances.clear();
             cachedStates = states;
             cachedVersion = states.version();
         }
@@ -631,7 +729,7 @@ public final class SwitchedRouter implements Router {
 
     private NoRouteException unreachable(Vertex s, Vertex d, LinkStates states) {
         List<Link> down = new ArrayList<>();
-        for (Link l : graph.edgeSet()) {
+        for (Link l : links) {
             if (!states.up(l.id())) {
                 down.add(l);
             }

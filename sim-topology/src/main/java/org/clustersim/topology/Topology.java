@@ -20,7 +20,8 @@ import org.jgrapht.graph.DefaultGraphType;
 public final class Topology {
     private final String name;
     private final AcceleratorSpec accelerator;
-    private final Graph<Vertex, Link> graph;
+    /** Built on first use: the routers work on arrays, and most runs never ask for the graph. */
+    private Graph<Vertex, Link> graph;
     private final List<Vertex> vertices;
     private final List<Link> links;
     private final List<Vertex> accelerators;
@@ -30,25 +31,32 @@ public final class Topology {
     private final CommTuning tuning;
     private final ClusterSpec spec;
 
-    private Topology(String name, AcceleratorSpec accelerator, Graph<Vertex, Link> graph, List<Vertex> vertices,
-                     List<Link> links, List<Vertex> accelerators, RouterFactory routerFactory, CommTuning tuning,
-                     ClusterSpec spec) {
+    private Topology(String name, AcceleratorSpec accelerator, List<Vertex> vertices, List<Link> links,
+                     List<Vertex> accelerators, RouterFactory routerFactory, CommTuning tuning, ClusterSpec spec) {
         this.name = name;
         this.tuning = tuning;
         this.spec = spec;
         this.accelerator = accelerator;
-        this.graph = graph;
         this.vertices = List.copyOf(vertices);
         this.links = List.copyOf(links);
         this.accelerators = List.copyOf(accelerators);
-        this.router = routerFactory.create(graph, this.vertices, this.accelerators);
+        this.router = routerFactory.create(this.vertices, this.links, this.accelerators, this::graph);
         this.healthy = new LinkStates(links.size());
     }
 
-    /** Builds the router of a topology once its graph is complete. */
+    /**
+     * Builds the router of a topology once its vertices and links are complete.
+     */
     @FunctionalInterface
     public interface RouterFactory {
-        Router create(Graph<Vertex, Link> graph, List<Vertex> vertices, List<Vertex> devices);
+        /**
+         * @param vertices by id
+         * @param links    by id
+         * @param devices  the accelerators, by device number
+         * @param graph    the topology's graph, built when first asked for
+         */
+        Router create(List<Vertex> vertices, List<Link> links, List<Vertex> devices,
+                      java.util.function.Supplier<Graph<Vertex, Link>> graph);
     }
 
     /** A builder that hands out dense vertex and link ids. */
@@ -64,8 +72,25 @@ public final class Topology {
         return accelerator;
     }
 
-    /** The underlying graph, read-only by convention: topologies are immutable once built. */
-    public Graph<Vertex, Link> graph() {
+    /**
+     * The underlying graph, read-only by convention: topologies are immutable once built. It is
+     * made on first use (a directed multigraph of every vertex and link, added in id order): a
+     * 16,384-GPU fabric's 330 K links cost a third of building it, and routing works on arrays.
+     */
+    public synchronized Graph<Vertex, Link> graph() {
+        if (graph == null) {
+            Graph<Vertex, Link> g = new AbstractBaseGraph<Vertex, Link>(null, null,
+                    DefaultGraphType.directedMultigraph(), new DefaultGraphSpecificsStrategy<>()) {
+                private static final long serialVersionUID = 1L;
+            };
+            for (Vertex v : vertices) {
+                g.addVertex(v);
+            }
+            for (Link l : links) {
+                g.addEdge(l.src(), l.dst(), l);
+            }
+            graph = g;
+        }
         return graph;
     }
 
@@ -131,15 +156,6 @@ public final class Topology {
     public static final class Builder {
         private final String name;
         private final AcceleratorSpec accelerator;
-        /**
-         * Without JGraphT's fast-lookup index of vertex pairs: routers keep their own adjacency
-         * arrays, and building that index for the 330 K links of a 16K-GPU fabric was a third of
-         * building it. {@code getAllEdges} scans a vertex's links instead (a torus vertex has six).
-         */
-        private final Graph<Vertex, Link> graph = new AbstractBaseGraph<Vertex, Link>(null, null,
-                DefaultGraphType.directedMultigraph(), new DefaultGraphSpecificsStrategy<>()) {
-            private static final long serialVersionUID = 1L;
-        };
         private final List<Vertex> vertices = new ArrayList<>();
         private final List<Link> links = new ArrayList<>();
         /**
@@ -165,7 +181,6 @@ public final class Topology {
             Vertex v = new Vertex(vertices.size(), vertexName, kind, node);
             vertices.add(v);
             outLinks.add(new ArrayList<>(4));
-            graph.addVertex(v);
             if (kind == VertexKind.ACCELERATOR) {
                 accelerators.add(v);
             }
@@ -184,7 +199,6 @@ public final class Topology {
             Link link = new Link(links.size(), src, dst, kind, bytesPerS, latencyNs, lane);
             links.add(link);
             out.add(link);
-            graph.addEdge(src, dst, link);
             return link;
         }
 
@@ -264,9 +278,9 @@ public final class Topology {
                     nic[i] = nics.getOrDefault(accelerators.get(i).id(), -1);
                 }
                 long s = seed;
-                factory = (g, vs, devs) -> new SwitchedRouter(g, vs, devs, up, nic, s);
+                factory = (vs, ls, devs, graph) -> new SwitchedRouter(vs, ls, devs, up, nic, s);
             }
-            return new Topology(name, accelerator, graph, vertices, links, accelerators, factory, tuning, spec);
+            return new Topology(name, accelerator, vertices, links, accelerators, factory, tuning, spec);
         }
     }
 }

@@ -271,7 +271,7 @@ public record TorusSpec(String name, AcceleratorSpec accelerator, int[] dims, in
             }
         }
         TorusSpec spec = this;
-        b.router((graph, vertices, devices) -> new TorusRouter(spec, graph, devices));
+        b.router((vertices, links, devices, graph) -> new TorusRouter(spec, graph.get(), devices));
         return b.build();
     }
 }
