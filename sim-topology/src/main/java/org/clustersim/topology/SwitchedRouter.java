@@ -82,8 +82,10 @@ public final class SwitchedRouter implements Router {
         this.scaleUp = scaleUp;
         this.nic = nic;
         this.seed = seed;
-        outOf = adjacency(vertices.size(), links, true);
-        inTo = adjacency(vertices.size(), links, false);
+        Link[] all = links.toArray(new Link[0]);
+        outOf = new Link[vertices.size()][];
+        inTo = new Link[vertices.size()][];
+        adjacency(all, outOf, inTo);
         memoStamp = new int[vertices.size()];
         memoValue = new int[vertices.size()];
         wayOut = new Link[devices.size()][];
@@ -128,22 +130,26 @@ public final class SwitchedRouter implements Router {
         Arrays.fill(leafDown, UNKNOWN);
     }
 
-    /** Per vertex, its links out ({@code out}) or in, in id order (the order they were added). */
-    private static Link[][] adjacency(int vertexCount, List<Link> links, boolean out) {
-        int[] count = new int[vertexCount];
+    /** Fills each vertex's links out and in, in id order (the order they were added). */
+    private static void adjacency(Link[] links, Link[][] outOf, Link[][] inTo) {
+        int[] out = new int[outOf.length];
+        int[] in = new int[inTo.length];
         for (Link l : links) {
-            count[(out ? l.src() : l.dst()).id()]++;
+            out[l.src().id()]++;
+            in[l.dst().id()]++;
         }
-        Link[][] by = new Link[vertexCount][];
-        for (int v = 0; v < vertexCount; v++) {
-            by[v] = new Link[count[v]];
-            count[v] = 0;
+        for (int v = 0; v < outOf.length; v++) {
+            outOf[v] = new Link[out[v]];
+            inTo[v] = new Link[in[v]];
+            out[v] = 0;
+            in[v] = 0;
         }
         for (Link l : links) {
-            int v = (out ? l.src() : l.dst()).id();
-            by[v][count[v]++] = l;
+            int s = l.src().id();
+            int d = l.dst().id();
+            outOf[s][out[s]++] = l;
+            inTo[d][in[d]++] = l;
         }
-        return by;
     }
 
     /** The links among {@code links} with a switch at both ends. */
@@ -538,13 +544,22 @@ public final class SwitchedRouter implements Router {
         int at(int vertexId, LinkStates states) {
             int sw = switchNumber[vertexId];
             if (next[sw] == null) {
-                List<Link> candidates = new ArrayList<>();
-                for (Link out : switchOut[vertexId]) {
-                    if (states.up(out.id()) && dist[switchNumber[out.dst().id()]] == dist[sw] - 1) {
-                        candidates.add(out);
+                Link[] outs = switchOut[vertexId];
+                int closer = dist[sw] - 1;
+                int n = 0;
+                for (Link out : outs) {
+                    if (dist[switchNumber[out.dst().id()]] == closer && states.up(out.id())) {
+                        n++;
                     }
                 }
-                next[sw] = candidates.toArray(new Link[0]);
+                Link[] candidates = new Link[n];
+                n = 0;
+                for (Link out : outs) {
+                    if (dist[switchNumber[out.dst().id()]] == closer && states.up(out.id())) {
+                        candidates[n++] = out;
+                    }
+                }
+                next[sw] = candidates;
             }
             return sw;
         }
