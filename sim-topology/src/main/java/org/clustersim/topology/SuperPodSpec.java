@@ -43,7 +43,19 @@ public record SuperPodSpec(String name, AcceleratorSpec accelerator, int scalabl
         if (!(oversubscription >= 1)) {
             throw new IllegalArgumentException("oversubscription must be at least 1, got " + oversubscription);
         }
+        int leaves = scalableUnits * gpusPerNode;
+        if (scalableUnits > 8 && (leaves % SPINE_GROUP != 0 || leaves / 2 < SPINE_GROUP)) {
+            // above 8 SUs the leaves (one per rail per SU) go 32 to a spine group, and each spine
+            // reaches the cores at a stride of cores / 32: both must come out whole
+            throw new IllegalArgumentException("a three-level rail-optimized fabric (more than 8 scalable units) groups"
+                    + " its leaves (one per GPU rail per scalable unit) " + SPINE_GROUP + " to a spine group: "
+                    + scalableUnits + " units x " + gpusPerNode + " GPUs per node = " + leaves
+                    + " leaves, expected a multiple of " + SPINE_GROUP + " and at least " + 2 * SPINE_GROUP);
+        }
     }
+
+    /** Leaves per spine group in a three-level fabric (the SuperPOD reference design's 32-port groups). */
+    private static final int SPINE_GROUP = 32;
 
     /**
      * DGX H100 SuperPOD: 450 GB/s NVLink4, 400 Gb/s NDR NICs, 1:1. Latencies are set so that a
@@ -128,7 +140,7 @@ public record SuperPodSpec(String name, AcceleratorSpec accelerator, int scalabl
                 }
             }
         } else {
-            int group = 32;
+            int group = SPINE_GROUP;
             for (int i = 0; i < leaf.length; i++) {
                 int g = i / group;
                 for (int j = 0; j < group; j++) {

@@ -152,6 +152,15 @@ class SuperPodSpecTest {
     @Test
     void rejectsUnsupportedSizes() {
         assertThrows(IllegalArgumentException.class, () -> SuperPodSpec.h100(10));
+        // three levels group 32 leaves to a spine group: 12 SUs of 4-GPU nodes have 48 leaves
+        assertThrows(IllegalArgumentException.class, () -> new SuperPodSpec("rails", AcceleratorSpec.H100_SXM, 12, 4,
+                32, 450e9, 250, 50e9, 200, 1200, 1.0));
+        assertThrows(IllegalArgumentException.class, () -> new SuperPodSpec("rails", AcceleratorSpec.H100_SXM, 16, 2,
+                32, 450e9, 250, 50e9, 200, 1200, 1.0));
+        // 12 SUs of 8 GPUs (96 leaves, 48 cores) build, every spine reaching every core
+        Topology twelve = new SuperPodSpec("rails", AcceleratorSpec.H100_SXM, 12, 8, 2, 450e9, 250, 50e9, 200, 1200,
+                1.0).build();
+        assertEquals(12 * 2 * 8, twelve.deviceCount());
         assertThrows(IllegalArgumentException.class, () -> SuperPodSpec.h100(2).withOversubscription(0.5));
     }
 

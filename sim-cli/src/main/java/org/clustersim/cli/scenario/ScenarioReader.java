@@ -664,8 +664,15 @@ public final class ScenarioReader {
                     + "servers: expected up to 32 servers, or 32 x (1..8 or a multiple of 4)");
             return Optional.empty();
         }
-        SuperPodSpec pod = new SuperPodSpec(base.name() + "-rails", chip, units, gpusPerNode, perUnit, nvlink, nvlinkLat,
-                nic, gpuNicLat, nicSwitchLat, ratio);
+        SuperPodSpec pod;
+        try {
+            pod = new SuperPodSpec(base.name() + "-rails", chip, units, gpusPerNode, perUnit, nvlink, nvlinkLat, nic,
+                    gpuNicLat, nicSwitchLat, ratio);
+        } catch (IllegalArgumentException e) {
+            s.error(given(s, "gpusPerNode") ? "gpusPerNode" : "nodes", "found " + nodes + " servers of " + gpusPerNode
+                    + " GPUs: " + e.getMessage());
+            return Optional.empty();
+        }
         return device.map(dev -> new ClusterChoice(pod, dev));
     }
 

@@ -513,6 +513,16 @@ class ScenarioReaderTest {
     }
 
     @Test
+    void aThreeLevelRailFabricWhoseLeavesDoNotFillSpineGroupsIsAnError() throws IOException {
+        // 12 scalable units of 4-GPU servers: 48 leaves, which do not go 32 to a spine group
+        List<InputError> all = errors(VALID.replace("nodes: 1", "nodes: 384\n  gpusPerNode: 4\n  fabric: rail-optimized"));
+        InputError e = all.stream().filter(x -> x.path().equals("cluster.gpusPerNode")).findFirst()
+                .orElseThrow(() -> new AssertionError("no error on cluster.gpusPerNode: " + all));
+        assertTrue(e.message().contains("48 leaves, expected a multiple of 32"), e.message());
+        assertEquals(5, e.location().line());
+    }
+
+    @Test
     void railOptimizedFabricAndLinkFaults() throws IOException {
         Scenario s = new ScenarioReader().read(write("s.yaml", VALID.replace("nodes: 1", "nodes: 64\n  fabric: rail-optimized\n"
                 + "  oversubscription: 2").replace("  pp: 8", "  pp: 8\n  dp: 1").replace("pp: 8", "pp: 512")
