@@ -31,7 +31,7 @@ public final class SwitchedRouter implements Router {
     /** Per destination leaf (by vertex id), the distances toward it; null until asked. */
     private final ToLeaf[] distanceToLeaf;
     /** Healthy fabric: per set of switch neighbours, the first leaf searched with it, and that leaf's distances. */
-    private final java.util.Map<Neighbours, Integer> twinOf = new java.util.HashMap<>();
+    private final java.util.Map<java.nio.IntBuffer, Integer> twinOf = new java.util.HashMap<>();
     private final java.util.Map<Integer, int[]> twinDistances = new java.util.HashMap<>();
     private final RouteCache routes = new RouteCache();
     private long cachedVersion = -1;
@@ -309,7 +309,7 @@ public final class SwitchedRouter implements Router {
             return bfsTo(leaf, states);
         }
         int sw = switchNumber[leaf.id()];
-        Neighbours key = neighbours(leaf.id(), sw);
+        java.nio.IntBuffer key = neighbours(leaf.id(), sw);
         Integer twin = twinOf.get(key);
         if (twin == null || twin == sw) {
             int[] dist = bfsTo(leaf, states);
@@ -325,20 +325,11 @@ public final class SwitchedRouter implements Router {
         return dist;
     }
 
-    /** A switch's neighbours over switch links, in and out, as a map key. */
-    private record Neighbours(int[] ids, int hash) {
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Neighbours n && n.hash == hash && Arrays.equals(n.ids, ids);
-        }
-
-        @Override
-        public int hashCode() {
-            return hash;
-        }
-    }
-
-    private Neighbours neighbours(int vertexId, int sw) {
+    /**
+     * A switch's neighbours over switch links, in and out, as a map key (an int buffer's equality
+     * and hash are its contents').
+     */
+    private java.nio.IntBuffer neighbours(int vertexId, int sw) {
         int[] in = switchInSrc[sw].clone();
         Arrays.sort(in);
         Link[] outLinks = switchOut[vertexId];
@@ -353,7 +344,7 @@ public final class SwitchedRouter implements Router {
         System.arraycopy(in, 0, ids, 1, in.length);
         ids[in.length + 1] = Arrays.binarySearch(in, sw) >= 0 || Arrays.binarySearch(out, sw) >= 0 ? -1 - sw : -1;
         System.arraycopy(out, 0, ids, in.length + 2, out.length);
-        return new Neighbours(ids, Arrays.hashCode(ids));
+        return java.nio.IntBuffer.wrap(ids);
     }
 
     /** Hops distance between a switch and a leaf, as the router sees it (for tests). */

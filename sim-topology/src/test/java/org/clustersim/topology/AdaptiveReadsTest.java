@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
-import java.util.List;
 import java.util.Random;
 
 import org.junit.jupiter.api.Test;
@@ -20,23 +19,10 @@ import org.junit.jupiter.api.Test;
 class AdaptiveReadsTest {
     private static final VertexKind SWITCH = VertexKind.SWITCH;
 
-    private static List<Topology> fabrics() {
-        return List.of(
-                // two tiers, oversubscribed
-                new FatTreeSpec("two-tier", AcceleratorSpec.H100_SXM, 12, 2, 300e9, 50e9, 8, new double[] {2}).build(),
-                // three tiers: several choices per route, weighed by the links below them
-                new FatTreeSpec("three-tier", AcceleratorSpec.H100_SXM, 40, 2, 300e9, 50e9, 8, new double[] {1, 2})
-                        .build(),
-                // rail-optimized leaf-spine, and its three-tier form with core switches
-                new SuperPodSpec("rails", AcceleratorSpec.H100_SXM, 4, 4, 4, 450e9, 250, 50e9, 200, 1200, 1.0).build(),
-                new SuperPodSpec("rails-core", AcceleratorSpec.H100_SXM, 12, 8, 2, 450e9, 250, 50e9, 200, 1200, 1.0)
-                        .build());
-    }
-
     @Test
     void anAdaptiveRouteDependsOnlyOnTheLoadsOfTheLinksItNames() {
         Random r = new Random(20261123);
-        for (Topology t : fabrics()) {
+        for (Topology t : SampleFabrics.switched()) {
             Router router = t.router();
             LinkStates healthy = LinkStates.healthy(t);
             int links = t.links().size();

@@ -18,14 +18,7 @@ import org.junit.jupiter.api.Test;
 class LeafDistancesTest {
     @Test
     void everySwitchIsAsFarFromEachLeafAsASearchFinds() {
-        List<Topology> fabrics = List.of(
-                new FatTreeSpec("two-tier", AcceleratorSpec.H100_SXM, 12, 2, 300e9, 50e9, 8, new double[] {2}).build(),
-                new FatTreeSpec("three-tier", AcceleratorSpec.H100_SXM, 40, 2, 300e9, 50e9, 8, new double[] {1, 2})
-                        .build(),
-                new SuperPodSpec("rails", AcceleratorSpec.H100_SXM, 4, 4, 4, 450e9, 250, 50e9, 200, 1200, 1.0).build(),
-                new SuperPodSpec("rails-core", AcceleratorSpec.H100_SXM, 12, 8, 2, 450e9, 250, 50e9, 200, 1200, 1.0)
-                        .build());
-        for (Topology t : fabrics) {
+        for (Topology t : SampleFabrics.switched()) {
             SwitchedRouter router = (SwitchedRouter) t.router();
             LinkStates healthy = LinkStates.healthy(t);
             List<Vertex> switches = t.vertices().stream().filter(v -> v.kind() == VertexKind.SWITCH).toList();

@@ -1,5 +1,6 @@
 package org.clustersim.core.network;
 
+import java.nio.IntBuffer;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -24,7 +25,7 @@ final class ChosenRoutes {
     static final int MAX_KEPT = 512;
     /** Links read by the phase's adaptive choices, by id; null where the router cannot bound them (nothing is kept by loads then). */
     private final int[] reads;
-    private final Map<Loads, Choice> byLoads = new HashMap<>();
+    private final Map<IntBuffer, Choice> byLoads = new HashMap<>();
     /** The last choice made, whose routes a new choice shares where they are equal. */
     private Choice last;
     /**
@@ -47,25 +48,15 @@ final class ChosenRoutes {
         }
     }
 
-    /** The loads read, as a map key. */
-    record Loads(int[] values, int hash) {
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Loads l && l.hash == hash && Arrays.equals(l.values, values);
-        }
-
-        @Override
-        public int hashCode() {
-            return hash;
-        }
-    }
-
     ChosenRoutes(int[] reads) {
         this.reads = reads;
     }
 
-    /** The loads the phase's choices would read now, or null when they are not bounded. */
-    Loads loads(int[] load) {
+    /**
+     * The loads the phase's choices would read now, or null when they are not bounded; a map key
+     * (an int buffer's equality and hash are its contents').
+     */
+    IntBuffer loads(int[] load) {
         if (reads == null) {
             return null;
         }
@@ -73,11 +64,11 @@ final class ChosenRoutes {
         for (int i = 0; i < values.length; i++) {
             values[i] = load[reads[i]];
         }
-        return new Loads(values, Arrays.hashCode(values));
+        return IntBuffer.wrap(values);
     }
 
     /** The choice made at an earlier start under these loads (null loads: none), or null. */
-    Choice find(Loads loads) {
+    Choice find(IntBuffer loads) {
         Choice found = loads == null ? null : byLoads.get(loads);
         if (found != null) {
             last = found;
@@ -153,7 +144,7 @@ final class ChosenRoutes {
      *
      * @param linkCount per link, zero, left zero
      */
-    void remember(Loads loads, Route[] routes, List<FlowClass> classes, int[] linkCount) {
+    void remember(IntBuffer loads, Route[] routes, List<FlowClass> classes, int[] linkCount) {
         IntList links = new IntList();
         for (Route r : routes) {
             for (int id : r.sharedIds()) {

@@ -348,7 +348,7 @@ public final class FlowNetwork implements FabricNetwork {
                 known.chosen = new ChosenRoutes(adaptiveReads(flows, known.routes));
             }
             ChosenRoutes chosen = known.chosen;
-            ChosenRoutes.Loads loads = chosen.loads(load);
+            java.nio.IntBuffer loads = chosen.loads(load);
             ChosenRoutes.Choice earlier = chosen.find(loads);
             if (earlier != null) {
                 // the loads the choices read are as an earlier start found them: so are the routes
