@@ -60,15 +60,8 @@ public final class FlowNetwork implements FabricNetwork {
     private final SimKernel kernel;
     private final LinkStates states;
     private final LinkUsage usage;
-    /** Per link, the flows crossing it in slots [0, onLinkCount); each flow knows its slot per hop. */
-    private final ActiveFlow[][] onLink;
-    /**
-     * Per link and slot, which hop of its flow the link is: a flow taken off a link moves the
-     * link's last flow into its slot, and this says which of the moved flow's slots to rewrite
-     * without searching the moved flow's route.
-     */
-    private final int[][] onLinkHop;
-    private final int[] onLinkCount;
+    /** Per link, the flows crossing it; each flow knows its slot per hop ({@link ActiveFlow#slot}). */
+    private final LinkSlots<ActiveFlow> onLink;
     private final double[] linkRate;
     /** Scratch for {@link #maxMin}: a link's index inside the component being rated. */
     private final int[] componentIndex;
@@ -100,11 +93,11 @@ public final class FlowNetwork implements FabricNetwork {
     private final java.util.Map<Phase, PhaseRoutes> healthyRoutes = new java.util.IdentityHashMap<>();
     /** Per link, the flow class for which it is binding ({@link FlowClass}): nothing else may cross it. */
     private final ActiveFlow[] bindingClass;
-    /** Per link, the flow classes crossing it without binding, in slots [0, sharedCount). */
-    private final ActiveFlow[][] sharedOn;
-    /** Per link and slot, which of the class's links ({@link FlowClass#links}) it is. */
-    private final int[][] sharedOnIndex;
-    private final int[] sharedCount;
+    /**
+     * Per link, the flow classes crossing it without binding; each knows its slot per link of
+     * {@link FlowClass#links} ({@link ActiveFlow#sharedSlot}).
+     */
+    private final LinkSlots<ActiveFlow> sharedOn;
     /** Per link, the total rate of the running classes crossing it without binding. */
     private final double[] classRate;
     /** Running classes that share some link (zero: a rating has no shared link to check). */
@@ -175,9 +168,7 @@ public final class FlowNetwork implements FabricNetwork {
         this.usage = new LinkUsage(topology, counters);
         this.tracksRates = usage.tracksRates();
         int n = topology.links().size();
-        onLink = new ActiveFlow[n][];
-        onLinkHop = new int[n][];
-        onLinkCount = new int[n];
+        onLink = new LinkSlots<>(n, 4, a -> a.slot);
         linkRate = new double[n];
         componentIndex = new int[n];
         linkSeenIn = new long[n];
@@ -193,9 +184,7 @@ public final class FlowNetwork implements FabricNetwork {
         linkFreedIn = new long[n];
         java.util.Arrays.fill(linkFreedIn, -1);
         bindingClass = new ActiveFlow[n];
-        sharedOn = new ActiveFlow[n][];
-        sharedOnIndex = new int[n][];
-        sharedCount = new int[n];
+        sharedOn = new LinkSlots<>(n, 2, c -> c.sharedSlot);
         classRate = new double[n];
         load = new int[n];
         this.linkLoad = adaptive ? new org.clustersim.topology.Router.LinkLoad(load) : null;
@@ -459,7 +448,7 @@ public final class FlowNetwork implements FabricNetwork {
                 return false;
             }
             if (c.binding[j]) {
-                if (onLinkCount[id] != 0 || sharedCount[id] != 0) {
+                if (onLink.count(id) != 0 || sharedOn.count(id) != 0) {
                     return false;
                 }
             } else if (linkRate[id] + c.counts[j] * c.rate > capacity(id) * (1 - SPARE)) {
@@ -488,7 +477,7 @@ public final class FlowNetwork implements FabricNetwork {
                 // no flow is rated on a binding link while the class runs: only the class is there
                 bindingClass[id] = c;
             } else {
-                addShared(id, c, j);
+                sharedOn.add(id, c, j);
                 classRate[id] += count * sym.rate;
             }
             if (!counted) {
@@ -502,37 +491,6 @@ public final class FlowNetwork implements FabricNetwork {
         c.finishAt = now + (long) Math.ceil(c.remaining / sym.rate);
         finishing.update(c);
         armTimer();
-    }
-
-    private void addShared(int id, ActiveFlow c, int j) {
-        ActiveFlow[] on = sharedOn[id];
-        int n = sharedCount[id];
-        if (on == null) {
-            on = new ActiveFlow[2];
-            sharedOn[id] = on;
-            sharedOnIndex[id] = new int[2];
-        } else if (n == on.length) {
-            on = java.util.Arrays.copyOf(on, n * 2);
-            sharedOn[id] = on;
-            sharedOnIndex[id] = java.util.Arrays.copyOf(sharedOnIndex[id], n * 2);
-        }
-        on[n] = c;
-        sharedOnIndex[id][n] = j;
-        c.sharedSlot[j] = n;
-        sharedCount[id] = n + 1;
-    }
-
-    private void removeShared(int id, int slot) {
-        int last = --sharedCount[id];
-        ActiveFlow[] on = sharedOn[id];
-        ActiveFlow moved = on[last];
-        int movedIndex = sharedOnIndex[id][last];
-        on[last] = null;
-        if (slot != last) {
-            on[slot] = moved;
-            sharedOnIndex[id][slot] = movedIndex;
-            moved.sharedSlot[movedIndex] = slot;
-        }
     }
 
     /**
@@ -550,9 +508,9 @@ public final class FlowNetwork implements FabricNetwork {
             if (sym.binding[j]) {
                 bindingClass[id] = null;
             } else {
-                removeShared(id, c.sharedSlot[j]);
+                sharedOn.remove(id, c.sharedSlot[j]);
                 // the last class off a link leaves exactly nothing, not a rounding residue
-                classRate[id] = sharedCount[id] == 0 ? 0 : classRate[id] - sym.counts[j] * sym.rate;
+                classRate[id] = sharedOn.count(id) == 0 ? 0 : classRate[id] - sym.counts[j] * sym.rate;
             }
             if (finished) {
                 load[id] -= sym.counts[j];
@@ -601,8 +559,8 @@ public final class FlowNetwork implements FabricNetwork {
         if (bindingClass[id] != null) {
             split(bindingClass[id], now, joined);
         }
-        while (sharedCount[id] > 0) {
-            split(sharedOn[id][0], now, joined);
+        while (sharedOn.count(id) > 0) {
+            split(sharedOn.at(id, 0), now, joined);
         }
     }
 
@@ -631,21 +589,7 @@ public final class FlowNetwork implements FabricNetwork {
         a.slot = new int[a.links.length];
         for (int h = 0; h < a.links.length; h++) {
             int id = a.links[h];
-            ActiveFlow[] on = onLink[id];
-            int n = onLinkCount[id];
-            if (on == null) {
-                on = new ActiveFlow[4];
-                onLink[id] = on;
-                onLinkHop[id] = new int[4];
-            } else if (n == on.length) {
-                on = java.util.Arrays.copyOf(on, n * 2);
-                onLink[id] = on;
-                onLinkHop[id] = java.util.Arrays.copyOf(onLinkHop[id], n * 2);
-            }
-            on[n] = a;
-            onLinkHop[id][n] = h;
-            a.slot[h] = n;
-            onLinkCount[id] = n + 1;
+            onLink.add(id, a, h);
             if (!counted) {
                 load[id]++;
             }
@@ -656,19 +600,8 @@ public final class FlowNetwork implements FabricNetwork {
     private void unplace(ActiveFlow a) {
         for (int h = 0; h < a.links.length; h++) {
             int id = a.links[h];
-            ActiveFlow[] on = onLink[id];
-            int[] hops = onLinkHop[id];
-            int last = --onLinkCount[id];
+            onLink.remove(id, a.slot[h]);
             load[id]--;
-            ActiveFlow moved = on[last];
-            on[last] = null;
-            if (moved != a) {
-                int s = a.slot[h];
-                int movedHop = hops[last];
-                on[s] = moved;
-                hops[s] = movedHop;
-                moved.slot[movedHop] = s;
-            }
         }
     }
 
@@ -702,12 +635,12 @@ public final class FlowNetwork implements FabricNetwork {
     }
 
     private List<ActiveFlow> flowsOnLink(int link) {
-        return onLink[link] == null ? List.of() : java.util.Arrays.asList(onLink[link]).subList(0, onLinkCount[link]);
+        return onLink.list(link);
     }
 
     /** Whether a link limits some flow now: saturated (within {@link #TIGHT}), or so lightly used that crossing it is cheap. */
     private boolean tight(int id) {
-        return onLinkCount[id] <= fewFlows || linkRate[id] >= capacity(id) * (1 - TIGHT);
+        return onLink.count(id) <= fewFlows || linkRate[id] >= capacity(id) * (1 - TIGHT);
     }
 
     /** A link's capacity in its current state, bytes per ns. */
@@ -831,8 +764,8 @@ public final class FlowNetwork implements FabricNetwork {
     private void splitOnSaturated(List<ActiveFlow> flows, long now, long pass) {
         for (int i = 0, n = rated.size(); i < n; i++) {
             int id = rated.get(i);
-            if (sharedCount[id] > 0 && scratch.saturated(i)) {
-                classesSplitBySaturation += sharedCount[id];
+            if (sharedOn.count(id) > 0 && scratch.saturated(i)) {
+                classesSplitBySaturation += sharedOn.count(id);
                 splitMembers.clear();
                 splitAllOn(id, now, splitMembers);
                 for (ActiveFlow m : splitMembers) {
@@ -851,9 +784,8 @@ public final class FlowNetwork implements FabricNetwork {
         }
         linkSeenIn[id] = pass;
         crossed.add(id);
-        ActiveFlow[] on = onLink[id];
-        for (int i = 0, n = onLinkCount[id]; i < n; i++) {
-            ActiveFlow b = on[i];
+        for (int i = 0, n = onLink.count(id); i < n; i++) {
+            ActiveFlow b = onLink.at(id, i);
             if (!b.done && b.seenIn != pass) {
                 b.seenIn = pass;
                 component.add(b);
