@@ -30,9 +30,8 @@ public final class SwitchedRouter implements Router {
     private final long seed;
     /** Per destination leaf (by vertex id), the distances toward it; null until asked. */
     private final ToLeaf[] distanceToLeaf;
-    /** Healthy fabric: per set of switch neighbours, the first leaf searched with it, and that leaf's distances. */
-    private final java.util.Map<java.nio.IntBuffer, Integer> twinOf = new java.util.HashMap<>();
-    private final java.util.Map<Integer, int[]> twinDistances = new java.util.HashMap<>();
+    /** Healthy fabric: per set of switch neighbours, the first leaf searched with them. */
+    private final java.util.Map<java.nio.IntBuffer, ToLeaf> twinOf = new java.util.HashMap<>();
     private final RouteCache routes = new RouteCache();
     private long cachedVersion = -1;
     private LinkStates cachedStates;
@@ -225,7 +224,7 @@ public final class SwitchedRouter implements Router {
     /**
      * Every switch-to-switch link on a shortest path from the flow's source leaf to its
      * destination leaf: each hop's choice reads its next hops' links and, to weigh them, the
-     * links on below them, all on such paths. None inside a scale-up domain or below one leaf;
+     * links below them, all on such paths. None inside a scale-up domain or below one leaf;
      * unbounded (null) under faults. Computed afresh at every call.
      */
     @Override
@@ -286,42 +285,36 @@ public final class SwitchedRouter implements Router {
         return sorted;
     }
 
-    /** The distances toward a destination leaf, searched on first use. */
+    /**
+     * The distances toward a destination leaf, found on first use. On a healthy fabric a leaf
+     * whose switch neighbours, in and out, are another searched leaf's (its twin: the leaves of
+     * one rail group reach the same spines) takes the twin's distances: any walk into the twin
+     * ends on a link from one of its neighbours, which reaches this leaf as well, so every other
+     * switch is as far from both, and each twin is as far from the other as the other from it.
+     * The 512 leaves of a 64-SU SuperPOD fall into 16 such groups: 16 searches instead of 512.
+     */
     private ToLeaf toLeaf(Vertex leafD, LinkStates states) {
         ToLeaf toLeaf = distanceToLeaf[leafD.id()];
         if (toLeaf == null) {
-            toLeaf = new ToLeaf(distancesTo(leafD, states), leafD.id());
+            if (states.version() != 0) {
+                toLeaf = new ToLeaf(bfsTo(leafD, states), leafD.id());
+            } else {
+                java.nio.IntBuffer key = neighbours(leafD.id(), switchNumber[leafD.id()]);
+                ToLeaf twin = twinOf.get(key);
+                toLeaf = new ToLeaf(twin == null ? bfsTo(leafD, states) : twinDistances(twin, leafD), leafD.id());
+                twinOf.putIfAbsent(key, toLeaf);
+            }
             distanceToLeaf[leafD.id()] = toLeaf;
         }
         return toLeaf;
     }
 
-    /**
-     * Per switch number, hop distances to {@code leaf}. On a healthy fabric a leaf whose switch
-     * neighbours, in and out, are another searched leaf's (its twin: the leaves of one rail group
-     * reach the same spines) takes the twin's distances: any walk into the twin ends on a link
-     * from one of its neighbours, which reaches this leaf as well, so every other switch is as
-     * far from both, and each twin is as far from the other as the other from it. The 512
-     * leaves of a 64-SU SuperPOD fall into 16 such groups: 16 searches instead of 512.
-     */
-    private int[] distancesTo(Vertex leaf, LinkStates states) {
-        if (states.version() != 0) {
-            return bfsTo(leaf, states);
-        }
+    /** Per switch number, hop distances to {@code leaf} from its twin's (see {@link #toLeaf}). */
+    private int[] twinDistances(ToLeaf twin, Vertex leaf) {
         int sw = switchNumber[leaf.id()];
-        java.nio.IntBuffer key = neighbours(leaf.id(), sw);
-        Integer twin = twinOf.get(key);
-        if (twin == null || twin == sw) {
-            int[] dist = bfsTo(leaf, states);
-            twinOf.putIfAbsent(key, sw);
-            if (twin == null) {
-                twinDistances.put(sw, dist);
-            }
-            return dist;
-        }
-        int[] dist = twinDistances.get(twin).clone();
+        int[] dist = twin.dist.clone();
         dist[sw] = 0;
-        dist[twin] = twinDistances.get(twin)[sw];
+        dist[switchNumber[twin.leaf]] = twin.dist[sw];
         return dist;
     }
 
@@ -382,7 +375,6 @@ public final class SwitchedRouter implements Router {
             routes.clear();
             java.util.Arrays.fill(distanceToLeaf, null);
             twinOf.clear();
-            twinDistances.clear();
             cachedStates = states;
             cachedVersion = states.version();
         }
