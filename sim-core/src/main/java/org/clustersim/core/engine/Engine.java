@@ -22,7 +22,16 @@ import org.clustersim.core.kernel.SimulationException;
  * compute task.
  */
 public final class Engine {
+    /** The graph as given: what the timeline reports on. */
+    private final TaskGraph given;
+    /**
+     * The same graph numbered in {@link DepthOrder}, which the run works on: tasks that run
+     * together sit together in every per-task array. {@code givenId[i]} is task i's id in
+     * {@link #given}; every list keeps its order, so tasks are released exactly as on the given
+     * graph.
+     */
     private final TaskGraph graph;
+    private final int[] givenId;
     private final SimKernel kernel;
     private final Network network;
     private final Counters counters;
@@ -55,11 +64,13 @@ public final class Engine {
     }
 
     /** @param interference what each communication task takes from its devices' compute while in flight */
-    public Engine(TaskGraph graph, SimKernel kernel, Network network, Counters counters, DeviceSpeeds speeds,
+    public Engine(TaskGraph given, SimKernel kernel, Network network, Counters counters, DeviceSpeeds speeds,
                   Interference interference) {
         this.speeds = speeds;
         this.interference = interference;
-        this.graph = graph;
+        this.given = given;
+        this.givenId = DepthOrder.of(given);
+        this.graph = given.renumbered(givenId);
         this.kernel = kernel;
         this.network = network;
         this.counters = counters;
@@ -94,7 +105,24 @@ public final class Engine {
         if (finished < graph.taskCount()) {
             throw DeadlockException.describe(graph, cursor, end, kernel.now());
         }
-        return new Timeline(graph, start, end, events, counters, rates == null ? null : rates.lost());
+        return new Timeline(given, inGivenOrder(start), inGivenOrder(end), events, counters,
+                rates == null ? null : inGivenOrder(rates.lost()));
+    }
+
+    private long[] inGivenOrder(long[] values) {
+        long[] out = new long[values.length];
+        for (int i = 0; i < values.length; i++) {
+            out[givenId[i]] = values[i];
+        }
+        return out;
+    }
+
+    private double[] inGivenOrder(double[] values) {
+        double[] out = new double[values.length];
+        for (int i = 0; i < values.length; i++) {
+            out[givenId[i]] = values[i];
+        }
+        return out;
     }
 
     /** A task reached the head of one of its streams, or one of its dependencies finished. */
@@ -157,10 +185,10 @@ public final class Engine {
         }
         finished++;
         for (int i = 0, n = graph.streamCount(id); i < n; i++) {
-            int s = graph.taskStream(id, i);
-            int next = ++cursor[s];
-            if (next < graph.streamLength(s)) {
-                release(graph.streamTask(s, next));
+            cursor[graph.taskStream(id, i)]++;
+            int next = graph.nextOnStream(id, i);
+            if (next >= 0) {
+                release(next);
             }
         }
         for (int i = 0, n = graph.dependentCount(id); i < n; i++) {

@@ -28,6 +28,12 @@ public final class TaskGraph {
     /** Task t occupies streams taskStreams[taskStreamStart[t] .. taskStreamStart[t + 1]). */
     private final int[] taskStreamStart;
     private final int[] taskStreams;
+    /**
+     * Beside each entry of {@link #taskStreams}: the task queued after this one on that stream, or
+     * -1. The engine advances a stream by reading it from the finished task's own row, not from the
+     * stream's queue (a queue's next entry lies wherever that stream's queue is).
+     */
+    private final int[] nextOnStream;
     private final int[] depStart;
     private final int[] deps;
     private final int[] dependentStart;
@@ -59,6 +65,8 @@ public final class TaskGraph {
         this.deps = deps;
         this.streamTaskStart = streamTaskStart;
         this.streamTasks = streamTasks;
+        this.nextOnStream = b.resequenced ? successors(n, taskStreamStart, taskStreams, streamTaskStart, streamTasks)
+                : b.nextOnStream.toArray();
         dependentStart = new int[n + 1];
         for (int d : deps) {
             dependentStart[d + 1]++;
@@ -90,6 +98,146 @@ public final class TaskGraph {
         for (int id = 0; id < s; id++) {
             deviceStreams[at[streamDevice[id]]++] = id;
         }
+    }
+
+    /** A graph of the same devices and streams with every per-task array given. */
+    private TaskGraph(TaskGraph same, String[] names, String[] categories, Work[] works, boolean[] compute,
+                      int[] taskStreamStart, int[] taskStreams, int[] nextOnStream, int[] depStart, int[] deps,
+                      int[] dependentStart, int[] dependents, int[] streamTasks) {
+        this.devices = same.devices;
+        this.streams = same.streams;
+        this.names = names;
+        this.categories = categories;
+        this.works = works;
+        this.compute = compute;
+        this.taskStreamStart = taskStreamStart;
+        this.taskStreams = taskStreams;
+        this.nextOnStream = nextOnStream;
+        this.depStart = depStart;
+        this.deps = deps;
+        this.dependentStart = dependentStart;
+        this.dependents = dependents;
+        this.streamTaskStart = same.streamTaskStart;
+        this.streamTasks = streamTasks;
+        this.streamDevice = same.streamDevice;
+        this.streamCompute = same.streamCompute;
+        this.deviceStreamStart = same.deviceStreamStart;
+        this.deviceStreams = same.deviceStreams;
+    }
+
+    /**
+     * This graph with its tasks numbered anew: task {@code i} of the result is task
+     * {@code ids[i]} of this one ({@code ids} a permutation of all task ids). Every list keeps its
+     * order - a task's streams, dependencies and dependents, a stream's queue - so an engine
+     * releases tasks in the same order on either graph.
+     */
+    TaskGraph renumbered(int[] ids) {
+        int n = names.length;
+        if (ids.length != n) {
+            throw new IllegalArgumentException(ids.length + " ids for " + n + " tasks");
+        }
+        int[] newId = new int[n];
+        Arrays.fill(newId, -1);
+        for (int i = 0; i < n; i++) {
+            if (newId[ids[i]] >= 0) {
+                throw new IllegalArgumentException("task " + ids[i] + " numbered twice");
+            }
+            newId[ids[i]] = i;
+        }
+        String[] nNames = new String[n];
+        String[] nCategories = new String[n];
+        Work[] nWorks = new Work[n];
+        boolean[] nCompute = new boolean[n];
+        for (int i = 0; i < n; i++) {
+            int t = ids[i];
+            nNames[i] = names[t];
+            nCategories[i] = categories[t];
+            nWorks[i] = works[t];
+            nCompute[i] = compute[t];
+        }
+        int[] nTaskStreamStart = new int[n + 1];
+        int[] nTaskStreams = new int[taskStreams.length];
+        int[] nNextOnStream = new int[taskStreams.length];
+        int k = 0;
+        for (int i = 0; i < n; i++) {
+            nTaskStreamStart[i] = k;
+            for (int j = taskStreamStart[ids[i]], end = taskStreamStart[ids[i] + 1]; j < end; j++, k++) {
+                nTaskStreams[k] = taskStreams[j];
+                nNextOnStream[k] = nextOnStream[j] < 0 ? -1 : newId[nextOnStream[j]];
+            }
+        }
+        nTaskStreamStart[n] = k;
+        int[] nDepStart = new int[n + 1];
+        int[] nDeps = rows(ids, depStart, deps, newId, nDepStart);
+        int[] nDependentStart = new int[n + 1];
+        int[] nDependents = rows(ids, dependentStart, dependents, newId, nDependentStart);
+        int[] nStreamTasks = new int[streamTasks.length];
+        for (int p = 0; p < streamTasks.length; p++) {
+            nStreamTasks[p] = newId[streamTasks[p]];
+        }
+        return new TaskGraph(this, nNames, nCategories, nWorks, nCompute, nTaskStreamStart, nTaskStreams,
+                nNextOnStream, nDepStart, nDeps, nDependentStart, nDependents, nStreamTasks);
+    }
+
+    /**
+     * Compressed rows {@code start}/{@code values} laid out in the order {@code ids} gives, each
+     * row's values in their order and mapped through {@code newId}; {@code newStart} receives the
+     * new offsets.
+     */
+    private static int[] rows(int[] ids, int[] start, int[] values, int[] newId, int[] newStart) {
+        int[] out = new int[values.length];
+        int k = 0;
+        for (int i = 0; i < ids.length; i++) {
+            newStart[i] = k;
+            for (int j = start[ids[i]], end = start[ids[i] + 1]; j < end; j++) {
+                out[k++] = newId[values[j]];
+            }
+        }
+        newStart[ids.length] = k;
+        return out;
+    }
+
+    /**
+     * Per entry of the task-to-stream rows, the task after it in that stream's queue (-1 at a
+     * queue's end), for a builder that resequenced queues (one that did not kept them as it
+     * went). Walking tasks in id order lists each stream's tasks in id order; a resequenced queue
+     * is matched to that list by sorting its positions by task id.
+     */
+    private static int[] successors(int n, int[] taskStreamStart, int[] taskStreams, int[] streamTaskStart,
+                                    int[] streamTasks) {
+        int streams = streamTaskStart.length - 1;
+        int[] slotById = new int[streamTasks.length];
+        int[] fill = Arrays.copyOf(streamTaskStart, streams);
+        for (int t = 0; t < n; t++) {
+            for (int j = taskStreamStart[t]; j < taskStreamStart[t + 1]; j++) {
+                slotById[fill[taskStreams[j]]++] = j;
+            }
+        }
+        int[] next = new int[taskStreams.length];
+        for (int s = 0; s < streams; s++) {
+            int from = streamTaskStart[s];
+            int to = streamTaskStart[s + 1];
+            boolean ascending = true;
+            for (int p = from + 1; p < to && ascending; p++) {
+                ascending = streamTasks[p - 1] < streamTasks[p];
+            }
+            if (ascending) {
+                for (int p = from; p < to; p++) {
+                    next[slotById[p]] = p + 1 < to ? streamTasks[p + 1] : -1;
+                }
+            } else {
+                Integer[] byId = new Integer[to - from];
+                for (int p = 0; p < byId.length; p++) {
+                    byId[p] = p;
+                }
+                Arrays.sort(byId, java.util.Comparator.comparingInt(p -> streamTasks[from + p]));
+                for (int r = 0; r < byId.length; r++) {
+                    int p = from + byId[r];
+                    next[slotById[from + r]] = p + 1 < to ? streamTasks[p + 1] : -1;
+                }
+            }
+        }
+        return next;
     }
 
     public static Builder builder() {
@@ -144,6 +292,11 @@ public final class TaskGraph {
     /** The i-th stream task {@code id} occupies. */
     public int taskStream(int id, int i) {
         return taskStreams[taskStreamStart[id] + i];
+    }
+
+    /** The task queued after task {@code id} on its i-th stream, or -1 if it is that stream's last. */
+    public int nextOnStream(int id, int i) {
+        return nextOnStream[taskStreamStart[id] + i];
     }
 
     /** Number of tasks task {@code id} waits for. */
@@ -223,6 +376,11 @@ public final class TaskGraph {
         /** Per stream, the {@link #add} call that last listed it (finds a stream listed twice). */
         private int[] streamStamp = new int[64];
         private int addCalls;
+        /** Beside {@link #taskStreams}, the next task on that stream; per stream, its last entry there. */
+        private final IntList nextOnStream = new IntList();
+        private final IntList lastSlot = new IntList();
+        /** Whether {@link #resequence} reordered queues, so {@link #nextOnStream} no longer follows them. */
+        private boolean resequenced;
         /** Dependencies as linked lists in insertion order: per task first and last edge, per edge target and next. */
         private int[] depFirst = new int[64];
         private int[] depLast = new int[64];
@@ -257,6 +415,7 @@ public final class TaskGraph {
             int id = streams.size();
             streams.add(new Stream(id, device, intern(name), kind));
             streamQueues.add(new IntList());
+            lastSlot.add(-1);
             named.put(name, id);
             return id;
         }
@@ -331,7 +490,13 @@ public final class TaskGraph {
             depLast[id] = -1;
             taskCount++;
             for (int s : taskStreamIds) {
+                int last = lastSlot.data[s];
+                if (last >= 0) {
+                    nextOnStream.data[last] = id;
+                }
+                lastSlot.data[s] = taskStreams.size;
                 taskStreams.add(s);
+                nextOnStream.add(-1);
                 streamQueues.get(s).add(id);
             }
             taskStreamStart[id + 1] = taskStreams.size;
@@ -385,6 +550,7 @@ public final class TaskGraph {
                 }
                 position[id] = i;
             }
+            resequenced = true;
             java.util.Set<Integer> touched = new java.util.TreeSet<>();
             for (int id = first; id < taskCount; id++) {
                 for (int k = taskStreamStart[id]; k < taskStreamStart[id + 1]; k++) {
