@@ -88,6 +88,7 @@ final class OutputFiles {
         SimpleModule finite = new SimpleModule("finite-numbers");
         finite.addSerializer(Double.class, new FiniteDouble());
         finite.addSerializer(double.class, new FiniteDouble());
+        finite.addSerializer(org.clustersim.cli.output.RunSummary.LinkTraffic.class, new LinkTrafficWriter());
         return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
                 .disable(SerializationFeature.WRAP_EXCEPTIONS).registerModule(finite);
     }
@@ -131,4 +132,32 @@ final class OutputFiles {
             gen.writeNumber(value);
         }
     }
+
+    /**
+     * A summary's per-link row, written field by field: a 16,384-GPU summary has 80,000 of them,
+     * and the bean serializer's reflective reads and boxed doubles made them most of its writing.
+     * Same fields, order and number format as the bean serializer.
+     */
+    private static final class LinkTrafficWriter extends StdSerializer<org.clustersim.cli.output.RunSummary.LinkTraffic> {
+        private static final long serialVersionUID = 1L;
+
+        LinkTrafficWriter() {
+            super(org.clustersim.cli.output.RunSummary.LinkTraffic.class);
+        }
+
+        @Override
+        public void serialize(org.clustersim.cli.output.RunSummary.LinkTraffic l, JsonGenerator gen,
+                              SerializerProvider provider) throws IOException {
+            gen.writeStartObject(l);
+            gen.writeStringField("link", l.link());
+            gen.writeStringField("kind", l.kind());
+            gen.writeNumberField("bytes", l.bytes());
+            gen.writeNumberField("busyNs", l.busyNs());
+            gen.writeFieldName("busyFraction");
+            FINITE.serialize(l.busyFraction(), gen, provider);
+            gen.writeEndObject();
+        }
+    }
+
+    private static final FiniteDouble FINITE = new FiniteDouble();
 }
