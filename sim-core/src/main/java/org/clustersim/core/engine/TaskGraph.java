@@ -65,8 +65,7 @@ public final class TaskGraph {
         this.deps = deps;
         this.streamTaskStart = streamTaskStart;
         this.streamTasks = streamTasks;
-        this.nextOnStream = b.resequenced ? successors(n, taskStreamStart, taskStreams, streamTaskStart, streamTasks)
-                : b.nextOnStream.toArray();
+        this.nextOnStream = b.nextOnStream.toArray();
         dependentStart = new int[n + 1];
         for (int d : deps) {
             dependentStart[d + 1]++;
@@ -195,49 +194,6 @@ public final class TaskGraph {
         }
         newStart[ids.length] = k;
         return out;
-    }
-
-    /**
-     * Per entry of the task-to-stream rows, the task after it in that stream's queue (-1 at a
-     * queue's end), for a builder that resequenced queues (one that did not kept them as it
-     * went). Walking tasks in id order lists each stream's tasks in id order; a resequenced queue
-     * is matched to that list by sorting its positions by task id.
-     */
-    private static int[] successors(int n, int[] taskStreamStart, int[] taskStreams, int[] streamTaskStart,
-                                    int[] streamTasks) {
-        int streams = streamTaskStart.length - 1;
-        int[] slotById = new int[streamTasks.length];
-        int[] fill = Arrays.copyOf(streamTaskStart, streams);
-        for (int t = 0; t < n; t++) {
-            for (int j = taskStreamStart[t]; j < taskStreamStart[t + 1]; j++) {
-                slotById[fill[taskStreams[j]]++] = j;
-            }
-        }
-        int[] next = new int[taskStreams.length];
-        for (int s = 0; s < streams; s++) {
-            int from = streamTaskStart[s];
-            int to = streamTaskStart[s + 1];
-            boolean ascending = true;
-            for (int p = from + 1; p < to && ascending; p++) {
-                ascending = streamTasks[p - 1] < streamTasks[p];
-            }
-            if (ascending) {
-                for (int p = from; p < to; p++) {
-                    next[slotById[p]] = p + 1 < to ? streamTasks[p + 1] : -1;
-                }
-            } else {
-                Integer[] byId = new Integer[to - from];
-                for (int p = 0; p < byId.length; p++) {
-                    byId[p] = p;
-                }
-                Arrays.sort(byId, java.util.Comparator.comparingInt(p -> streamTasks[from + p]));
-                for (int r = 0; r < byId.length; r++) {
-                    int p = from + byId[r];
-                    next[slotById[from + r]] = p + 1 < to ? streamTasks[p + 1] : -1;
-                }
-            }
-        }
-        return next;
     }
 
     public static Builder builder() {
@@ -376,11 +332,12 @@ public final class TaskGraph {
         /** Per stream, the {@link #add} call that last listed it (finds a stream listed twice). */
         private int[] streamStamp = new int[64];
         private int addCalls;
-        /** Beside {@link #taskStreams}, the next task on that stream; per stream, its last entry there. */
+        /**
+         * Beside {@link #taskStreams}, the next task in that stream's queue; per stream, its queue's
+         * last entry there. Kept as tasks are appended and when {@link #resequence} reorders.
+         */
         private final IntList nextOnStream = new IntList();
         private final IntList lastSlot = new IntList();
-        /** Whether {@link #resequence} reordered queues, so {@link #nextOnStream} no longer follows them. */
-        private boolean resequenced;
         /** Dependencies as linked lists in insertion order: per task first and last edge, per edge target and next. */
         private int[] depFirst = new int[64];
         private int[] depLast = new int[64];
@@ -550,7 +507,6 @@ public final class TaskGraph {
                 }
                 position[id] = i;
             }
-            resequenced = true;
             java.util.Set<Integer> touched = new java.util.TreeSet<>();
             for (int id = first; id < taskCount; id++) {
                 for (int k = taskStreamStart[id]; k < taskStreamStart[id + 1]; k++) {
@@ -571,7 +527,31 @@ public final class TaskGraph {
                 for (int i = 0; i < tail.length; i++) {
                     list.data[from + i] = tail[i];
                 }
+                relinkQueue(stream, list, from);
             }
+        }
+
+        /** Points each task of a stream's queue from position {@code from - 1} on at the one after it. */
+        private void relinkQueue(int stream, IntList queue, int from) {
+            int before = from > 0 ? slotOf(queue.data[from - 1], stream) : -1;
+            for (int p = from; p < queue.size; p++) {
+                int slot = slotOf(queue.data[p], stream);
+                if (before >= 0) {
+                    nextOnStream.data[before] = queue.data[p];
+                }
+                before = slot;
+            }
+            nextOnStream.data[before] = -1;
+            lastSlot.data[stream] = before;
+        }
+
+        /** Where {@code stream} stands in the row of streams of {@code task}. */
+        private int slotOf(int task, int stream) {
+            int k = taskStreamStart[task];
+            while (taskStreams.data[k] != stream) {
+                k++;
+            }
+            return k;
         }
 
         /** Makes {@code task} wait for {@code dependency} as well; either may be any task of the graph. */

@@ -30,11 +30,13 @@ class InterferenceTest {
                 speeds, interference).run();
     }
 
-    private static Timeline run(TaskGraph g, Interference interference) {
+    /** Runs {@code g} on two GPUs under one NVSwitch (other engine tests share it). */
+    static Timeline run(TaskGraph g, Interference interference) {
         return run(g, new DeviceSpeeds(g.devices().size()), interference);
     }
 
-    private static TaskGraph.Builder twoDevices() {
+    /** A builder with two GPUs on one server (other engine tests share it). */
+    static TaskGraph.Builder twoDevices() {
         TaskGraph.Builder b = TaskGraph.builder();
         b.device("gpu0", 0);
         b.device("gpu1", 0);

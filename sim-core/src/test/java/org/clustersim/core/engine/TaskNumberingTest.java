@@ -9,12 +9,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 
-import org.clustersim.core.kernel.DsolKernel;
-import org.clustersim.core.network.FlowNetwork;
-import org.clustersim.topology.AcceleratorSpec;
-import org.clustersim.topology.LinkStates;
-import org.clustersim.topology.SwitchedClusterSpec;
-import org.clustersim.topology.Topology;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,11 +17,13 @@ import org.junit.jupiter.api.Test;
  * queues, and the timeline must come back under the ids the builder gave.
  */
 class TaskNumberingTest {
-    private static final Topology TWO_GPUS = new SwitchedClusterSpec("test", AcceleratorSpec.H100_SXM, 1, 2, 100e9, 5,
-            50e9, 0, 0).build();
-
     /** Random tasks over 4 devices of 3 streams, some waiting for later tasks, the tail resequenced if asked. */
     private static TaskGraph randomGraph(long seed, boolean resequence) {
+        return randomGraph(seed, resequence, false);
+    }
+
+    /** As above, with tasks appended after the resequencing if {@code appendAfter}. */
+    private static TaskGraph randomGraph(long seed, boolean resequence, boolean appendAfter) {
         SplittableRandom r = new SplittableRandom(seed);
         TaskGraph.Builder b = TaskGraph.builder();
         int[] streams = new int[12];
@@ -60,6 +56,13 @@ class TaskNumberingTest {
             java.util.Collections.shuffle(tail, new java.util.Random(seed));
             b.resequence(first, tail.stream().mapToInt(Integer::intValue).toArray());
         }
+        if (appendAfter) {
+            // tasks appended after a resequence follow the reordered queues' ends
+            for (int t = 0; t < 20; t++) {
+                b.communicate("after" + t, "y", r.ints(1 + r.nextInt(4), 0, streams.length).distinct()
+                        .map(i -> streams[i]).toArray(), Work.Communication.pointToPoint(0, 1, 100));
+            }
+        }
         return b.build();
     }
 
@@ -75,9 +78,10 @@ class TaskNumberingTest {
 
     @Test
     void eachTaskNamesTheTaskQueuedAfterItOnEachOfItsStreams() {
-        for (boolean resequence : new boolean[] {false, true}) {
+        for (int variant = 0; variant < 3; variant++) {
+            boolean resequence = variant > 0;
             for (long seed = 1; seed <= 5; seed++) {
-                TaskGraph g = randomGraph(seed, resequence);
+                TaskGraph g = randomGraph(seed, resequence, variant == 2);
                 int checked = 0;
                 for (int t = 0; t < g.taskCount(); t++) {
                     for (int i = 0; i < g.streamCount(t); i++) {
@@ -187,9 +191,7 @@ class TaskNumberingTest {
 
     @Test
     void theTimelineReportsEachTaskUnderTheIdTheBuilderGaveIt() {
-        TaskGraph.Builder b = TaskGraph.builder();
-        b.device("gpu0", 0);
-        b.device("gpu1", 0);
+        TaskGraph.Builder b = InterferenceTest.twoDevices();
         int c0 = b.stream(0, "compute", StreamKind.COMPUTE);
         int c1 = b.stream(1, "compute", StreamKind.COMPUTE);
         int m1 = b.stream(1, "comm", StreamKind.COMMUNICATION);
@@ -200,10 +202,7 @@ class TaskNumberingTest {
         TaskGraph g = b.build();
         int[] order = DepthOrder.of(g);
         assertTrue(!Arrays.equals(order, new int[] {0, 1, 2, 3}), "the run order differs from the builder's");
-        DsolKernel k = new DsolKernel();
-        Counters counters = new Counters();
-        Timeline t = new Engine(g, k, new FlowNetwork(TWO_GPUS, k, LinkStates.healthy(TWO_GPUS), counters), counters,
-                new DeviceSpeeds(2), task -> 0.5).run();
+        Timeline t = InterferenceTest.run(g, task -> 0.5);
         assertEquals(0, t.start(first));
         assertEquals(100, t.end(first));
         assertEquals(100, t.start(second));
