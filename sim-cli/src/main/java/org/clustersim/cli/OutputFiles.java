@@ -83,11 +83,13 @@ final class OutputFiles {
         };
     }
 
+    private static final FiniteDouble FINITE = new FiniteDouble();
+
     /** The JSON writer every command uses: indented, and refusing NaN and infinities. */
     static ObjectMapper mapper() {
         SimpleModule finite = new SimpleModule("finite-numbers");
-        finite.addSerializer(Double.class, new FiniteDouble());
-        finite.addSerializer(double.class, new FiniteDouble());
+        finite.addSerializer(Double.class, FINITE);
+        finite.addSerializer(double.class, FINITE);
         finite.addSerializer(org.clustersim.cli.output.RunSummary.LinkTraffic.class, new LinkTrafficWriter());
         return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
                 .disable(SerializationFeature.WRAP_EXCEPTIONS).registerModule(finite);
@@ -159,5 +161,4 @@ final class OutputFiles {
         }
     }
 
-    private static final FiniteDouble FINITE = new FiniteDouble();
 }

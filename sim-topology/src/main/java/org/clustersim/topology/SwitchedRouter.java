@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-
 /**
  * Routing on GPU clusters: inside a scale-up domain, GPU to NVSwitch to GPU; otherwise GPU to
  * its NIC, up to the NIC's leaf switch, across the switch fabric on a shortest path, and down

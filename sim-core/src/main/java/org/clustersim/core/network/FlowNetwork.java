@@ -301,7 +301,6 @@ public final class FlowNetwork implements FabricNetwork {
             if (known.shaped && !known.perStart) {
                 known.classes = FlowClass.find(flows, known.routes, nominal, classScratch);
             }
-
         }
         if (!started.isEmpty()) {
             rerate(started, now);
@@ -564,13 +563,13 @@ public final class FlowNetwork implements FabricNetwork {
         }
     }
 
-    /** Marks a memoised flow whose adaptive route is chosen afresh at every start. */
     /**
      * Most links whose loads a phase's kept choices are compared on ({@link ChosenRoutes}): a
      * direct all-to-all inside a leaf-spine scalable unit reads 512; a phase reading more (rings
      * across a three-tier fabric read most of its spine and core links) chooses afresh at every start.
      */
     private static final int MAX_READS = 4096;
+    /** Marks a memoised flow whose adaptive route is chosen afresh at every start. */
     private static final Route CHOSEN_PER_START = new Route(List.of());
 
     private long latencyOf(List<Link> links) {
