@@ -15,12 +15,12 @@ import org.clustersim.topology.Route;
  * is a function of those loads, the phase's flows and the (healthy) fabric, so a start that
  * finds the loads as an earlier start found them takes that start's routes and classes without
  * choosing again. The pipeline schedule repeats itself: a 2,048-GPU direct all-to-all starts
- * its 16 phases 11,120 times and meets 666 distinct loads.
+ * its 16 phases 11,120 times, and from each phase's second start on meets 651 distinct loads.
  */
 final class ChosenRoutes {
     /**
      * Choices kept per phase at most (a bound on memory where loads rarely repeat); later ones
-     * are made afresh. A direct all-to-all's phases meet up to 150 distinct loads.
+     * are made afresh. A direct all-to-all's phases meet up to 75 distinct loads each.
      */
     static final int MAX_KEPT = 512;
     /** Links read by the phase's adaptive choices, by id; null where the router cannot bound them (nothing is kept by loads then). */
