@@ -2,7 +2,9 @@ package org.clustersim.strategies.pipeline;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import org.clustersim.core.engine.StreamKind;
 import org.clustersim.core.engine.TaskGraph;
@@ -32,6 +34,15 @@ public final class PipelineProgram {
     private final long boundaryBytes;
     private final StagePlacement placement;
     private final boolean blockingSends;
+    /**
+     * One work per (sender, receiver, bytes), shared by every microbatch's send between them as a
+     * collective's plan is shared by every layer: a 16,384-GPU step has half a million sends but a
+     * few thousand distinct ones, and the network memoises routes per plan.
+     */
+    private final Map<Send, Work.Communication> sends = new HashMap<>();
+
+    private record Send(int from, int to, long bytes) {
+    }
 
     /**
      * @param schedule      the rank programs
@@ -227,8 +238,9 @@ public final class PipelineProgram {
             int send = graph.stream(from[i], sendStream(r, q), StreamKind.COMMUNICATION);
             int recv = graph.stream(to[i % to.length], recvStream(q, r), StreamKind.COMMUNICATION);
             int t = graph.communicate(what + " mb" + mb + " s" + k + "->s" + target, P2P_CATEGORY,
-                    new int[] {send, recv}, Work.Communication.pointToPoint(from[i], to[i % to.length],
-                            boundaryBytes / from.length), producer);
+                    new int[] {send, recv}, sends.computeIfAbsent(new Send(from[i], to[i % to.length],
+                            boundaryBytes / from.length), pair -> Work.Communication.pointToPoint(pair.from(), pair.to(),
+                            pair.bytes())), producer);
             graph.addDependency(consumer, t);
             if (arriving != null) {
                 arriving.add(t);

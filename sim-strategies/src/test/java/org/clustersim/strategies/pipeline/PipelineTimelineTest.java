@@ -104,4 +104,34 @@ class PipelineTimelineTest {
         Timeline t = simulate(new GPipeSchedule(), p, 1, 100, 200, hop, 0);
         assertEquals(p * 300 + 2 * (p - 1) * (2 * hop), t.makespan());
     }
+
+    @Test
+    void everyMicrobatchsSendBetweenTwoRanksSharesOneWork() {
+        int p = 4;
+        int m = 8;
+        TaskGraph.Builder g = TaskGraph.builder();
+        int[][] ranks = new int[p][2];
+        for (int r = 0; r < p; r++) {
+            for (int i = 0; i < 2; i++) {
+                ranks[r][i] = g.device("gpu" + r + "." + i, r);
+            }
+        }
+        new PipelineProgram(new OneFOneBSchedule(), p, m, UniformCosts.of(100, 200, 0, new OneFOneBSchedule(), p, m),
+                1 << 20).addTo(g, ranks);
+        TaskGraph graph = g.build();
+        java.util.Map<org.clustersim.core.engine.Work, Integer> uses = new java.util.IdentityHashMap<>();
+        int sends = 0;
+        for (int t = 0; t < graph.taskCount(); t++) {
+            if (graph.category(t).equals(PipelineProgram.P2P_CATEGORY)) {
+                sends++;
+                uses.merge(graph.work(t), 1, Integer::sum);
+            }
+        }
+        // each of the rank's 2 GPUs sends forward and backward across each of the p - 1 boundaries
+        assertEquals(2 * (p - 1) * m * 2, sends);
+        assertEquals(2 * (p - 1) * 2, uses.size(), "one work per sender, receiver and size");
+        for (int n : uses.values()) {
+            assertEquals(m, n, "each shared by every microbatch");
+        }
+    }
 }
