@@ -18,6 +18,8 @@ import java.util.Map;
  * row; the engine reads the rows directly.
  */
 public final class TaskGraph {
+    /** Tasks from which {@link #renumbered} gathers its arrays in parallel (below, threads cost more than they save). */
+    private static final int PARALLEL_RENUMBERING = 200_000;
     private final List<DeviceInfo> devices;
     private final List<Stream> streams;
     private final String[] names;
@@ -131,6 +133,11 @@ public final class TaskGraph {
      * releases tasks in the same order on either graph.
      */
     TaskGraph renumbered(int[] ids) {
+        return renumbered(ids, ids.length >= PARALLEL_RENUMBERING);
+    }
+
+    /** As {@link #renumbered(int[])}, gathering the arrays side by side on the common pool if {@code parallel}. */
+    TaskGraph renumbered(int[] ids, boolean parallel) {
         int n = names.length;
         if (ids.length != n) {
             throw new IllegalArgumentException(ids.length + " ids for " + n + " tasks");
@@ -147,44 +154,61 @@ public final class TaskGraph {
         String[] nCategories = new String[n];
         Work[] nWorks = new Work[n];
         boolean[] nCompute = new boolean[n];
-        for (int i = 0; i < n; i++) {
-            int t = ids[i];
-            nNames[i] = names[t];
-            nCategories[i] = categories[t];
-            nWorks[i] = works[t];
-            nCompute[i] = compute[t];
-        }
         int[] nTaskStreamStart = new int[n + 1];
         int[] nTaskStreams = new int[taskStreams.length];
         int[] nNextOnStream = new int[taskStreams.length];
-        int k = 0;
-        for (int i = 0; i < n; i++) {
-            nTaskStreamStart[i] = k;
-            for (int j = taskStreamStart[ids[i]], end = taskStreamStart[ids[i] + 1]; j < end; j++, k++) {
-                nTaskStreams[k] = taskStreams[j];
-                nNextOnStream[k] = nextOnStream[j] < 0 ? -1 : newId[nextOnStream[j]];
-            }
-        }
-        nTaskStreamStart[n] = k;
         int[] nDepStart = new int[n + 1];
-        int[] nDeps = rows(ids, depStart, deps, newId, nDepStart);
+        int[] nDeps = new int[deps.length];
         int[] nDependentStart = new int[n + 1];
-        int[] nDependents = rows(ids, dependentStart, dependents, newId, nDependentStart);
+        int[] nDependents = new int[dependents.length];
         int[] nStreamTasks = new int[streamTasks.length];
-        for (int p = 0; p < streamTasks.length; p++) {
-            nStreamTasks[p] = newId[streamTasks[p]];
+        // five gathers, each reading the old rows in the new order: on their own they are bound by
+        // cache misses, so a large graph's run them side by side on the available cores
+        Runnable[] gathers = {
+            () -> {
+                for (int i = 0; i < n; i++) {
+                    int t = ids[i];
+                    nNames[i] = names[t];
+                    nCategories[i] = categories[t];
+                    nWorks[i] = works[t];
+                    nCompute[i] = compute[t];
+                }
+            },
+            () -> {
+                int k = 0;
+                for (int i = 0; i < n; i++) {
+                    nTaskStreamStart[i] = k;
+                    for (int j = taskStreamStart[ids[i]], end = taskStreamStart[ids[i] + 1]; j < end; j++, k++) {
+                        nTaskStreams[k] = taskStreams[j];
+                        nNextOnStream[k] = nextOnStream[j] < 0 ? -1 : newId[nextOnStream[j]];
+                    }
+                }
+                nTaskStreamStart[n] = k;
+            },
+            () -> rows(ids, depStart, deps, newId, nDepStart, nDeps),
+            () -> rows(ids, dependentStart, dependents, newId, nDependentStart, nDependents),
+            () -> {
+                for (int p = 0; p < streamTasks.length; p++) {
+                    nStreamTasks[p] = newId[streamTasks[p]];
+                }
+            },
+        };
+        if (parallel) {
+            Arrays.stream(gathers).parallel().forEach(Runnable::run);
+        } else {
+            for (Runnable gather : gathers) {
+                gather.run();
+            }
         }
         return new TaskGraph(this, nNames, nCategories, nWorks, nCompute, nTaskStreamStart, nTaskStreams,
                 nNextOnStream, nDepStart, nDeps, nDependentStart, nDependents, nStreamTasks);
     }
 
     /**
-     * Compressed rows {@code start}/{@code values} laid out in the order {@code ids} gives, each
-     * row's values in their order and mapped through {@code newId}; {@code newStart} receives the
-     * new offsets.
+     * Compressed rows {@code start}/{@code values} laid out in the order {@code ids} gives into
+     * {@code newStart}/{@code out}, each row's values in their order and mapped through {@code newId}.
      */
-    private static int[] rows(int[] ids, int[] start, int[] values, int[] newId, int[] newStart) {
-        int[] out = new int[values.length];
+    private static void rows(int[] ids, int[] start, int[] values, int[] newId, int[] newStart, int[] out) {
         int k = 0;
         for (int i = 0; i < ids.length; i++) {
             newStart[i] = k;
@@ -193,7 +217,6 @@ public final class TaskGraph {
             }
         }
         newStart[ids.length] = k;
-        return out;
     }
 
     public static Builder builder() {
