@@ -450,15 +450,7 @@ public final class TaskGraph {
                 }
                 streamStamp[s] = serial;
             }
-            if (id == names.length) {
-                int cap = id * 2;
-                names = Arrays.copyOf(names, cap);
-                categories = Arrays.copyOf(categories, cap);
-                works = Arrays.copyOf(works, cap);
-                taskStreamStart = Arrays.copyOf(taskStreamStart, cap + 1);
-                depFirst = Arrays.copyOf(depFirst, cap);
-                depLast = Arrays.copyOf(depLast, cap);
-            }
+            growForTask(id);
             if (work instanceof Work.Compute c) {
                 Work.Compute shared = computeWork.putIfAbsent(c, c);
                 work = shared == null ? c : shared;
@@ -484,6 +476,147 @@ public final class TaskGraph {
                 link(id, d);
             }
             return id;
+        }
+
+        /** Room in the per-task arrays for task {@code id}, the next one. */
+        private void growForTask(int id) {
+            if (id == names.length) {
+                int cap = id * 2;
+                names = Arrays.copyOf(names, cap);
+                categories = Arrays.copyOf(categories, cap);
+                works = Arrays.copyOf(works, cap);
+                taskStreamStart = Arrays.copyOf(taskStreamStart, cap + 1);
+                depFirst = Arrays.copyOf(depFirst, cap);
+                depLast = Arrays.copyOf(depLast, cap);
+            }
+        }
+
+        /** Streams declared so far. */
+        public int streamCount() {
+            return streams.size();
+        }
+
+        /** Stream {@code id} as declared. */
+        public Stream streamAt(int id) {
+            return streams.get(id);
+        }
+
+        /** The work of task {@code id}. */
+        public Work work(int id) {
+            if (id < 0 || id >= taskCount) {
+                throw new IndexOutOfBoundsException("task " + id + " of " + taskCount);
+            }
+            return works[id];
+        }
+
+        /** The distinct streams tasks {@code first} (inclusive) to {@code end} occupy, in the order first met. */
+        public int[] streamsOf(int first, int end) {
+            checkRange(first, end);
+            boolean[] seen = new boolean[streams.size()];
+            IntList out = new IntList();
+            for (int k = taskStreamStart[first]; k < taskStreamStart[end]; k++) {
+                int s = taskStreams.data[k];
+                if (!seen[s]) {
+                    seen[s] = true;
+                    out.add(s);
+                }
+            }
+            return out.toArray();
+        }
+
+        /** Whether every dependency of tasks {@code first} to {@code end} (exclusive) lies among them. */
+        public boolean selfContained(int first, int end) {
+            checkRange(first, end);
+            for (int id = first; id < end; id++) {
+                for (int e = depFirst[id]; e >= 0; e = edgeNext.data[e]) {
+                    int d = edgeTarget.data[e];
+                    if (d < first || d >= end) {
+                        return false;
+                    }
+                }
+            }
+            return true;
+        }
+
+        private void checkRange(int first, int end) {
+            if (first < 0 || end > taskCount || first > end) {
+                throw new IllegalArgumentException("tasks " + first + ".." + end + " of " + taskCount);
+            }
+        }
+
+        /**
+         * Appends a copy of tasks {@code first} to {@code end} (exclusive): a symmetric replica of
+         * them on other streams. Each copy keeps its name, category and compute work; its streams
+         * are mapped through {@code streamMap} (indexed by stream id) and its communication work
+         * through {@code workOf}; its dependencies, which must lie in the range
+         * ({@link #selfContained}), point at the copies. Each new stream queue takes the copies in
+         * the order the original stream's queue holds the originals (a {@link #resequence}
+         * included), after whatever it held. The copy is what adding the same tasks one by one on
+         * the mapped streams would build, without naming, interning and looking up every task again.
+         *
+         * @return the id of the copy of task {@code first} minus {@code first}
+         * @throws IllegalArgumentException if a dependency leaves the range, a stream is not
+         *         mapped, or another task follows the range on one of its streams
+         */
+        public int replicate(int first, int end, int[] streamMap, java.util.function.UnaryOperator<Work> workOf) {
+            checkRange(first, end);
+            int[] used = streamsOf(first, end);
+            boolean[] source = new boolean[streams.size()];
+            for (int s : used) {
+                source[s] = true;
+            }
+            for (int s : used) {
+                if (s >= streamMap.length || streamMap[s] < 0 || streamMap[s] >= streams.size() || source[streamMap[s]]) {
+                    throw new IllegalArgumentException("stream " + s + " is not mapped to a stream of its own");
+                }
+                IntList q = streamQueues.get(s);
+                if (q.size > 0 && q.data[q.size - 1] >= end) {
+                    throw new IllegalArgumentException("task " + q.data[q.size - 1] + " follows the range on stream " + s);
+                }
+            }
+            if (!selfContained(first, end)) {
+                throw new IllegalArgumentException("tasks " + first + ".." + end + " wait for tasks outside them");
+            }
+            int offset = taskCount - first;
+            for (int id = first; id < end; id++) {
+                int copy = taskCount;
+                growForTask(copy);
+                names[copy] = names[id];
+                categories[copy] = categories[id];
+                works[copy] = works[id] instanceof Work.Compute ? works[id] : workOf.apply(works[id]);
+                depFirst[copy] = -1;
+                depLast[copy] = -1;
+                taskCount++;
+                for (int k = taskStreamStart[id]; k < taskStreamStart[id + 1]; k++) {
+                    taskStreams.add(streamMap[taskStreams.data[k]]);
+                    nextOnStream.add(-1);
+                }
+                taskStreamStart[copy + 1] = taskStreams.size;
+                for (int e = depFirst[id]; e >= 0; e = edgeNext.data[e]) {
+                    link(copy, edgeTarget.data[e] + offset);
+                }
+            }
+            for (int s : used) {
+                IntList q = streamQueues.get(s);
+                int from = q.size;
+                while (from > 0 && q.data[from - 1] >= first) {
+                    from--;
+                }
+                int to = streamMap[s];
+                IntList copies = streamQueues.get(to);
+                for (int p = from; p < q.size; p++) {
+                    int original = q.data[p];
+                    int copy = original + offset;
+                    int slot = taskStreamStart[copy] + slotOf(original, s) - taskStreamStart[original];
+                    int last = lastSlot.data[to];
+                    if (last >= 0) {
+                        nextOnStream.data[last] = copy;
+                    }
+                    lastSlot.data[to] = slot;
+                    copies.add(copy);
+                }
+            }
+            return offset;
         }
 
         private void link(int task, int dependency) {

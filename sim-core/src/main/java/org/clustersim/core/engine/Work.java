@@ -39,6 +39,30 @@ public sealed interface Work permits Work.Compute, Work.Communication {
             }
         }
 
+        /**
+         * The same communication between other devices: every flow's ends mapped through
+         * {@code device}, phases, sizes, channels and latencies kept. What a symmetric replica of
+         * a step's pipeline runs, where its plans are those of the first replica moved.
+         *
+         * @throws IllegalArgumentException if {@code device} maps an end of some flow to a negative id
+         */
+        public Communication onDevices(java.util.function.IntUnaryOperator device) {
+            List<Phase> moved = new java.util.ArrayList<>(phases.size());
+            for (Phase p : phases) {
+                List<Flow> flows = new java.util.ArrayList<>(p.flows().size());
+                for (Flow f : p.flows()) {
+                    int src = device.applyAsInt(f.srcDevice());
+                    int dst = device.applyAsInt(f.dstDevice());
+                    if (src < 0 || dst < 0) {
+                        throw new IllegalArgumentException("no device for flow " + f.srcDevice() + " -> " + f.dstDevice());
+                    }
+                    flows.add(new Flow(src, dst, f.bytes(), f.channel()));
+                }
+                moved.add(new Phase(flows, p.extraLatencyNs()));
+            }
+            return new Communication(moved);
+        }
+
         /** A single point-to-point transfer. */
         public static Communication pointToPoint(int src, int dst, long bytes) {
             return new Communication(List.of(new Phase(List.of(new Flow(src, dst, bytes)))));

@@ -48,6 +48,45 @@ public final class PipelineTasks {
         this.firstForward = java.util.Map.copyOf(firstForward);
     }
 
+    /** Whether every task this bookkeeping names lies in {@code first} (inclusive) to {@code end}. */
+    public boolean within(int first, int end) {
+        java.util.function.IntPredicate in = t -> t >= first && t < end;
+        for (Entry e : entries) {
+            if (!in.test(e.task())) {
+                return false;
+            }
+        }
+        for (int[] tasks : gradReady.values()) {
+            if (!java.util.Arrays.stream(tasks).allMatch(in)) {
+                return false;
+            }
+        }
+        for (int[] tasks : firstInputs.values()) {
+            if (!java.util.Arrays.stream(tasks).allMatch(in)) {
+                return false;
+            }
+        }
+        return firstForward.values().stream().allMatch(t -> t < 0 || in.test(t));
+    }
+
+    /** The same bookkeeping for a copy of this pipeline whose tasks are numbered {@code offset} higher. */
+    public PipelineTasks shifted(int offset) {
+        List<Entry> moved = new ArrayList<>(entries.size());
+        for (Entry e : entries) {
+            moved.add(new Entry(e.rank(), e.stage(), e.task() + offset, e.allocate()));
+        }
+        java.util.Map<Integer, Integer> first = new java.util.HashMap<>();
+        firstForward.forEach((k, t) -> first.put(k, t < 0 ? t : t + offset));
+        return new PipelineTasks(ranks, stages, chunkShare, moved, shifted(gradReady, offset), first,
+                shifted(firstInputs, offset));
+    }
+
+    private static java.util.Map<Integer, int[]> shifted(java.util.Map<Integer, int[]> tasks, int offset) {
+        java.util.Map<Integer, int[]> out = new java.util.HashMap<>();
+        tasks.forEach((k, t) -> out.put(k, java.util.Arrays.stream(t).map(x -> x + offset).toArray()));
+        return out;
+    }
+
     /**
      * The activation bookkeeping of consecutive steps of one pipeline, for measuring memory over
      * all of them: every step's forwards allocate and its backwards free, so activations of two

@@ -34,6 +34,11 @@ final class GroupPlans {
     private final AllToAllAlgorithm allToAll;
     private final Map<String, Collectives.Choice> chosen = new HashMap<>();
     private final Map<String, Work.Communication> planned = new HashMap<>();
+    /** Every plan made, with what it was made for, in the order made. */
+    private final List<Made> made = new ArrayList<>();
+
+    private record Made(String kind, CollectiveOp op, int[] devices, long bytes, Work.Communication work) {
+    }
 
     GroupPlans(Topology topology, TransformerModel.Experts experts) {
         this(topology, experts, AllToAllAlgorithm.AUTO);
@@ -49,7 +54,34 @@ final class GroupPlans {
     Work.Communication plan(String kind, CollectiveOp op, int[] devices, long bytes) {
         // the same collective over the same GPUs recurs every layer and microbatch: plan it once
         return planned.computeIfAbsent(kind + "/" + op.name() + "/" + bytes + "/" + java.util.Arrays.toString(devices),
-                k -> planFresh(kind, op, devices, bytes));
+                k -> {
+                    Work.Communication work = planFresh(kind, op, devices, bytes);
+                    made.add(new Made(kind, op, devices.clone(), bytes, work));
+                    return work;
+                });
+    }
+
+    /**
+     * Whether every plan made so far over GPUs that {@code device} maps (all of them; -1 maps
+     * none) moves with them: the plan for the mapped GPUs is the plan made, each flow's ends
+     * mapped. Then a replica of the pipeline on the mapped GPUs may take its plans moved rather
+     * than made ({@link PipelineReplicas}). Making the plans for the mapped GPUs here is what
+     * building that replica would do.
+     */
+    boolean moveWith(int[] device) {
+        for (Made m : List.copyOf(made)) {
+            int[] moved = new int[m.devices().length];
+            boolean mapped = true;
+            for (int i = 0; i < moved.length && mapped; i++) {
+                int d = m.devices()[i];
+                mapped = d < device.length && device[d] >= 0;
+                moved[i] = mapped ? device[d] : -1;
+            }
+            if (mapped && !plan(m.kind(), m.op(), moved, m.bytes()).equals(m.work().onDevices(d -> device[d]))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private Work.Communication planFresh(String kind, CollectiveOp op, int[] devices, long bytes) {

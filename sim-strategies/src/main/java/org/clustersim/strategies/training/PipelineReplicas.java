@@ -1,9 +1,14 @@
 package org.clustersim.strategies.training;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 
+import org.clustersim.core.engine.Stream;
 import org.clustersim.core.engine.TaskGraph;
+import org.clustersim.core.engine.Work;
 import org.clustersim.strategies.pipeline.PipelineProgram;
 import org.clustersim.strategies.pipeline.PipelineTasks;
 import org.clustersim.strategies.pipeline.StageWork;
@@ -13,24 +18,144 @@ import org.clustersim.strategies.pipeline.StageWork;
  * over its pp ranks, each rank a group of tp x cp GPUs (cp groups of tp, CP rank-major) running
  * its actions as {@code work} says. A stage boundary carries b s h over the whole group, split
  * evenly over its GPUs.
+ *
+ * <p>Replicas are symmetric: replica d's tasks are replica 0's on GPUs (t, c, p, d) in place of
+ * (t, c, p, 0). So replica 0 is built and the others are copied from it
+ * ({@link TaskGraph.Builder#replicate}): a 16,384-GPU step with every replica simulated names,
+ * interns and looks up the streams of 3.6 M tasks otherwise, for 28,000 distinct ones. A copy is
+ * made only where it is provably what building would make: replica 0's tasks wait only for one
+ * another and run only on its own GPUs (not so for an expert all-to-all across replicas), its
+ * bookkeeping names only its own tasks, no part of the step hooks into its tasks as they are
+ * built (ZeRO-3's per-layer gathers, prefetched parameter gathers), and every collective plan
+ * made over its GPUs, moved to replica d's, is the plan made for replica d's
+ * ({@link GroupPlans#moveWith}: plans follow the fabric, which a shift of servers need not
+ * preserve). Every other work of a pipeline is made from its GPUs alone (sends, ring shifts).
+ * Otherwise replica d is built like replica 0.
  */
 final class PipelineReplicas {
     private final TrainingStep step;
+    private final GroupPlans plans;
+    private final boolean copies;
+    private int copied;
 
-    PipelineReplicas(TrainingStep step) {
+    /**
+     * @param plans  the step's collective plans, which a copy checks (and makes) for its GPUs
+     * @param copies whether replicas may be copied from replica 0 (built one by one otherwise:
+     *               the same graph, for tests)
+     */
+    PipelineReplicas(TrainingStep step, GroupPlans plans, boolean copies) {
         this.step = step;
+        this.plans = plans;
+        this.copies = copies;
     }
 
-    /** Adds every simulated replica's pipeline; returns their activation bookkeeping, replica by replica. */
-    List<PipelineTasks> addTo(TaskGraph.Builder g, StageWork work) {
-        long boundary = step.model().boundaryActivationBytes(step.microBatch(), step.seqLen(),
-                TrainingStep.ACTIVATION_BYTES);
+    /**
+     * Adds every simulated replica's pipeline; returns their activation bookkeeping, replica by replica.
+     *
+     * @param hooked whether another part of the step hooks into the tasks as they are built
+     *               (then every replica is built)
+     */
+    List<PipelineTasks> addTo(TaskGraph.Builder g, StageWork work, boolean hooked) {
         List<PipelineTasks> pipelines = new ArrayList<>();
-        for (int d = 0; d < step.replicas(); d++) {
-            pipelines.add(new PipelineProgram(step.schedule(), step.pp(), step.microbatches(), work, boundary,
-                    step.blockingSends()).addTo(g, ranks(d)));
+        int firstTask = g.taskCount();
+        int firstStream = g.streamCount();
+        pipelines.add(program(work).addTo(g, ranks(0)));
+        int endTask = g.taskCount();
+        int endStream = g.streamCount();
+        boolean copyable = copies && !hooked && step.replicas() > 1
+                && g.selfContained(firstTask, endTask) && pipelines.get(0).within(firstTask, endTask)
+                && onReplicaZero(g, firstTask, endTask, firstStream, endStream);
+        for (int d = 1; d < step.replicas(); d++) {
+            int[] device = deviceMap(d);
+            if (copyable && plans.moveWith(device)) {
+                int offset = copy(g, firstTask, endTask, firstStream, endStream, device);
+                pipelines.add(pipelines.get(0).shifted(offset));
+                copied++;
+            } else {
+                pipelines.add(program(work).addTo(g, ranks(d)));
+            }
         }
         return pipelines;
+    }
+
+    /** Replicas copied from replica 0 so far, not built. */
+    int copied() {
+        return copied;
+    }
+
+    private PipelineProgram program(StageWork work) {
+        long boundary = step.model().boundaryActivationBytes(step.microBatch(), step.seqLen(),
+                TrainingStep.ACTIVATION_BYTES);
+        return new PipelineProgram(step.schedule(), step.pp(), step.microbatches(), work, boundary,
+                step.blockingSends());
+    }
+
+    /**
+     * Whether replica 0's tasks stay on its own GPUs: the streams they use and those its build
+     * declared, and both ends of every flow they send (an expert all-to-all's task runs on one
+     * GPU's stream but sends to GPUs of other replicas).
+     */
+    private boolean onReplicaZero(TaskGraph.Builder g, int firstTask, int endTask, int firstStream, int endStream) {
+        int[] own = deviceMap(0);
+        Map<Work, Boolean> checked = new IdentityHashMap<>();
+        for (int t = firstTask; t < endTask; t++) {
+            if (g.work(t) instanceof Work.Communication c && checked.put(c, Boolean.TRUE) == null) {
+                for (var phase : c.phases()) {
+                    for (var f : phase.flows()) {
+                        if (own[f.srcDevice()] < 0 || own[f.dstDevice()] < 0) {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+        for (int s : g.streamsOf(firstTask, endTask)) {
+            if (own[g.streamAt(s).device()] < 0) {
+                return false;
+            }
+        }
+        for (int s = firstStream; s < endStream; s++) {
+            if (own[g.streamAt(s).device()] < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Copies replica 0's tasks onto replica d's GPUs: first its streams, declared in the order
+     * replica 0's build declared them (as building replica d would), then the tasks.
+     *
+     * @return the copies' id offset
+     */
+    private int copy(TaskGraph.Builder g, int firstTask, int endTask, int firstStream, int endStream, int[] device) {
+        for (int s = firstStream; s < endStream; s++) {
+            Stream st = g.streamAt(s);
+            g.stream(device[st.device()], st.name(), st.kind());
+        }
+        int[] streamMap = new int[g.streamCount()];
+        Arrays.fill(streamMap, -1);
+        for (int s : g.streamsOf(firstTask, endTask)) {
+            Stream st = g.streamAt(s);
+            streamMap[s] = g.stream(device[st.device()], st.name(), st.kind());
+        }
+        Map<Work, Work> moved = new IdentityHashMap<>();
+        return g.replicate(firstTask, endTask, streamMap, w -> moved.computeIfAbsent(w,
+                k -> ((Work.Communication) k).onDevices(d -> device[d])));
+    }
+
+    /** Per GPU of the cluster, its counterpart in replica d if it belongs to replica 0, else -1. */
+    private int[] deviceMap(int d) {
+        int[] device = new int[step.mesh().gpus()];
+        Arrays.fill(device, -1);
+        for (int p = 0; p < step.pp(); p++) {
+            for (int c = 0; c < step.cp(); c++) {
+                for (int t = 0; t < step.tp(); t++) {
+                    device[step.device(t, c, p, 0)] = step.device(t, c, p, d);
+                }
+            }
+        }
+        return device;
     }
 
     /** The GPUs of each pipeline rank of replica {@code d}. */

@@ -23,6 +23,8 @@ import org.clustersim.strategies.pipeline.PipelineTasks;
 public final class StepBuilder {
     private final TrainingStep step;
     private final StepSequence sequence;
+    private final boolean copyReplicas;
+    private int copiedReplicas;
 
     public StepBuilder(TrainingStep step) {
         this(step, StepSequence.ONE);
@@ -30,12 +32,23 @@ public final class StepBuilder {
 
     /** Builds {@code sequence.steps()} consecutive steps of {@code step}. */
     public StepBuilder(TrainingStep step, StepSequence sequence) {
+        this(step, sequence, true);
+    }
+
+    /**
+     * @param copyReplicas whether symmetric replicas' pipelines may be copied from the first
+     *                     ({@link PipelineReplicas}); false builds each one, the same graph more
+     *                     slowly (for tests that check exactly that)
+     */
+    public StepBuilder(TrainingStep step, StepSequence sequence, boolean copyReplicas) {
         this.step = step;
         this.sequence = sequence;
+        this.copyReplicas = copyReplicas;
     }
 
     /** The tasks of every step on every GPU of the mesh, step after step. */
     public TrainingStep.Built build() {
+        copiedReplicas = 0;
         TaskGraph.Builder g = TaskGraph.builder();
         for (int d = 0; d < step.mesh().gpus(); d++) {
             g.device(step.topology().device(d).name(), step.topology().device(d).node());
@@ -69,8 +82,11 @@ public final class StepBuilder {
             firstTasks[n] = g.taskCount();
             ShardedWeights sharded = step.zero() == 3 && step.dp() * step.cp() > 1 ? new ShardedWeights(step) : null;
             ForwardEntries entries = prefetch ? new ForwardEntries(step.stages()) : null;
-            List<PipelineTasks> pipelines = new PipelineReplicas(step)
-                    .addTo(g, new TransformerStageWork(blocks, layer, step.split(), sharded, entries));
+            PipelineReplicas replicas = new PipelineReplicas(step, plans, copyReplicas);
+            List<PipelineTasks> pipelines = replicas.addTo(g,
+                    new TransformerStageWork(blocks, layer, step.split(), sharded, entries),
+                    sharded != null || entries != null);
+            copiedReplicas += replicas.copied();
             if (prefetch) {
                 new ParamGatherPrefetch(step, dpc, pipelines, entries).add(previous);
             }
@@ -95,6 +111,11 @@ public final class StepBuilder {
             pipelines.add(PipelineTasks.acrossSteps(steps));
         }
         return new TrainingStep.Built(g.build(), pipelines, firstTasks);
+    }
+
+    /** Replica pipelines the last {@link #build} copied from the first replica's, over all its steps. */
+    public int copiedReplicas() {
+        return copiedReplicas;
     }
 
     /**
