@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.clustersim.core.kernel.DsolKernel;
 import org.clustersim.core.kernel.HeapKernel;
+import org.clustersim.core.kernel.SimKernel;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -41,17 +42,17 @@ public class KernelBenchmark {
     @Benchmark
     @OperationsPerInvocation(EVENTS)
     public long dsolKernel() {
-        DsolKernel kernel = new DsolKernel();
-        Hold hold = new Hold(pending, kernel::now, kernel::schedule);
-        hold.start();
-        kernel.run();
-        return hold.executed;
+        return hold(new DsolKernel());
     }
 
     @Benchmark
     @OperationsPerInvocation(EVENTS)
     public long heapKernel() {
-        HeapKernel kernel = new HeapKernel();
+        return hold(new HeapKernel());
+    }
+
+    /** The hold model run through {@code kernel}; returns the events executed. */
+    private long hold(SimKernel kernel) {
         Hold hold = new Hold(pending, kernel::now, kernel::schedule);
         hold.start();
         kernel.run();

@@ -59,10 +59,7 @@ class ReplicaCopyTest {
     void copiedReplicasAreWhatBuildingEachMakes(String scenario, String overrides, int copiedPerStep)
             throws IOException {
         ObjectNode tree = (ObjectNode) YAML.readTree(Path.of("..", "scenarios", scenario + ".yaml").toFile());
-        for (String o : overrides.split(";")) {
-            String[] kv = o.split("=", 2);
-            set(tree, kv[0].trim(), kv[1].trim());
-        }
+        ScenarioOverrides.apply(tree, overrides);
         ObjectNode sim = tree.has("simulation") ? (ObjectNode) tree.get("simulation") : tree.putObject("simulation");
         sim.put("replicas", "all");
         Path file = dir.resolve("all.yaml");
@@ -131,24 +128,5 @@ class ReplicaCopyTest {
             ops.append(c.ops().op(i)).append('=').append(c.ops().share(i)).append(' ');
         }
         return c.durationNs() + " ns, " + c.flops() + " flops, " + ops;
-    }
-
-    /** Sets {@code path} to a number, a boolean or a string, or removes it when the value is empty. */
-    private static void set(ObjectNode tree, String path, String value) {
-        String[] keys = path.split("\\.");
-        ObjectNode node = tree;
-        for (int i = 0; i < keys.length - 1; i++) {
-            node = node.has(keys[i]) ? (ObjectNode) node.get(keys[i]) : node.putObject(keys[i]);
-        }
-        String key = keys[keys.length - 1];
-        if (value.isEmpty()) {
-            node.remove(key);
-        } else if (value.matches("-?\\d+")) {
-            node.put(key, Integer.parseInt(value));
-        } else if (value.equals("true") || value.equals("false")) {
-            node.put(key, Boolean.parseBoolean(value));
-        } else {
-            node.put(key, value);
-        }
     }
 }

@@ -49,10 +49,7 @@ class ReplicasAgreementTest {
     })
     void oneReplicaAgreesWithAll(String scenario, String overrides) throws IOException {
         ObjectNode tree = (ObjectNode) YAML.readTree(Path.of("..", "scenarios", scenario + ".yaml").toFile());
-        for (String o : overrides.split(";")) {
-            String[] kv = o.split("=", 2);
-            set(tree, kv[0].trim(), kv[1].trim());
-        }
+        ScenarioOverrides.apply(tree, overrides);
         JsonNode one = run(tree, "one");
         JsonNode all = run(tree, "all");
         long a = one.get("stepTimeNs").asLong();
@@ -79,19 +76,4 @@ class ReplicasAgreementTest {
         assertEquals(0, r.code(), r.err());
         return new ObjectMapper().readTree(summary.toFile());
     }
-
-    /** Sets {@code path} to an integer value, or removes it when the value is empty. */
-    private static void set(ObjectNode tree, String path, String value) {
-        String[] keys = path.split("\\.");
-        ObjectNode node = tree;
-        for (int i = 0; i < keys.length - 1; i++) {
-            node = node.has(keys[i]) ? (ObjectNode) node.get(keys[i]) : node.putObject(keys[i]);
-        }
-        if (value.isEmpty()) {
-            node.remove(keys[keys.length - 1]);
-        } else {
-            node.put(keys[keys.length - 1], Integer.parseInt(value));
-        }
-    }
-
 }

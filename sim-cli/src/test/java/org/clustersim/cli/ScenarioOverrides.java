@@ -1,0 +1,39 @@
+package org.clustersim.cli;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * Test scenarios derived from bundled ones: {@code "model.layers=16;schedule.kind=interleaved"}
+ * sets each dotted path in a scenario's tree to an integer, a boolean or a string, or removes it
+ * when the value is empty.
+ */
+final class ScenarioOverrides {
+    private ScenarioOverrides() {
+    }
+
+    /** Applies {@code overrides} (dotted path=value, ';' between) to {@code tree}. */
+    static void apply(ObjectNode tree, String overrides) {
+        for (String o : overrides.split(";")) {
+            String[] kv = o.split("=", 2);
+            set(tree, kv[0].trim(), kv[1].trim());
+        }
+    }
+
+    private static void set(ObjectNode tree, String path, String value) {
+        String[] keys = path.split("\\.");
+        ObjectNode node = tree;
+        for (int i = 0; i < keys.length - 1; i++) {
+            node = node.has(keys[i]) ? (ObjectNode) node.get(keys[i]) : node.putObject(keys[i]);
+        }
+        String key = keys[keys.length - 1];
+        if (value.isEmpty()) {
+            node.remove(key);
+        } else if (value.matches("-?\\d+")) {
+            node.put(key, Integer.parseInt(value));
+        } else if (value.equals("true") || value.equals("false")) {
+            node.put(key, Boolean.parseBoolean(value));
+        } else {
+            node.put(key, value);
+        }
+    }
+}
