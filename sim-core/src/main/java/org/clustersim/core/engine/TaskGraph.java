@@ -561,14 +561,16 @@ public final class TaskGraph {
         public int replicate(int first, int end, int[] streamMap, java.util.function.UnaryOperator<Work> workOf) {
             checkRange(first, end);
             int[] used = streamsOf(first, end);
-            boolean[] source = new boolean[streams.size()];
+            boolean[] taken = new boolean[streams.size()];
             for (int s : used) {
-                source[s] = true;
+                taken[s] = true;
             }
             for (int s : used) {
-                if (s >= streamMap.length || streamMap[s] < 0 || streamMap[s] >= streams.size() || source[streamMap[s]]) {
+                // each stream onto one of its own: neither a source nor another's target
+                if (s >= streamMap.length || streamMap[s] < 0 || streamMap[s] >= streams.size() || taken[streamMap[s]]) {
                     throw new IllegalArgumentException("stream " + s + " is not mapped to a stream of its own");
                 }
+                taken[streamMap[s]] = true;
                 IntList q = streamQueues.get(s);
                 if (q.size > 0 && q.data[q.size - 1] >= end) {
                     throw new IllegalArgumentException("task " + q.data[q.size - 1] + " follows the range on stream " + s);

@@ -1,0 +1,100 @@
+package org.clustersim.core.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.SplittableRandom;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link TaskGraph.Builder#replicate} appends what adding the same tasks on the mapped streams
+ * would, resequenced queues included, and refuses a range or map it cannot copy before it
+ * changes anything.
+ */
+class ReplicateTest {
+    /** Random tasks on a compute and a communication stream of device {@code dev}, the last two resequenced. */
+    private static void tasks(TaskGraph.Builder b, int dev, long seed) {
+        SplittableRandom r = new SplittableRandom(seed);
+        int first = b.taskCount();
+        int c = b.stream(dev, "c", StreamKind.COMPUTE);
+        int m = b.stream(dev, "m", StreamKind.COMMUNICATION);
+        for (int t = 0; t < 40; t++) {
+            int[] deps = t == 0 ? new int[0] : r.ints(r.nextInt(3), first, first + t).distinct().toArray();
+            if (r.nextBoolean()) {
+                b.compute("c" + t, "x", c, 1 + r.nextInt(9), 0, deps);
+            } else {
+                int[] on = r.nextBoolean() ? new int[] {m} : new int[] {m, c};
+                b.communicate("m" + t, "y", on, Work.Communication.pointToPoint(dev, dev, 8 + t), deps);
+            }
+        }
+        // the last two tasks swapped in their queues (the builder does not run the graph)
+        b.resequence(first + 38, new int[] {first + 39, first + 38});
+    }
+
+    private static TaskGraph.Builder devices() {
+        TaskGraph.Builder b = TaskGraph.builder();
+        b.device("gpu0", 0);
+        b.device("gpu1", 1);
+        return b;
+    }
+
+    @Test
+    void aCopyIsWhatBuildingTheSameTasksOnTheOtherDeviceMakes() {
+        for (long seed = 1; seed <= 6; seed++) {
+            TaskGraph.Builder built = devices();
+            tasks(built, 0, seed);
+            tasks(built, 1, seed);
+            TaskGraph.Builder copied = devices();
+            tasks(copied, 0, seed);
+            int end = copied.taskCount();
+            int c1 = copied.stream(1, "c", StreamKind.COMPUTE);
+            int m1 = copied.stream(1, "m", StreamKind.COMMUNICATION);
+            int[] map = {c1, m1, -1, -1};
+            int offset = copied.replicate(0, end, map, w -> ((Work.Communication) w).onDevices(d -> 1 - d));
+            assertEquals(end, offset);
+            TaskGraph a = built.build();
+            TaskGraph b = copied.build();
+            assertEquals(a.taskCount(), b.taskCount());
+            for (int t = 0; t < a.taskCount(); t++) {
+                assertEquals(a.name(t), b.name(t));
+                assertEquals(a.work(t) instanceof Work.Compute ? ((Work.Compute) a.work(t)).durationNs() : a.work(t),
+                        b.work(t) instanceof Work.Compute ? ((Work.Compute) b.work(t)).durationNs() : b.work(t));
+                assertEquals(a.streamCount(t), b.streamCount(t));
+                for (int i = 0; i < a.streamCount(t); i++) {
+                    assertEquals(a.taskStream(t, i), b.taskStream(t, i));
+                    assertEquals(a.nextOnStream(t, i), b.nextOnStream(t, i), "task " + t + " seed " + seed);
+                }
+                assertEquals(a.depCount(t), b.depCount(t));
+                for (int i = 0; i < a.depCount(t); i++) {
+                    assertEquals(a.dep(t, i), b.dep(t, i));
+                }
+            }
+            for (int s = 0; s < a.streams().size(); s++) {
+                for (int p = 0; p < a.streamLength(s); p++) {
+                    assertEquals(a.streamTask(s, p), b.streamTask(s, p), "stream " + s + " seed " + seed);
+                }
+            }
+        }
+    }
+
+    @Test
+    void aRangeOrMapThatCannotBeCopiedIsRefusedBeforeAnythingChanges() {
+        TaskGraph.Builder b = devices();
+        tasks(b, 0, 3);
+        int end = b.taskCount();
+        int c1 = b.stream(1, "c", StreamKind.COMPUTE);
+        int m1 = b.stream(1, "m", StreamKind.COMMUNICATION);
+        java.util.function.UnaryOperator<Work> same = w -> w;
+        assertThrows(IllegalArgumentException.class, () -> b.replicate(0, end, new int[] {c1, c1, -1, -1}, same),
+                "two streams onto one");
+        assertThrows(IllegalArgumentException.class, () -> b.replicate(0, end, new int[] {1, m1, -1, -1}, same),
+                "onto a stream of the range");
+        assertThrows(IllegalArgumentException.class, () -> b.replicate(0, end, new int[] {c1, -1, -1, -1}, same),
+                "a stream unmapped");
+        b.addDependency(5, 0);
+        assertThrows(IllegalArgumentException.class, () -> b.replicate(1, end, new int[] {c1, m1, -1, -1}, same),
+                "a dependency outside the range");
+        assertEquals(end, b.taskCount(), "nothing appended");
+    }
+}
