@@ -559,13 +559,12 @@ public final class TaskGraph {
          *         mapped, or another task follows the range on one of its streams
          */
         public int replicate(int first, int end, int[] streamMap, java.util.function.UnaryOperator<Work> workOf) {
-            checkRange(first, end);
-            int[] used = streamsOf(first, end);
+            Range range = checkedRange(first, end);
             boolean[] taken = new boolean[streams.size()];
-            for (int s : used) {
+            for (int s : range.streams) {
                 taken[s] = true;
             }
-            for (int s : used) {
+            for (int s : range.streams) {
                 // each stream onto one of its own: neither a source nor another's target
                 if (s >= streamMap.length || streamMap[s] < 0 || streamMap[s] >= streams.size() || taken[streamMap[s]]) {
                     throw new IllegalArgumentException("stream " + s + " is not mapped to a stream of its own");
@@ -576,10 +575,9 @@ public final class TaskGraph {
                     throw new IllegalArgumentException("task " + q.data[q.size - 1] + " follows the range on stream " + s);
                 }
             }
-            if (!selfContained(first, end)) {
-                throw new IllegalArgumentException("tasks " + first + ".." + end + " wait for tasks outside them");
-            }
             int offset = taskCount - first;
+            int firstSlot = taskStreamStart[first];
+            int slotOffset = taskStreams.size - firstSlot;
             for (int id = first; id < end; id++) {
                 int copy = taskCount;
                 growForTask(copy);
@@ -589,39 +587,103 @@ public final class TaskGraph {
                 depFirst[copy] = -1;
                 depLast[copy] = -1;
                 taskCount++;
+                // nothing follows the range on its streams, so each original's successor there is
+                // another original (or none), and the copy's is that one's copy
                 for (int k = taskStreamStart[id]; k < taskStreamStart[id + 1]; k++) {
+                    int next = nextOnStream.data[k];
                     taskStreams.add(streamMap[taskStreams.data[k]]);
-                    nextOnStream.add(-1);
+                    nextOnStream.add(next < 0 ? -1 : next + offset);
                 }
                 taskStreamStart[copy + 1] = taskStreams.size;
                 for (int e = depFirst[id]; e >= 0; e = edgeNext.data[e]) {
                     link(copy, edgeTarget.data[e] + offset);
                 }
             }
-            for (int s : used) {
+            for (int s : range.streams) {
                 IntList q = streamQueues.get(s);
                 int from = q.size;
                 while (from > 0 && q.data[from - 1] >= first) {
                     from--;
                 }
                 int to = streamMap[s];
+                int last = lastSlot.data[to];
+                if (last >= 0) {
+                    nextOnStream.data[last] = q.data[from] + offset;
+                }
+                lastSlot.data[to] = slotOf(q.data[q.size - 1], s) + slotOffset;
                 IntList copies = streamQueues.get(to);
                 for (int p = from; p < q.size; p++) {
-                    int original = q.data[p];
-                    int copy = original + offset;
-                    int slot = taskStreamStart[copy] + slotOf(original, s) - taskStreamStart[original];
-                    int last = lastSlot.data[to];
-                    if (last >= 0) {
-                        nextOnStream.data[last] = copy;
-                    }
-                    lastSlot.data[to] = slot;
-                    copies.add(copy);
+                    copies.add(q.data[p] + offset);
                 }
             }
             return offset;
         }
 
+        /**
+         * Makes room for {@code copies} {@link #replicate copies} of tasks {@code first} to
+         * {@code end} at once, and an eighth more for tasks added after them. Copying a replica
+         * at a time otherwise grows every per-task and per-slot array by doubling, tens of times
+         * over for thousands of replicas: a gigabyte of copied arrays for a 16,384-GPU step.
+         *
+         * @throws IllegalArgumentException as {@link #replicate} does for the range
+         */
+        public void reserveCopies(int first, int end, int copies) {
+            if (copies < 0) {
+                throw new IllegalArgumentException(copies + " copies");
+            }
+            Range range = checkedRange(first, end);
+            long tasks = taskCount + (long) copies * (end - first);
+            long slots = taskStreams.size + (long) copies * (taskStreamStart[end] - taskStreamStart[first]);
+            long edges = edgeTarget.size + (long) copies * range.edges;
+            if (Math.max(tasks, Math.max(slots, edges)) * 9 / 8 >= Integer.MAX_VALUE - 8) {
+                throw new IllegalArgumentException(copies + " copies of " + (end - first) + " tasks are too many");
+            }
+            int taskRoom = (int) (tasks + tasks / 8);
+            if (taskRoom > names.length) {
+                names = Arrays.copyOf(names, taskRoom);
+                categories = Arrays.copyOf(categories, taskRoom);
+                works = Arrays.copyOf(works, taskRoom);
+                taskStreamStart = Arrays.copyOf(taskStreamStart, taskRoom + 1);
+                depFirst = Arrays.copyOf(depFirst, taskRoom);
+                depLast = Arrays.copyOf(depLast, taskRoom);
+            }
+            taskStreams.reserve((int) (slots + slots / 8) - taskStreams.size);
+            nextOnStream.reserve((int) (slots + slots / 8) - nextOnStream.size);
+            edgeTarget.reserve((int) (edges + edges / 8) - edgeTarget.size);
+            edgeNext.reserve((int) (edges + edges / 8) - edgeNext.size);
+        }
+
+        /**
+         * Tasks first..end checked for {@link #replicate}: their streams, first met first, and their
+         * dependency count. Kept for the next call on the same range (a replica is copied many
+         * times); a dependency added to one of its tasks drops it.
+         */
+        private record Range(int first, int end, int[] streams, int edges) {
+        }
+
+        private Range checked;
+
+        private Range checkedRange(int first, int end) {
+            if (checked != null && checked.first == first && checked.end == end) {
+                return checked;
+            }
+            if (!selfContained(first, end)) {
+                throw new IllegalArgumentException("tasks " + first + ".." + end + " wait for tasks outside them");
+            }
+            int edges = 0;
+            for (int id = first; id < end; id++) {
+                for (int e = depFirst[id]; e >= 0; e = edgeNext.data[e]) {
+                    edges++;
+                }
+            }
+            checked = new Range(first, end, streamsOf(first, end), edges);
+            return checked;
+        }
+
         private void link(int task, int dependency) {
+            if (checked != null && task >= checked.first && task < checked.end) {
+                checked = null;
+            }
             int edge = edgeTarget.size;
             edgeTarget.add(dependency);
             edgeNext.add(-1);
@@ -784,6 +846,13 @@ public final class TaskGraph {
                 data = Arrays.copyOf(data, size * 2);
             }
             data[size++] = v;
+        }
+
+        /** Room for at least {@code more} further values: grown to exactly that if it has less. */
+        void reserve(int more) {
+            if (size + more > data.length) {
+                data = Arrays.copyOf(data, size + more);
+            }
         }
 
         int[] toArray() {

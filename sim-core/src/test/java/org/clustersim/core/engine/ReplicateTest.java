@@ -33,10 +33,40 @@ class ReplicateTest {
     }
 
     private static TaskGraph.Builder devices() {
+        return devices(2);
+    }
+
+    private static TaskGraph.Builder devices(int n) {
         TaskGraph.Builder b = TaskGraph.builder();
-        b.device("gpu0", 0);
-        b.device("gpu1", 1);
+        for (int d = 0; d < n; d++) {
+            b.device("gpu" + d, d);
+        }
         return b;
+    }
+
+    /** Every task, stream and queue of two graphs alike. */
+    private static void assertSameGraph(TaskGraph a, TaskGraph b, String what) {
+        assertEquals(a.taskCount(), b.taskCount());
+        for (int t = 0; t < a.taskCount(); t++) {
+            assertEquals(a.name(t), b.name(t));
+            assertEquals(a.work(t) instanceof Work.Compute ? ((Work.Compute) a.work(t)).durationNs() : a.work(t),
+                    b.work(t) instanceof Work.Compute ? ((Work.Compute) b.work(t)).durationNs() : b.work(t));
+            assertEquals(a.streamCount(t), b.streamCount(t));
+            for (int i = 0; i < a.streamCount(t); i++) {
+                assertEquals(a.taskStream(t, i), b.taskStream(t, i));
+                assertEquals(a.nextOnStream(t, i), b.nextOnStream(t, i), "task " + t + " " + what);
+            }
+            assertEquals(a.depCount(t), b.depCount(t));
+            for (int i = 0; i < a.depCount(t); i++) {
+                assertEquals(a.dep(t, i), b.dep(t, i));
+            }
+        }
+        for (int s = 0; s < a.streams().size(); s++) {
+            assertEquals(a.streamLength(s), b.streamLength(s));
+            for (int p = 0; p < a.streamLength(s); p++) {
+                assertEquals(a.streamTask(s, p), b.streamTask(s, p), "stream " + s + " " + what);
+            }
+        }
     }
 
     @Test
@@ -53,28 +83,34 @@ class ReplicateTest {
             int[] map = {c1, m1, -1, -1};
             int offset = copied.replicate(0, end, map, w -> ((Work.Communication) w).onDevices(d -> 1 - d));
             assertEquals(end, offset);
-            TaskGraph a = built.build();
-            TaskGraph b = copied.build();
-            assertEquals(a.taskCount(), b.taskCount());
-            for (int t = 0; t < a.taskCount(); t++) {
-                assertEquals(a.name(t), b.name(t));
-                assertEquals(a.work(t) instanceof Work.Compute ? ((Work.Compute) a.work(t)).durationNs() : a.work(t),
-                        b.work(t) instanceof Work.Compute ? ((Work.Compute) b.work(t)).durationNs() : b.work(t));
-                assertEquals(a.streamCount(t), b.streamCount(t));
-                for (int i = 0; i < a.streamCount(t); i++) {
-                    assertEquals(a.taskStream(t, i), b.taskStream(t, i));
-                    assertEquals(a.nextOnStream(t, i), b.nextOnStream(t, i), "task " + t + " seed " + seed);
-                }
-                assertEquals(a.depCount(t), b.depCount(t));
-                for (int i = 0; i < a.depCount(t); i++) {
-                    assertEquals(a.dep(t, i), b.dep(t, i));
-                }
+            assertSameGraph(built.build(), copied.build(), "seed " + seed);
+        }
+    }
+
+    @Test
+    void manyCopiesWithRoomReservedAreWhatBuildingMakes() {
+        for (long seed = 7; seed <= 10; seed++) {
+            TaskGraph.Builder built = devices(4);
+            TaskGraph.Builder copied = devices(4);
+            for (int d = 0; d < 4; d++) {
+                tasks(built, d, seed);
             }
-            for (int s = 0; s < a.streams().size(); s++) {
-                for (int p = 0; p < a.streamLength(s); p++) {
-                    assertEquals(a.streamTask(s, p), b.streamTask(s, p), "stream " + s + " seed " + seed);
-                }
+            tasks(copied, 0, seed);
+            int end = copied.taskCount();
+            copied.reserveCopies(0, end, 3);
+            for (int d = 1; d < 4; d++) {
+                int dev = d;
+                int[] map = {copied.stream(d, "c", StreamKind.COMPUTE), copied.stream(d, "m", StreamKind.COMMUNICATION)};
+                map = java.util.Arrays.copyOf(map, copied.streamCount());
+                java.util.Arrays.fill(map, 2, map.length, -1);
+                assertEquals(d * end, copied.replicate(0, end, map,
+                        w -> ((Work.Communication) w).onDevices(x -> x == 0 ? dev : -1)));
             }
+            // tasks added after the reserved room still land in order
+            for (TaskGraph.Builder b : java.util.List.of(built, copied)) {
+                b.compute("after", "x", b.stream(3, "c", StreamKind.COMPUTE), 5, 0, end - 1, 2 * end + 1);
+            }
+            assertSameGraph(built.build(), copied.build(), "seed " + seed);
         }
     }
 
@@ -96,5 +132,28 @@ class ReplicateTest {
         assertThrows(IllegalArgumentException.class, () -> b.replicate(1, end, new int[] {c1, m1, -1, -1}, same),
                 "a dependency outside the range");
         assertEquals(end, b.taskCount(), "nothing appended");
+    }
+
+    @Test
+    void aDependencyAddedToACopiedRangeStopsTheNextCopy() {
+        TaskGraph.Builder b = devices(3);
+        tasks(b, 0, 4);
+        int end = b.taskCount();
+        java.util.function.UnaryOperator<Work> same = w -> w;
+        int[] map = new int[4];
+        java.util.Arrays.fill(map, -1);
+        map[0] = b.stream(1, "c", StreamKind.COMPUTE);
+        map[1] = b.stream(1, "m", StreamKind.COMMUNICATION);
+        b.replicate(0, end, map, same);
+        b.addDependency(5, end + 3);
+        int[] next = new int[6];
+        java.util.Arrays.fill(next, -1);
+        next[0] = b.stream(2, "c", StreamKind.COMPUTE);
+        next[1] = b.stream(2, "m", StreamKind.COMMUNICATION);
+        int count = b.taskCount();
+        assertThrows(IllegalArgumentException.class, () -> b.replicate(0, end, next, same),
+                "task 5 now waits for a copy");
+        assertThrows(IllegalArgumentException.class, () -> b.reserveCopies(0, end, 1));
+        assertEquals(count, b.taskCount(), "nothing appended");
     }
 }

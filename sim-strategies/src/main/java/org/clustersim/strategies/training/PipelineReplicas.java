@@ -65,10 +65,15 @@ final class PipelineReplicas {
         boolean copyable = copies && !hooked && step.replicas() > 1
                 && g.selfContained(firstTask, endTask) && pipelines.get(0).within(firstTask, endTask)
                 && onReplicaZero(g, firstTask, endTask, firstStream, endStream);
+        int[] used = null;
+        if (copyable) {
+            used = g.streamsOf(firstTask, endTask);
+            g.reserveCopies(firstTask, endTask, step.replicas() - 1);
+        }
         for (int d = 1; d < step.replicas(); d++) {
             int[] device = deviceMap(d);
             if (copyable && plans.moveWith(device)) {
-                int offset = copy(g, firstTask, endTask, firstStream, endStream, device);
+                int offset = copy(g, firstTask, endTask, firstStream, endStream, used, device);
                 pipelines.add(pipelines.get(0).shifted(offset));
                 copied++;
             } else {
@@ -128,14 +133,15 @@ final class PipelineReplicas {
      *
      * @return the copies' id offset
      */
-    private int copy(TaskGraph.Builder g, int firstTask, int endTask, int firstStream, int endStream, int[] device) {
+    private int copy(TaskGraph.Builder g, int firstTask, int endTask, int firstStream, int endStream, int[] used,
+                     int[] device) {
         for (int s = firstStream; s < endStream; s++) {
             Stream st = g.streamAt(s);
             g.stream(device[st.device()], st.name(), st.kind());
         }
         int[] streamMap = new int[g.streamCount()];
         Arrays.fill(streamMap, -1);
-        for (int s : g.streamsOf(firstTask, endTask)) {
+        for (int s : used) {
             Stream st = g.streamAt(s);
             streamMap[s] = g.stream(device[st.device()], st.name(), st.kind());
         }
