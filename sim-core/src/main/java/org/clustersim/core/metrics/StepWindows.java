@@ -31,7 +31,7 @@ public final class StepWindows {
     private final Timeline timeline;
     private final int[] firstTasks;
     private final long[] ends;
-    /** Per step, per device: end of the device's own tasks of that step (0 where it has none). */
+    /** Per step but the last, per device: end of the device's own tasks of that step (0 where it has none). */
     private final long[][] deviceEnds;
 
     private StepWindows(Timeline timeline, int[] firstTasks) {
@@ -41,7 +41,9 @@ public final class StepWindows {
         int devices = g.devices().size();
         int steps = firstTasks.length;
         ends = new long[steps];
-        deviceEnds = new long[steps][devices];
+        // a step's device ends start the next step's windows: the last step's are never read,
+        // so its tasks (all of them in a one-step run) are not walked stream by stream
+        deviceEnds = new long[steps - 1][devices];
         int step = 0;
         for (int t = 0; t < g.taskCount(); t++) {
             while (step + 1 < steps && t >= firstTasks[step + 1]) {
@@ -49,9 +51,11 @@ public final class StepWindows {
             }
             long end = timeline.end(t);
             ends[step] = Math.max(ends[step], end);
-            for (int i = 0, k = g.streamCount(t); i < k; i++) {
-                int d = g.streamDevice(g.taskStream(t, i));
-                deviceEnds[step][d] = Math.max(deviceEnds[step][d], end);
+            if (step + 1 < steps) {
+                for (int i = 0, k = g.streamCount(t); i < k; i++) {
+                    int d = g.streamDevice(g.taskStream(t, i));
+                    deviceEnds[step][d] = Math.max(deviceEnds[step][d], end);
+                }
             }
         }
     }
