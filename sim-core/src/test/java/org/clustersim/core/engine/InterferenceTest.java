@@ -88,6 +88,26 @@ class InterferenceTest {
     }
 
     @Test
+    void manyComputeStreamsOfOneGpuAllSlowAndEachEndsOnce() {
+        TaskGraph.Builder b = twoDevices();
+        int s0 = b.stream(0, "comm", StreamKind.COMMUNICATION);
+        int[] gemms = new int[5];
+        for (int i = 0; i < gemms.length; i++) {
+            // five kernels side by side on gpu0 (more than it first has room for), and one on gpu1
+            gemms[i] = b.compute("gemm" + i, "x", b.stream(0, "compute" + i, StreamKind.COMPUTE), 1000 + 100 * i, 0);
+        }
+        int other = b.compute("gemm gpu1", "x", b.stream(1, "compute", StreamKind.COMPUTE), 1000, 0);
+        b.communicate("nccl", "dp-comm", new int[] {s0}, Work.Communication.pointToPoint(0, 1, BYTES_410_NS));
+        Timeline t = run(b.build(), ncclTakes(0.25));
+        for (int i = 0; i < gemms.length; i++) {
+            // each loses a quarter of the 410 ns it ran beside the transfer
+            assertEquals(1000 + 100 * i + 103, t.end(gemms[i]), "gemm" + i);
+            assertEquals(410 * 0.25, t.interferenceNs(gemms[i]), 1e-9);
+        }
+        assertEquals(1000, t.end(other));
+    }
+
+    @Test
     void lossIsMeasuredAgainstAStragglersOwnSpeed() {
         TaskGraph.Builder b = twoDevices();
         int c0 = b.stream(0, "compute", StreamKind.COMPUTE);
