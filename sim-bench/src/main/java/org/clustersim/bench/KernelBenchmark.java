@@ -21,11 +21,13 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The classic hold model: {@code pending} events are pending at all times; each executed
- * event schedules one successor a random delay later, until {@value #EVENTS} events have run.
+ * event schedules one successor a random delay later (1 ns up to {@code window}), until
+ * {@value #EVENTS} events have run.
  * Run through our DSOL kernel, through the {@link HeapKernel} the simulation uses, and through a
  * bare {@link PriorityQueue} loop doing the same work, so a kernel's overhead shows as a ratio.
  * A thousand pending events fit the cache; a hundred thousand, as many as a 16,384-GPU step with
- * every replica simulated may hold, do not. Scores are events per second.
+ * every replica simulated may hold, do not. A window of 1,000 ns puts many events on each instant,
+ * as replicas running in lockstep do; one of 10^9 ns almost none. Scores are events per second.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
@@ -38,6 +40,9 @@ public class KernelBenchmark {
 
     @Param({"1000", "100000"})
     int pending;
+
+    @Param({"1000", "1000000000"})
+    int window;
 
     @Benchmark
     @OperationsPerInvocation(EVENTS)
@@ -53,7 +58,7 @@ public class KernelBenchmark {
 
     /** The hold model run through {@code kernel}; returns the events executed. */
     private long hold(SimKernel kernel) {
-        Hold hold = new Hold(pending, kernel::now, kernel::schedule);
+        Hold hold = new Hold(pending, window, kernel::now, kernel::schedule);
         hold.start();
         kernel.run();
         return hold.executed;
@@ -63,7 +68,7 @@ public class KernelBenchmark {
     @OperationsPerInvocation(EVENTS)
     public long barePriorityQueue() {
         BareLoop loop = new BareLoop(pending);
-        Hold hold = new Hold(pending, () -> loop.now, loop::schedule);
+        Hold hold = new Hold(pending, window, () -> loop.now, loop::schedule);
         hold.start();
         loop.run();
         return hold.executed;
@@ -80,14 +85,16 @@ public class KernelBenchmark {
         }
 
         private final int pending;
+        private final int window;
         private final Clock clock;
         private final Scheduler scheduler;
         private final SplittableRandom random = new SplittableRandom(42);
         private long scheduled;
         long executed;
 
-        Hold(int pending, Clock clock, Scheduler scheduler) {
+        Hold(int pending, int window, Clock clock, Scheduler scheduler) {
             this.pending = pending;
+            this.window = window;
             this.clock = clock;
             this.scheduler = scheduler;
         }
@@ -95,7 +102,7 @@ public class KernelBenchmark {
         void start() {
             for (int i = 0; i < pending; i++) {
                 scheduled++;
-                scheduler.schedule(random.nextInt(1000), this);
+                scheduler.schedule(random.nextInt(window), this);
             }
         }
 
@@ -104,7 +111,7 @@ public class KernelBenchmark {
             executed++;
             if (scheduled < EVENTS) {
                 scheduled++;
-                scheduler.schedule(clock.now() + 1 + random.nextInt(1000), this);
+                scheduler.schedule(clock.now() + 1 + random.nextInt(window), this);
             }
         }
     }

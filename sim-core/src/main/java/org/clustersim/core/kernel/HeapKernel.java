@@ -3,28 +3,48 @@ package org.clustersim.core.kernel;
 import java.util.Arrays;
 
 /**
- * {@link SimKernel} on a four-ary heap held in primitive arrays: per pending event its time and
- * its sequence number side by side in one {@code long[]} (the sequence is the order it was
- * scheduled in, which breaks ties so that actions at the same instant run first-scheduled first),
- * and its action in another. Nothing is allocated per event beyond the caller's action, and
- * ordering compares two {@code long}s. Four children's keys fill one 64-byte cache line, so
- * taking the first event reads one line per level, over half the levels of a binary heap: with
- * every replica of a 16,384-GPU step simulated, tens of thousands of events are pending and each
- * level below the top few misses the cache.
+ * {@link SimKernel} that keeps pending events grouped by instant: a four-ary heap of the distinct
+ * instants, and per instant a first-in first-out queue of its actions. An action scheduled for an
+ * instant that already has a queue joins its tail, which costs no heap operation; the heap moves
+ * once per instant, when the instant's queue is created and when it has been drained.
  *
- * <p>It orders events exactly as {@link DsolKernel} does (time, then DSOL's event id, which
- * counts events in the order they are created, just before they are scheduled), so a run gives
- * the same result on either; this one is what {@code Simulation} uses. DSOL's per-event costs
- * (an event object with a boxed time, a global atomic id, a logger lookup per scheduled event,
- * comparisons through {@code Comparable} on boxed times) made up most of the kernel's share of a
- * 16,384-GPU step with every replica simulated (docs/benchmarks.md, "Scale").
+ * <p>Why: with every replica of a 16,384-GPU step simulated, the replicas run in lockstep, and
+ * 99% of events fall on the instant of the event before them (3.63 M of 3.67 M); a heap of
+ * events paid a sift through a thousand pending events for each. Instants number a few dozen.
+ *
+ * <p>Order: instants ascending, and within an instant the order actions were scheduled in; that
+ * is time, then sequence number, which is how {@link DsolKernel} orders events (time, then DSOL's
+ * event id, counted in the order events are created), so a run gives the same result on either.
+ * This one is what {@code Simulation} uses. Storage is primitive arrays and pooled nodes: nothing
+ * is allocated per event beyond the caller's action. DSOL's per-event costs (an event object with
+ * a boxed time, a global atomic id, a logger lookup per scheduled event, comparisons through
+ * {@code Comparable} on boxed times) made up most of the kernel's share of that step before
+ * (docs/benchmarks.md, "Scale").
  */
 public final class HeapKernel implements SimKernel {
-    /** Event i's time at {@code 2 i} and its sequence number at {@code 2 i + 1}. */
-    private long[] keys = new long[512];
-    private Runnable[] actions = new Runnable[256];
-    private int size;
-    private long nextSeq;
+    /** Heap of pending instants: the time and its queue (below) at the same index. */
+    private long[] heapTime = new long[64];
+    private int[] heapQueue = new int[64];
+    private int instants;
+
+    /** Per queue: its first and last node, -1 when empty. */
+    private int[] queueHead = new int[64];
+    private int[] queueTail = new int[64];
+    private int[] freeQueues = new int[64];
+    private int freeQueueCount;
+    private int queuesMade;
+
+    /** Nodes: an action and the next node of its queue; unused nodes chained through {@link #nodeNext}. */
+    private Runnable[] nodeAction = new Runnable[256];
+    private int[] nodeNext = new int[256];
+    private int freeNode = -1;
+    private int nodesMade;
+
+    /** The instants that have a queue, by time: open addressing, linear probing, no tombstones. */
+    private long[] slotTime = new long[128];
+    private int[] slotQueue = filled(128);
+
+    private int pending;
     private long now;
     private long executed;
     private boolean ran;
@@ -39,27 +59,17 @@ public final class HeapKernel implements SimKernel {
         if (atNs < now) {
             throw new IllegalArgumentException("cannot schedule at " + atNs + " ns, before now (" + now + " ns)");
         }
-        if (size == actions.length) {
-            keys = Arrays.copyOf(keys, size * 4);
-            actions = Arrays.copyOf(actions, size * 2);
+        int node = takeNode();
+        nodeAction[node] = action;
+        nodeNext[node] = -1;
+        int q = queueAt(atNs);
+        if (queueTail[q] < 0) {
+            queueHead[q] = node;
+        } else {
+            nodeNext[queueTail[q]] = node;
         }
-        long seq = nextSeq++;
-        int i = size++;
-        long[] k = keys;
-        while (i > 0) {
-            int parent = (i - 1) >>> 2;
-            long pt = k[2 * parent];
-            if (pt < atNs || (pt == atNs && k[2 * parent + 1] < seq)) {
-                break;
-            }
-            k[2 * i] = pt;
-            k[2 * i + 1] = k[2 * parent + 1];
-            actions[i] = actions[parent];
-            i = parent;
-        }
-        k[2 * i] = atNs;
-        k[2 * i + 1] = seq;
-        actions[i] = action;
+        queueTail[q] = node;
+        pending++;
     }
 
     @Override
@@ -68,18 +78,32 @@ public final class HeapKernel implements SimKernel {
             throw new IllegalStateException("a HeapKernel runs once");
         }
         ran = true;
-        while (size > 0) {
-            now = keys[0];
-            Runnable action = actions[0];
-            removeFirst();
-            executed++;
-            try {
-                action.run();
-            } catch (SimulationException e) {
-                throw e;
-            } catch (RuntimeException | Error e) {
-                throw new SimulationException(now, null, e);
+        while (instants > 0) {
+            int q = heapQueue[0];
+            now = heapTime[0];
+            // actions scheduled for now while the queue drains join its tail and run in this loop
+            for (int node = queueHead[q]; node >= 0; node = queueHead[q]) {
+                Runnable action = nodeAction[node];
+                queueHead[q] = nodeNext[node];
+                if (queueHead[q] < 0) {
+                    queueTail[q] = -1;
+                }
+                nodeAction[node] = null;
+                nodeNext[node] = freeNode;
+                freeNode = node;
+                pending--;
+                executed++;
+                try {
+                    action.run();
+                } catch (SimulationException e) {
+                    throw e;
+                } catch (RuntimeException | Error e) {
+                    throw new SimulationException(now, null, e);
+                }
             }
+            removeFirstInstant();
+            forget(now);
+            freeQueues[freeQueueCount++] = q;
         }
         return executed;
     }
@@ -91,16 +115,133 @@ public final class HeapKernel implements SimKernel {
 
     /** Events scheduled and not yet executed. */
     public int pending() {
-        return size;
+        return pending;
     }
 
-    private void removeFirst() {
-        int last = --size;
-        long[] k = keys;
-        long t = k[2 * last];
-        long s = k[2 * last + 1];
-        Runnable a = actions[last];
-        actions[last] = null;
+    private int takeNode() {
+        if (freeNode >= 0) {
+            int node = freeNode;
+            freeNode = nodeNext[node];
+            return node;
+        }
+        if (nodesMade == nodeAction.length) {
+            nodeAction = Arrays.copyOf(nodeAction, nodesMade * 2);
+            nodeNext = Arrays.copyOf(nodeNext, nodesMade * 2);
+        }
+        return nodesMade++;
+    }
+
+    /** The queue of instant {@code t}, made (and the instant put on the heap) if it has none. */
+    private int queueAt(long t) {
+        int mask = slotTime.length - 1;
+        int i = slot(t, mask);
+        while (slotQueue[i] >= 0) {
+            if (slotTime[i] == t) {
+                return slotQueue[i];
+            }
+            i = (i + 1) & mask;
+        }
+        int q = newQueue();
+        slotTime[i] = t;
+        slotQueue[i] = q;
+        if (2 * (instants + 1) > slotTime.length) {
+            rehash(slotTime.length * 2);
+        }
+        pushInstant(t, q);
+        return q;
+    }
+
+    private int newQueue() {
+        int q;
+        if (freeQueueCount > 0) {
+            q = freeQueues[--freeQueueCount];
+        } else {
+            if (queuesMade == queueHead.length) {
+                int n = queuesMade * 2;
+                queueHead = Arrays.copyOf(queueHead, n);
+                queueTail = Arrays.copyOf(queueTail, n);
+                freeQueues = Arrays.copyOf(freeQueues, n);
+            }
+            q = queuesMade++;
+        }
+        queueHead[q] = -1;
+        queueTail[q] = -1;
+        return q;
+    }
+
+    /** Drops instant {@code t} from the table, shifting later entries of its probe run back. */
+    private void forget(long t) {
+        int mask = slotTime.length - 1;
+        int i = slot(t, mask);
+        while (slotTime[i] != t || slotQueue[i] < 0) {
+            i = (i + 1) & mask;
+        }
+        int hole = i;
+        for (int j = (hole + 1) & mask; slotQueue[j] >= 0; j = (j + 1) & mask) {
+            int home = slot(slotTime[j], mask);
+            // an entry may fill the hole unless its home lies cyclically after the hole, up to it
+            boolean stays = hole <= j ? hole < home && home <= j : hole < home || home <= j;
+            if (!stays) {
+                slotTime[hole] = slotTime[j];
+                slotQueue[hole] = slotQueue[j];
+                hole = j;
+            }
+        }
+        slotQueue[hole] = -1;
+    }
+
+    private void rehash(int capacity) {
+        long[] oldTime = slotTime;
+        int[] oldQueue = slotQueue;
+        slotTime = new long[capacity];
+        slotQueue = filled(capacity);
+        int mask = capacity - 1;
+        for (int j = 0; j < oldTime.length; j++) {
+            if (oldQueue[j] >= 0) {
+                int i = slot(oldTime[j], mask);
+                while (slotQueue[i] >= 0) {
+                    i = (i + 1) & mask;
+                }
+                slotTime[i] = oldTime[j];
+                slotQueue[i] = oldQueue[j];
+            }
+        }
+    }
+
+    private static int slot(long t, int mask) {
+        long h = t * 0x9E3779B97F4A7C15L;
+        return (int) (h ^ (h >>> 32)) & mask;
+    }
+
+    private static int[] filled(int n) {
+        int[] a = new int[n];
+        Arrays.fill(a, -1);
+        return a;
+    }
+
+    private void pushInstant(long t, int q) {
+        if (instants == heapTime.length) {
+            heapTime = Arrays.copyOf(heapTime, instants * 2);
+            heapQueue = Arrays.copyOf(heapQueue, instants * 2);
+        }
+        int i = instants++;
+        while (i > 0) {
+            int parent = (i - 1) >>> 2;
+            if (heapTime[parent] < t) {
+                break;
+            }
+            heapTime[i] = heapTime[parent];
+            heapQueue[i] = heapQueue[parent];
+            i = parent;
+        }
+        heapTime[i] = t;
+        heapQueue[i] = q;
+    }
+
+    private void removeFirstInstant() {
+        int last = --instants;
+        long t = heapTime[last];
+        int q = heapQueue[last];
         if (last == 0) {
             return;
         }
@@ -111,26 +252,21 @@ public final class HeapKernel implements SimKernel {
                 break;
             }
             int child = first;
-            long ct = k[2 * first];
-            long cs = k[2 * first + 1];
+            long ct = heapTime[first];
             for (int c = first + 1, end = Math.min(first + 4, last); c < end; c++) {
-                long time = k[2 * c];
-                if (time < ct || (time == ct && k[2 * c + 1] < cs)) {
+                if (heapTime[c] < ct) {
                     child = c;
-                    ct = time;
-                    cs = k[2 * c + 1];
+                    ct = heapTime[c];
                 }
             }
-            if (t < ct || (t == ct && s < cs)) {
+            if (t < ct) {
                 break;
             }
-            k[2 * i] = ct;
-            k[2 * i + 1] = cs;
-            actions[i] = actions[child];
+            heapTime[i] = ct;
+            heapQueue[i] = heapQueue[child];
             i = child;
         }
-        k[2 * i] = t;
-        k[2 * i + 1] = s;
-        actions[i] = a;
+        heapTime[i] = t;
+        heapQueue[i] = q;
     }
 }

@@ -30,6 +30,36 @@ class HeapKernelTest extends SimKernelContractTest {
         assertEquals(d.now(), h.now());
     }
 
+    @Test
+    void ordersLikeDsolWithThousandsOfInstantsPendingAndManyShared() {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(11);
+        List<Integer> heap = new ArrayList<>();
+        List<Integer> dsol = new ArrayList<>();
+        HeapKernel h = new HeapKernel();
+        DsolKernel d = new DsolKernel();
+        // 4,000 events at 1,500 instants spread wide (the table of instants grows, and its probe
+        // runs wrap and shift as instants drain), each scheduling a follower half the time
+        long[] at = random.longs(4_000, 0, 1_500).map(x -> x * 7919).toArray();
+        long[] follow = random.longs(4_000, -3, 5_000).toArray();
+        for (SimKernel k : List.of(h, d)) {
+            List<Integer> log = k == h ? heap : dsol;
+            for (int i = 0; i < at.length; i++) {
+                int id = i;
+                k.schedule(at[i], () -> {
+                    log.add(id);
+                    if (follow[id] >= 0) {
+                        k.schedule(k.now() + follow[id] % 4 * 7919, () -> log.add(-id - 1));
+                    }
+                });
+            }
+        }
+        assertEquals(4_000, h.pending());
+        assertEquals(h.run(), d.run());
+        assertEquals(dsol, heap);
+        assertEquals(0, h.pending());
+        assertEquals(d.now(), h.now());
+    }
+
     /** Each action logs its number and, while delays last, schedules two more (some at the same instant). */
     private static void schedule(SimKernel k, List<Integer> log, long[] delays, int[] next, int which, long at) {
         int id = next[which]++;
