@@ -576,29 +576,54 @@ public final class TaskGraph {
                 }
             }
             int offset = taskCount - first;
+            int count = end - first;
             int firstSlot = taskStreamStart[first];
+            int slots = taskStreamStart[end] - firstSlot;
             int slotOffset = taskStreams.size - firstSlot;
-            for (int id = first; id < end; id++) {
-                int copy = taskCount;
-                growForTask(copy);
-                names[copy] = names[id];
-                categories[copy] = categories[id];
-                works[copy] = works[id] instanceof Work.Compute ? works[id] : workOf.apply(works[id]);
-                depFirst[copy] = -1;
-                depLast[copy] = -1;
-                taskCount++;
+            while (names.length < taskCount + count) {
+                growForTask(names.length);
+            }
+            taskStreams.ensureRoom(slots);
+            nextOnStream.ensureRoom(slots);
+            edgeTarget.ensureRoom(range.edges);
+            edgeNext.ensureRoom(range.edges);
+            // whole rows at a time: a replica is copied a hundred times and more
+            System.arraycopy(names, first, names, taskCount, count);
+            System.arraycopy(categories, first, categories, taskCount, count);
+            int[] stream = taskStreams.data;
+            int[] next = nextOnStream.data;
+            for (int k = firstSlot, endSlot = firstSlot + slots; k < endSlot; k++) {
+                stream[k + slotOffset] = streamMap[stream[k]];
                 // nothing follows the range on its streams, so each original's successor there is
                 // another original (or none), and the copy's is that one's copy
-                for (int k = taskStreamStart[id]; k < taskStreamStart[id + 1]; k++) {
-                    int next = nextOnStream.data[k];
-                    taskStreams.add(streamMap[taskStreams.data[k]]);
-                    nextOnStream.add(next < 0 ? -1 : next + offset);
-                }
-                taskStreamStart[copy + 1] = taskStreams.size;
-                for (int e = depFirst[id]; e >= 0; e = edgeNext.data[e]) {
-                    link(copy, edgeTarget.data[e] + offset);
-                }
+                next[k + slotOffset] = next[k] < 0 ? -1 : next[k] + offset;
             }
+            taskStreams.size += slots;
+            nextOnStream.size += slots;
+            int[] target = edgeTarget.data;
+            int[] chain = edgeNext.data;
+            int edge = edgeTarget.size;
+            for (int id = first; id < end; id++) {
+                int copy = id + offset;
+                works[copy] = works[id] instanceof Work.Compute ? works[id] : workOf.apply(works[id]);
+                taskStreamStart[copy + 1] = taskStreamStart[id + 1] + slotOffset;
+                int last = -1;
+                depFirst[copy] = -1;
+                for (int e = depFirst[id]; e >= 0; e = chain[e]) {
+                    target[edge] = target[e] + offset;
+                    chain[edge] = -1;
+                    if (last < 0) {
+                        depFirst[copy] = edge;
+                    } else {
+                        chain[last] = edge;
+                    }
+                    last = edge++;
+                }
+                depLast[copy] = last;
+            }
+            edgeTarget.size = edge;
+            edgeNext.size = edge;
+            taskCount += count;
             for (int s : range.streams) {
                 IntList q = streamQueues.get(s);
                 int from = q.size;
@@ -846,6 +871,14 @@ public final class TaskGraph {
                 data = Arrays.copyOf(data, size * 2);
             }
             data[size++] = v;
+        }
+
+        /** Room for {@code more} further values: doubled (or more, if that is short) when it has less. */
+        void ensureRoom(int more) {
+            if (size + more > data.length) {
+                data = Arrays.copyOf(data, (int) Math.min(Integer.MAX_VALUE - 8,
+                        Math.max((long) size + more, 2L * data.length)));
+            }
         }
 
         /** Room for at least {@code more} further values: grown to exactly that if it has less. */
