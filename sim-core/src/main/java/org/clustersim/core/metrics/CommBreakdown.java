@@ -67,37 +67,74 @@ public record CommBreakdown(int device, Map<String, Long> exposedNs, Map<String,
         final Intervals all = new Intervals();
 
         CommBreakdown measure(Timeline timeline, StepWindows steps, int step, int d) {
-            TaskGraph g = timeline.graph();
             compute.clear();
             for (Intervals c : comm) {
                 c.clear();
             }
             long from = steps == null ? Long.MIN_VALUE : steps.windowStart(d, step);
             long to = steps == null ? Long.MAX_VALUE : steps.windowEnd(d, step);
+            TaskGraph g = timeline.graph();
             for (int k = 0, streams = g.deviceStreamCount(d); k < streams; k++) {
                 int s = g.deviceStream(d, k);
-                boolean isCompute = g.isComputeStream(s);
-                for (int i = 0, len = g.streamLength(s); i < len; i++) {
-                    int t = g.streamTask(s, i);
-                    long lo = Math.max(timeline.start(t), from);
-                    long hi = Math.min(timeline.end(t), to);
-                    if (hi <= lo) {
-                        continue;
-                    }
-                    if (isCompute) {
-                        compute.add(lo, hi);
-                    } else {
-                        Integer slot = slotOf.get(g.category(t));
-                        if (slot == null) {
-                            slot = slotNames.size();
-                            slotOf.put(g.category(t), slot);
-                            slotNames.add(g.category(t));
-                            comm.add(new Intervals());
-                        }
-                        comm.get(slot).add(lo, hi);
-                    }
+                if (g.isComputeStream(s)) {
+                    collect(timeline, s, from, to, compute);
+                } else {
+                    collectByCategory(timeline, s, from, to);
                 }
             }
+            return measured(d);
+        }
+
+        /*
+         * The two loops below run for every task of every device: 26 M visits for a 16,384-GPU
+         * step with every replica. They are kept small, and free of branches that profiling
+         * never sees taken, so the JIT compiles them early and once: the whole measure in one
+         * method took 0.4 s per C2 compilation, and it was compiled again after a category's
+         * first sighting on a new thread deoptimised it.
+         */
+
+        /** A compute stream's task intervals, clipped to [from, to). */
+        private static void collect(Timeline timeline, int s, long from, long to, Intervals into) {
+            TaskGraph g = timeline.graph();
+            for (int i = 0, len = g.streamLength(s); i < len; i++) {
+                int t = g.streamTask(s, i);
+                long lo = Math.max(timeline.start(t), from);
+                long hi = Math.min(timeline.end(t), to);
+                if (hi > lo) {
+                    into.add(lo, hi);
+                }
+            }
+        }
+
+        /** A communication stream's task intervals, clipped to [from, to), each into its category's list. */
+        private void collectByCategory(Timeline timeline, int s, long from, long to) {
+            TaskGraph g = timeline.graph();
+            for (int i = 0, len = g.streamLength(s); i < len; i++) {
+                int t = g.streamTask(s, i);
+                long lo = Math.max(timeline.start(t), from);
+                long hi = Math.min(timeline.end(t), to);
+                if (hi > lo) {
+                    comm.get(slotOf(g.category(t))).add(lo, hi);
+                }
+            }
+        }
+
+        /** The index of a traffic category's interval list, made on first sight. */
+        private int slotOf(String category) {
+            Integer slot = slotOf.get(category);
+            return slot != null ? slot : newSlot(category);
+        }
+
+        private int newSlot(String category) {
+            int slot = slotNames.size();
+            slotOf.put(category, slot);
+            slotNames.add(category);
+            comm.add(new Intervals());
+            return slot;
+        }
+
+        /** The breakdown of device d from the intervals collected. */
+        private CommBreakdown measured(int d) {
             compute.union(busy);
             Map<String, Long> exposed = new TreeMap<>();
             Map<String, Long> overlapped = new TreeMap<>();
