@@ -10,7 +10,8 @@ import java.util.Arrays;
  *
  * <p>Why: with every replica of a 16,384-GPU step simulated, the replicas run in lockstep, and
  * 99% of events fall on the instant of the event before them (3.63 M of 3.67 M); a heap of
- * events paid a sift through a thousand pending events for each. Instants number a few dozen.
+ * events paid a sift through some 1,300 pending events for each; at most 20 instants are
+ * pending at once (10 on average), the same 41,956 instants as with one replica simulated.
  *
  * <p>Order: instants ascending, and within an instant the order actions were scheduled in; that
  * is time, then sequence number, which is how {@link DsolKernel} orders events (time, then DSOL's
