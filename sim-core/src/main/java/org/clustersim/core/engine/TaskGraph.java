@@ -481,14 +481,18 @@ public final class TaskGraph {
         /** Room in the per-task arrays for task {@code id}, the next one. */
         private void growForTask(int id) {
             if (id == names.length) {
-                int cap = id * 2;
-                names = Arrays.copyOf(names, cap);
-                categories = Arrays.copyOf(categories, cap);
-                works = Arrays.copyOf(works, cap);
-                taskStreamStart = Arrays.copyOf(taskStreamStart, cap + 1);
-                depFirst = Arrays.copyOf(depFirst, cap);
-                depLast = Arrays.copyOf(depLast, cap);
+                resizeTasks(id * 2);
             }
+        }
+
+        /** Every per-task array resized to room for {@code capacity} tasks. */
+        private void resizeTasks(int capacity) {
+            names = Arrays.copyOf(names, capacity);
+            categories = Arrays.copyOf(categories, capacity);
+            works = Arrays.copyOf(works, capacity);
+            taskStreamStart = Arrays.copyOf(taskStreamStart, capacity + 1);
+            depFirst = Arrays.copyOf(depFirst, capacity);
+            depLast = Arrays.copyOf(depLast, capacity);
         }
 
         /** Streams declared so far. */
@@ -580,8 +584,8 @@ public final class TaskGraph {
             int firstSlot = taskStreamStart[first];
             int slots = taskStreamStart[end] - firstSlot;
             int slotOffset = taskStreams.size - firstSlot;
-            while (names.length < taskCount + count) {
-                growForTask(names.length);
+            if (names.length < taskCount + count) {
+                resizeTasks(Math.max(taskCount + count, names.length * 2));
             }
             taskStreams.ensureRoom(slots);
             nextOnStream.ensureRoom(slots);
@@ -665,12 +669,7 @@ public final class TaskGraph {
             }
             int taskRoom = (int) (tasks + tasks / 8);
             if (taskRoom > names.length) {
-                names = Arrays.copyOf(names, taskRoom);
-                categories = Arrays.copyOf(categories, taskRoom);
-                works = Arrays.copyOf(works, taskRoom);
-                taskStreamStart = Arrays.copyOf(taskStreamStart, taskRoom + 1);
-                depFirst = Arrays.copyOf(depFirst, taskRoom);
-                depLast = Arrays.copyOf(depLast, taskRoom);
+                resizeTasks(taskRoom);
             }
             taskStreams.reserve((int) (slots + slots / 8) - taskStreams.size);
             nextOnStream.reserve((int) (slots + slots / 8) - nextOnStream.size);

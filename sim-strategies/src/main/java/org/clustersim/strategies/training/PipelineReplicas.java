@@ -131,6 +131,7 @@ final class PipelineReplicas {
      * Copies replica 0's tasks onto replica d's GPUs: first its streams, declared in the order
      * replica 0's build declared them (as building replica d would), then the tasks.
      *
+     * @param used the streams replica 0's tasks occupy, first met first
      * @return the copies' id offset
      */
     private int copy(TaskGraph.Builder g, int firstTask, int endTask, int firstStream, int endStream, int[] used,
