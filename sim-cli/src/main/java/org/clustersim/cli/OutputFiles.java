@@ -69,10 +69,9 @@ final class OutputFiles {
      * in the producer, never written as a string: it fails the command as an internal error.
      */
     static AtomicOutput.Content json(Object value) {
-        ObjectMapper mapper = mapper();
         return o -> {
             try {
-                o.write(mapper.writeValueAsBytes(value));
+                JsonOutput.write(value, o);
             } catch (com.fasterxml.jackson.databind.JsonMappingException e) {
                 if (e.getCause() instanceof IllegalStateException bug) {
                     throw bug;
@@ -85,12 +84,14 @@ final class OutputFiles {
 
     private static final FiniteDouble FINITE = new FiniteDouble();
 
-    /** The JSON writer every command uses: indented, and refusing NaN and infinities. */
+    /**
+     * Jackson's data binding, indented and refusing NaN and infinities: what {@link JsonOutput}
+     * hands the types it does not walk itself, and the layout it matches.
+     */
     static ObjectMapper mapper() {
         SimpleModule finite = new SimpleModule("finite-numbers");
         finite.addSerializer(Double.class, FINITE);
         finite.addSerializer(double.class, FINITE);
-        finite.addSerializer(org.clustersim.cli.output.RunSummary.LinkTraffic.class, new LinkTrafficWriter());
         return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
                 .disable(SerializationFeature.WRAP_EXCEPTIONS).registerModule(finite);
     }
@@ -127,37 +128,7 @@ final class OutputFiles {
 
         @Override
         public void serialize(Double value, JsonGenerator gen, SerializerProvider provider) throws IOException {
-            if (!Double.isFinite(value)) {
-                throw new IllegalStateException("a result is " + value + " at " + gen.getOutputContext().pathAsPointer()
-                        + "; refusing to write it as JSON");
-            }
-            gen.writeNumber(value);
-        }
-    }
-
-    /**
-     * A summary's per-link row, written field by field: a 16,384-GPU summary has 80,000 of them,
-     * and the bean serializer's reflective reads and boxed doubles made them most of its writing.
-     * Same fields, order and number format as the bean serializer.
-     */
-    private static final class LinkTrafficWriter extends StdSerializer<org.clustersim.cli.output.RunSummary.LinkTraffic> {
-        private static final long serialVersionUID = 1L;
-
-        LinkTrafficWriter() {
-            super(org.clustersim.cli.output.RunSummary.LinkTraffic.class);
-        }
-
-        @Override
-        public void serialize(org.clustersim.cli.output.RunSummary.LinkTraffic l, JsonGenerator gen,
-                              SerializerProvider provider) throws IOException {
-            gen.writeStartObject(l);
-            gen.writeStringField("link", l.link());
-            gen.writeStringField("kind", l.kind());
-            gen.writeNumberField("bytes", l.bytes());
-            gen.writeNumberField("busyNs", l.busyNs());
-            gen.writeFieldName("busyFraction");
-            FINITE.serialize(l.busyFraction(), gen, provider);
-            gen.writeEndObject();
+            JsonOutput.finite(value, gen);
         }
     }
 
