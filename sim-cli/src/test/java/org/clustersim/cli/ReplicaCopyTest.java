@@ -6,10 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.io.IOException;
 import java.nio.file.Path;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-
 import org.clustersim.cli.scenario.Scenario;
 import org.clustersim.cli.scenario.ScenarioReader;
 import org.clustersim.core.Simulation;
@@ -35,8 +31,6 @@ class ReplicaCopyTest {
     @TempDir
     Path dir;
 
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
-
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource(delimiter = '|', value = {
             // scenario | overrides: dotted path=value, ';' between | replicas copied per step
@@ -58,12 +52,7 @@ class ReplicaCopyTest {
     })
     void copiedReplicasAreWhatBuildingEachMakes(String scenario, String overrides, int copiedPerStep)
             throws IOException {
-        ObjectNode tree = (ObjectNode) YAML.readTree(Path.of("..", "scenarios", scenario + ".yaml").toFile());
-        ScenarioOverrides.apply(tree, overrides);
-        ObjectNode sim = tree.has("simulation") ? (ObjectNode) tree.get("simulation") : tree.putObject("simulation");
-        sim.put("replicas", "all");
-        Path file = dir.resolve("all.yaml");
-        YAML.writeValue(file.toFile(), tree);
+        Path file = ScenarioOverrides.write(scenario, overrides + ";simulation.replicas=all", dir.resolve("all.yaml"));
         Scenario s = new ScenarioReader().read(file);
         TrainingStep step = s.trainingStep();
 

@@ -9,8 +9,6 @@ import java.nio.file.Path;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 
 import org.clustersim.cli.scenario.Scenario;
 import org.clustersim.cli.scenario.ScenarioReader;
@@ -34,8 +32,6 @@ class ReplicasAgreementTest {
     @TempDir
     Path dir;
 
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
-
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
             // scenario | overrides: dotted path=value, ';' between
@@ -48,10 +44,8 @@ class ReplicasAgreementTest {
                     + "parallelism.ep=16;parallelism.layersPerStage=;model.layers=8;training.globalBatch=512",
     })
     void oneReplicaAgreesWithAll(String scenario, String overrides) throws IOException {
-        ObjectNode tree = (ObjectNode) YAML.readTree(Path.of("..", "scenarios", scenario + ".yaml").toFile());
-        ScenarioOverrides.apply(tree, overrides);
-        JsonNode one = run(tree, "one");
-        JsonNode all = run(tree, "all");
+        JsonNode one = run(scenario, overrides, "one");
+        JsonNode all = run(scenario, overrides, "all");
         long a = one.get("stepTimeNs").asLong();
         long b = all.get("stepTimeNs").asLong();
         assertTrue(Math.abs(a - b) <= 1e-3 * b, scenario + ": one replica " + a + " ns, all " + b + " ns");
@@ -63,13 +57,9 @@ class ReplicasAgreementTest {
         assertTrue(Math.abs(estimated - ran) <= 0.05 * ran, scenario + ": estimated " + estimated + " tasks, ran " + ran);
     }
 
-    private JsonNode run(ObjectNode tree, String replicas) throws IOException {
-        ObjectNode copy = tree.deepCopy();
-        ObjectNode sim = copy.has("simulation") ? (ObjectNode) copy.get("simulation") : copy.putObject("simulation");
-        sim.put("replicas", replicas);
-        sim.put("allowOom", true);
-        Path file = dir.resolve(replicas + ".yaml");
-        YAML.writeValue(file.toFile(), copy);
+    private JsonNode run(String scenario, String overrides, String replicas) throws IOException {
+        Path file = ScenarioOverrides.write(scenario, overrides + ";simulation.replicas=" + replicas
+                + ";simulation.allowOom=true", dir.resolve(replicas + ".yaml"));
         Path summary = dir.resolve(replicas + ".json");
         ClusterSimTest.Result r = ClusterSimTest.cli("run", file.toString(), "--no-trace", "--summary",
                 summary.toString());

@@ -1,6 +1,11 @@
 package org.clustersim.cli;
 
+import java.io.IOException;
+import java.nio.file.Path;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 
 /**
  * Test scenarios derived from bundled ones: {@code "model.layers=16;schedule.kind=interleaved"}
@@ -8,7 +13,17 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * when the value is empty.
  */
 final class ScenarioOverrides {
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
     private ScenarioOverrides() {
+    }
+
+    /** Writes bundled scenario {@code name} with {@code overrides} applied to {@code file}, and returns it. */
+    static Path write(String name, String overrides, Path file) throws IOException {
+        ObjectNode tree = (ObjectNode) YAML.readTree(Path.of("..", "scenarios", name + ".yaml").toFile());
+        apply(tree, overrides);
+        YAML.writeValue(file.toFile(), tree);
+        return file;
     }
 
     /** Applies {@code overrides} (dotted path=value, ';' between) to {@code tree}. */

@@ -16,33 +16,18 @@ class HeapKernelTest extends SimKernelContractTest {
 
     @Test
     void ordersLikeDsolOnARandomSchedule() {
-        java.util.SplittableRandom random = new java.util.SplittableRandom(7);
-        List<Integer> heap = new ArrayList<>();
-        List<Integer> dsol = new ArrayList<>();
-        HeapKernel h = new HeapKernel();
-        DsolKernel d = new DsolKernel();
-        int[] next = {0, 0};
-        long[] delays = random.longs(20_000, 0, 50).toArray();
-        schedule(h, heap, delays, next, 0, 0);
-        schedule(d, dsol, delays, next, 1, 0);
-        assertEquals(h.run(), d.run());
-        assertEquals(dsol, heap);
-        assertEquals(d.now(), h.now());
+        long[] delays = new java.util.SplittableRandom(7).longs(20_000, 0, 50).toArray();
+        assertSameOrderAsDsol((k, log) -> schedule(k, log, delays, new int[] {0}, 0), null);
     }
 
     @Test
     void ordersLikeDsolWithThousandsOfInstantsPendingAndManyShared() {
         java.util.SplittableRandom random = new java.util.SplittableRandom(11);
-        List<Integer> heap = new ArrayList<>();
-        List<Integer> dsol = new ArrayList<>();
-        HeapKernel h = new HeapKernel();
-        DsolKernel d = new DsolKernel();
         // 4,000 events at 1,500 instants spread wide (the table of instants grows, and its probe
         // runs wrap and shift as instants drain), each scheduling a follower half the time
         long[] at = random.longs(4_000, 0, 1_500).map(x -> x * 7919).toArray();
         long[] follow = random.longs(4_000, -3, 5_000).toArray();
-        for (SimKernel k : List.of(h, d)) {
-            List<Integer> log = k == h ? heap : dsol;
+        assertSameOrderAsDsol((k, log) -> {
             for (int i = 0; i < at.length; i++) {
                 int id = i;
                 k.schedule(at[i], () -> {
@@ -52,8 +37,26 @@ class HeapKernelTest extends SimKernelContractTest {
                     }
                 });
             }
+        }, 4_000);
+    }
+
+    /**
+     * Schedules the same actions on a {@code HeapKernel} and a {@code DsolKernel}, runs both and
+     * checks they executed as many events, in the same order, ending at the same time, with
+     * nothing left pending ({@code pendingBefore}, where given, is what the heap kernel holds
+     * before running).
+     */
+    private static void assertSameOrderAsDsol(java.util.function.BiConsumer<SimKernel, List<Integer>> scheduleAll,
+                                              Integer pendingBefore) {
+        HeapKernel h = new HeapKernel();
+        DsolKernel d = new DsolKernel();
+        List<Integer> heap = new ArrayList<>();
+        List<Integer> dsol = new ArrayList<>();
+        scheduleAll.accept(h, heap);
+        scheduleAll.accept(d, dsol);
+        if (pendingBefore != null) {
+            assertEquals(pendingBefore, h.pending());
         }
-        assertEquals(4_000, h.pending());
         assertEquals(h.run(), d.run());
         assertEquals(dsol, heap);
         assertEquals(0, h.pending());
@@ -61,12 +64,12 @@ class HeapKernelTest extends SimKernelContractTest {
     }
 
     /** Each action logs its number and, while delays last, schedules two more (some at the same instant). */
-    private static void schedule(SimKernel k, List<Integer> log, long[] delays, int[] next, int which, long at) {
-        int id = next[which]++;
+    private static void schedule(SimKernel k, List<Integer> log, long[] delays, int[] next, long at) {
+        int id = next[0]++;
         k.schedule(at, () -> {
             log.add(id);
-            for (int c = 0; c < 2 && next[which] < delays.length; c++) {
-                schedule(k, log, delays, next, which, k.now() + delays[next[which]] % 3 * delays[next[which]]);
+            for (int c = 0; c < 2 && next[0] < delays.length; c++) {
+                schedule(k, log, delays, next, k.now() + delays[next[0]] % 3 * delays[next[0]]);
             }
         });
     }
