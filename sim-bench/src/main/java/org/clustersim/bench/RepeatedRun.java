@@ -29,11 +29,11 @@ public final class RepeatedRun {
     }
 
     public static void main(String[] args) {
-        if (args.length < 2) {
-            System.err.println("usage: RepeatedRun RUNS COMMAND [ARGS...]");
+        int runs = args.length < 2 || !args[0].matches("[1-9][0-9]{0,5}") ? 0 : Integer.parseInt(args[0]);
+        if (runs == 0) {
+            System.err.println("usage: RepeatedRun RUNS COMMAND [ARGS...], RUNS a whole number from 1");
             System.exit(2);
         }
-        int runs = Integer.parseInt(args[0]);
         String[] command = Arrays.copyOfRange(args, 1, args.length);
         PrintWriter quiet = new PrintWriter(OutputStream.nullOutputStream());
         PrintWriter err = new PrintWriter(System.err, true);
