@@ -62,12 +62,11 @@ final class PipelineReplicas {
         pipelines.add(program(work).addTo(g, ranks(0)));
         int endTask = g.taskCount();
         int endStream = g.streamCount();
+        int[] used = g.streamsOf(firstTask, endTask);
         boolean copyable = copies && !hooked && step.replicas() > 1
                 && g.selfContained(firstTask, endTask) && pipelines.get(0).within(firstTask, endTask)
-                && onReplicaZero(g, firstTask, endTask, firstStream, endStream);
-        int[] used = null;
+                && onReplicaZero(g, firstTask, endTask, used, firstStream, endStream);
         if (copyable) {
-            used = g.streamsOf(firstTask, endTask);
             g.reserveCopies(firstTask, endTask, step.replicas() - 1);
         }
         for (int d = 1; d < step.replicas(); d++) {
@@ -96,11 +95,12 @@ final class PipelineReplicas {
     }
 
     /**
-     * Whether replica 0's tasks stay on its own GPUs: the streams they use and those its build
-     * declared, and both ends of every flow they send (an expert all-to-all's task runs on one
-     * GPU's stream but sends to GPUs of other replicas).
+     * Whether replica 0's tasks stay on its own GPUs: the streams they use ({@code used}) and
+     * those its build declared, and both ends of every flow they send (an expert all-to-all's
+     * task runs on one GPU's stream but sends to GPUs of other replicas).
      */
-    private boolean onReplicaZero(TaskGraph.Builder g, int firstTask, int endTask, int firstStream, int endStream) {
+    private boolean onReplicaZero(TaskGraph.Builder g, int firstTask, int endTask, int[] used, int firstStream,
+                                  int endStream) {
         int[] own = deviceMap(0);
         Map<Work, Boolean> checked = new IdentityHashMap<>();
         for (int t = firstTask; t < endTask; t++) {
@@ -114,7 +114,7 @@ final class PipelineReplicas {
                 }
             }
         }
-        for (int s : g.streamsOf(firstTask, endTask)) {
+        for (int s : used) {
             if (own[g.streamAt(s).device()] < 0) {
                 return false;
             }
