@@ -25,9 +25,9 @@ public record RunOptions(Simulation.Fidelity fidelity, Simulation.Routing routin
                          List<Simulation.LinkEvent> linkEvents, List<Simulation.DeviceEvent> deviceEvents,
                          boolean linkTracks, Interference interference, Simulation.Kernel kernel) {
 
-    /** The flow model, ECMP, every link and device healthy, link tracks on, no interference, the heap kernel. */
+    /** The flow model, ECMP, every link and device healthy, link tracks on, no interference, DSOL. */
     public static final RunOptions DEFAULT = new RunOptions(Simulation.Fidelity.FLOW, Simulation.Routing.ECMP,
-            List.of(), List.of(), true, Interference.NONE, Simulation.Kernel.HEAP);
+            List.of(), List.of(), true, Interference.NONE, Simulation.Kernel.DSOL);
 
     public RunOptions {
         Objects.requireNonNull(fidelity, "fidelity");
