@@ -38,7 +38,8 @@ public record StepRun(TrainingStep step, TrainingStep.Built built, Simulation.Re
         TrainingStep.Built built = step.build(scenario.stepSequence());
         FaultEvents faults = scenario.faultEvents(step.topology());
         Simulation.Result run = Simulation.run(built.graph(), step.topology(), RunOptions.DEFAULT
-                .withFidelity(scenario.fidelity()).withRouting(scenario.routing()).withLinkEvents(faults.links())
+                .withFidelity(scenario.fidelity()).withRouting(scenario.routing()).withKernel(scenario.kernel())
+                .withLinkEvents(faults.links())
                 .withDeviceEvents(faults.devices()).withLinkTracks(linkCounters || scenario.output().linkCounters())
                 .withInterference(scenario.interference() ? step.interference(built.graph()) : Interference.NONE));
         return new StepRun(step, built, run, RunSummary.of(scenario, run, step, built));

@@ -102,7 +102,8 @@ public final class WhatIfStudy {
         Simulation.Result result;
         try {
             result = Simulation.run(graph, topology, RunOptions.DEFAULT.withFidelity(scenario.fidelity())
-                    .withRouting(scenario.routing()).withLinkEvents(events.links()).withDeviceEvents(events.devices())
+                    .withRouting(scenario.routing()).withKernel(scenario.kernel()).withLinkEvents(events.links())
+                    .withDeviceEvents(events.devices())
                     .withLinkTracks(timeline != null && (linkCounters || scenario.output().linkCounters()))
                     .withInterference(scenario.interference() ? step.interference(graph)
                             : org.clustersim.core.engine.Interference.NONE));

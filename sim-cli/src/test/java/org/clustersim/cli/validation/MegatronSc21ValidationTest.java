@@ -57,7 +57,7 @@ class MegatronSc21ValidationTest {
             TrainingStep.Built built = step.build();
             Simulation.Result run = Simulation.run(built.graph(), step.topology(),
                     RunOptions.DEFAULT.withFidelity(scenario.fidelity()).withRouting(scenario.routing())
-                            .withLinkTracks(false));
+                            .withKernel(scenario.kernel()).withLinkTracks(false));
             double seconds = run.timeline().makespan() / 1e9;
             double simulated = paperFlops((int) row[1], (int) row[2], (int) row[4]) / seconds / gpus / 1e12;
             double published = (double) row[5];

@@ -99,7 +99,7 @@ class ScalingBookTrainingTest {
         TrainingStep step = s.trainingStep();
         TrainingStep.Built built = step.build(s.stepSequence());
         return Simulation.run(built.graph(), step.topology(), RunOptions.DEFAULT.withFidelity(s.fidelity())
-                .withRouting(s.routing()).withLinkTracks(false)).timeline();
+                .withRouting(s.routing()).withKernel(s.kernel()).withLinkTracks(false)).timeline();
     }
 
     /**
