@@ -23,8 +23,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * The classic hold model: {@code pending} events are pending at all times; each executed
  * event schedules one successor a random delay later (1 ns up to {@code window}), until
  * {@value #EVENTS} events have run.
- * Run through our DSOL kernel, through the {@link HeapKernel} the simulation uses, and through a
- * bare {@link PriorityQueue} loop doing the same work, so a kernel's overhead shows as a ratio.
+ * Run through our DSOL kernel (the simulation's default), through the {@link HeapKernel}
+ * ({@code simulation.kernel: heap}) and through a bare {@link PriorityQueue} loop doing the same
+ * work, so a kernel's overhead shows as a ratio.
  * A thousand pending events fit the cache; a hundred thousand, as many as a 16,384-GPU step with
  * every replica simulated may hold, do not. A window of 1,000 ns puts many events on each instant,
  * as replicas running in lockstep do; one of 10^9 ns almost none. Scores are events per second.

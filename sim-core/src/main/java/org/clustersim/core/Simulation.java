@@ -1,14 +1,13 @@
 package org.clustersim.core;
 
-import java.util.List;
-
 import org.clustersim.core.engine.Counters;
 import org.clustersim.core.engine.DeviceSpeeds;
 import org.clustersim.core.engine.Engine;
-import org.clustersim.core.engine.Interference;
 import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.core.engine.Timeline;
+import org.clustersim.core.kernel.DsolKernel;
 import org.clustersim.core.kernel.HeapKernel;
+import org.clustersim.core.kernel.SimKernel;
 import org.clustersim.core.network.AnalyticalNetwork;
 import org.clustersim.core.network.FabricNetwork;
 import org.clustersim.core.network.FlowNetwork;
@@ -17,8 +16,9 @@ import org.clustersim.topology.LinkStates;
 import org.clustersim.topology.Topology;
 
 /**
- * One simulated run of a task graph on a topology: a fresh DSOL kernel, the network model of
- * the chosen fidelity, scheduled link faults, and the engine, wired together.
+ * One simulated run of a task graph on a topology: a fresh event kernel of the chosen kind, the
+ * network model of the chosen fidelity, scheduled link faults and device slowdowns, and the
+ * engine, wired together. {@link RunOptions} says which.
  */
 public final class Simulation {
     /** How communication is modelled. */
@@ -35,6 +35,25 @@ public final class Simulation {
         ECMP,
         /** The next hop carrying the fewest flows when the flow starts (adaptive routing). */
         ADAPTIVE
+    }
+
+    /**
+     * Which discrete-event kernel runs the events. Both run actions of one instant in the order
+     * they were scheduled, so a run's result is the same on either; they differ in speed only.
+     */
+    public enum Kernel {
+        /** DSOL's DEVS simulator ({@link DsolKernel}), the kernel the design names. */
+        DSOL,
+        /**
+         * {@link HeapKernel}: events grouped by instant in primitive arrays, a little faster on the
+         * largest runs (docs/benchmarks.md, "Kernel").
+         */
+        HEAP;
+
+        /** A fresh kernel of this kind, for one run. */
+        SimKernel create() {
+            return this == DSOL ? new DsolKernel() : new HeapKernel();
+        }
     }
 
     /**
@@ -72,64 +91,25 @@ public final class Simulation {
     private Simulation() {
     }
 
-    /** Runs the graph with the flow model and every link healthy. */
+    /** Runs the graph with the {@link RunOptions#DEFAULT default options}: the flow model, every link healthy. */
     public static Timeline run(TaskGraph graph, Topology topology) {
-        return run(graph, topology, Fidelity.FLOW, List.of()).timeline();
+        return run(graph, topology, RunOptions.DEFAULT).timeline();
     }
 
-    /** Runs the graph with ECMP routing. */
-    public static Result run(TaskGraph graph, Topology topology, Fidelity fidelity, List<LinkEvent> linkEvents) {
-        return run(graph, topology, fidelity, Routing.ECMP, linkEvents);
-    }
-
-    /** Runs the graph with link throughput tracks recorded. */
-    public static Result run(TaskGraph graph, Topology topology, Fidelity fidelity, Routing routing,
-                             List<LinkEvent> linkEvents) {
-        return run(graph, topology, fidelity, routing, linkEvents, true);
-    }
-
-    /**
-     * Runs the graph to completion and returns what happened.
-     *
-     * @param linkTracks record every link's throughput over time as counter tracks (one sample
-     *                   per rate change: off for large runs)
-     */
-    public static Result run(TaskGraph graph, Topology topology, Fidelity fidelity, Routing routing,
-                             List<LinkEvent> linkEvents, boolean linkTracks) {
-        return run(graph, topology, fidelity, routing, linkEvents, List.of(), linkTracks);
-    }
-
-    /**
-     * Runs the graph to completion with link faults and device slowdowns.
-     *
-     * @param deviceEvents changes of device speed (stragglers)
-     */
-    public static Result run(TaskGraph graph, Topology topology, Fidelity fidelity, Routing routing,
-                             List<LinkEvent> linkEvents, List<DeviceEvent> deviceEvents, boolean linkTracks) {
-        return run(graph, topology, fidelity, routing, linkEvents, deviceEvents, linkTracks, Interference.NONE);
-    }
-
-    /**
-     * Runs the graph to completion with link faults, device slowdowns and compute slowed by the
-     * communication beside it.
-     *
-     * @param interference what each communication task takes from its devices' compute while in flight
-     */
-    public static Result run(TaskGraph graph, Topology topology, Fidelity fidelity, Routing routing,
-                             List<LinkEvent> linkEvents, List<DeviceEvent> deviceEvents, boolean linkTracks,
-                             Interference interference) {
+    /** Runs the graph to completion as {@code options} say and returns what happened. */
+    public static Result run(TaskGraph graph, Topology topology, RunOptions options) {
         if (graph.devices().size() > topology.deviceCount()) {
             throw new IllegalArgumentException("task graph uses " + graph.devices().size()
                     + " devices but topology " + topology.name() + " has " + topology.deviceCount());
         }
-        HeapKernel kernel = new HeapKernel();
+        SimKernel kernel = options.kernel().create();
         Counters counters = new Counters();
         LinkStates states = LinkStates.healthy(topology);
-        Counters linkCounters = linkTracks ? counters : null;
-        FabricNetwork network = fidelity == Fidelity.FLOW
-                ? new FlowNetwork(topology, kernel, states, linkCounters, routing == Routing.ADAPTIVE)
+        Counters linkCounters = options.linkTracks() ? counters : null;
+        FabricNetwork network = options.fidelity() == Fidelity.FLOW
+                ? new FlowNetwork(topology, kernel, states, linkCounters, options.routing() == Routing.ADAPTIVE)
                 : new AnalyticalNetwork(topology, kernel, states, linkCounters);
-        for (LinkEvent e : linkEvents) {
+        for (LinkEvent e : options.linkEvents()) {
             var link = topology.links().get(e.linkId());
             if (e.atNs() == 0) {
                 states.setFactor(link.id(), e.capacityFactor());
@@ -139,7 +119,7 @@ public final class Simulation {
             }
         }
         DeviceSpeeds speeds = new DeviceSpeeds(graph.devices().size());
-        for (DeviceEvent e : deviceEvents) {
+        for (DeviceEvent e : options.deviceEvents()) {
             if (e.device() < 0 || e.device() >= graph.devices().size()) {
                 throw new IllegalArgumentException("no device " + e.device() + " in the task graph");
             }
@@ -149,7 +129,7 @@ public final class Simulation {
                 kernel.schedule(e.atNs(), () -> speeds.set(e.device(), e.speed()));
             }
         }
-        Timeline timeline = new Engine(graph, kernel, network, counters, speeds, interference).run();
+        Timeline timeline = new Engine(graph, kernel, network, counters, speeds, options.interference()).run();
         long rerates = network instanceof FlowNetwork f ? f.rerates() : 0;
         long flows = network instanceof FlowNetwork f ? f.flowsRerated() : 0;
         return new Result(timeline, network.usage(), rerates, flows);

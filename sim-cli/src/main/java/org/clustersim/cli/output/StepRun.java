@@ -2,6 +2,7 @@ package org.clustersim.cli.output;
 
 import org.clustersim.cli.scenario.FaultEvents;
 import org.clustersim.cli.scenario.Scenario;
+import org.clustersim.core.RunOptions;
 import org.clustersim.core.Simulation;
 import org.clustersim.core.engine.Interference;
 import org.clustersim.strategies.training.TrainingStep;
@@ -36,9 +37,11 @@ public record StepRun(TrainingStep step, TrainingStep.Built built, Simulation.Re
     public static StepRun of(Scenario scenario, TrainingStep step, boolean linkCounters) {
         TrainingStep.Built built = step.build(scenario.stepSequence());
         FaultEvents faults = scenario.faultEvents(step.topology());
-        Simulation.Result run = Simulation.run(built.graph(), step.topology(), scenario.fidelity(),
-                scenario.routing(), faults.links(), faults.devices(), linkCounters || scenario.output().linkCounters(),
-                scenario.interference() ? step.interference(built.graph()) : Interference.NONE);
+        Simulation.Result run = Simulation.run(built.graph(), step.topology(), RunOptions.DEFAULT
+                .withFidelity(scenario.fidelity()).withRouting(scenario.routing()).withKernel(scenario.kernel())
+                .withLinkEvents(faults.links())
+                .withDeviceEvents(faults.devices()).withLinkTracks(linkCounters || scenario.output().linkCounters())
+                .withInterference(scenario.interference() ? step.interference(built.graph()) : Interference.NONE));
         return new StepRun(step, built, run, RunSummary.of(scenario, run, step, built));
     }
 

@@ -50,13 +50,14 @@ import org.clustersim.topology.Topology;
  * @param interference slow compute while communication kernels run beside it (the device
  *                    profile's communication section); off: overlap is free
  * @param steps       consecutive training steps to simulate; summaries report the last
+ * @param kernel      the discrete-event kernel that runs the step (the same result on either)
  * @param output      output paths named in the file
  */
 public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProfile device, TransformerModel model,
                        AttentionImpl attention, boolean blockingSends,
                        Parallelism parallelism, ScheduleKind schedule, Training training, Simulation.Fidelity fidelity,
                        Simulation.Routing routing, List<Fault> faults, boolean allReplicas, boolean allowOom,
-                       boolean interference, int steps, Output output) {
+                       boolean interference, int steps, Simulation.Kernel kernel, Output output) {
 
     public Scenario {
         faults = List.copyOf(faults);

@@ -88,6 +88,7 @@ public final class ScenarioReader {
         boolean allowOom = ALLOW_OOM.bool(simSec);
         boolean interference = INTERFERENCE.bool(simSec);
         int steps = STEPS.integer(simSec);
+        Simulation.Kernel kernel = KERNEL.choice(simSec);
 
         Scenario.Parallelism declared = parallelism(parSec, schedSec);
         ScheduleKind schedule = schedule(schedSec);
@@ -146,7 +147,7 @@ public final class ScenarioReader {
         ClusterChoice chosen = cluster.orElseThrow();
         return new Scenario(name, file, chosen.spec(), chosen.device(), model.orElseThrow(), attention, blockingSends,
                 par, schedule, training, fidelity, routing, faults, allReplicas, allowOom, interference, steps,
-                output);
+                kernel, output);
     }
 
     /**

@@ -9,6 +9,7 @@ import org.clustersim.cli.engine.TaskEngine;
 import org.clustersim.cli.scenario.Fault;
 import org.clustersim.cli.scenario.FaultEvents;
 import org.clustersim.cli.scenario.Scenario;
+import org.clustersim.core.RunOptions;
 import org.clustersim.core.Simulation;
 import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.core.metrics.CommBreakdown;
@@ -100,9 +101,12 @@ public final class WhatIfStudy {
                 scenario.source()));
         Simulation.Result result;
         try {
-            result = Simulation.run(graph, topology, scenario.fidelity(), scenario.routing(), events.links(),
-                    events.devices(), timeline != null && (linkCounters || scenario.output().linkCounters()),
-                    scenario.interference() ? step.interference(graph) : org.clustersim.core.engine.Interference.NONE);
+            result = Simulation.run(graph, topology, RunOptions.DEFAULT.withFidelity(scenario.fidelity())
+                    .withRouting(scenario.routing()).withKernel(scenario.kernel()).withLinkEvents(events.links())
+                    .withDeviceEvents(events.devices())
+                    .withLinkTracks(timeline != null && (linkCounters || scenario.output().linkCounters()))
+                    .withInterference(scenario.interference() ? step.interference(graph)
+                            : org.clustersim.core.engine.Interference.NONE));
         } catch (RuntimeException e) {
             UnreachableException cut = unreachable(e);
             if (cut == null) {

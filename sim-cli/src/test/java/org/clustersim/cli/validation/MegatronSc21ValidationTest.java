@@ -10,6 +10,7 @@ import java.util.Locale;
 
 import org.clustersim.cli.scenario.Scenario;
 import org.clustersim.cli.scenario.ScenarioReader;
+import org.clustersim.core.RunOptions;
 import org.clustersim.core.Simulation;
 import org.clustersim.strategies.training.TrainingStep;
 import org.junit.jupiter.api.Test;
@@ -54,8 +55,9 @@ class MegatronSc21ValidationTest {
             int gpus = (int) row[3];
             assertEquals(gpus, step.tp() * step.pp() * step.dp(), row[0] + " layout");
             TrainingStep.Built built = step.build();
-            Simulation.Result run = Simulation.run(built.graph(), step.topology(), scenario.fidelity(),
-                    scenario.routing(), List.of(), false);
+            Simulation.Result run = Simulation.run(built.graph(), step.topology(),
+                    RunOptions.DEFAULT.withFidelity(scenario.fidelity()).withRouting(scenario.routing())
+                            .withKernel(scenario.kernel()).withLinkTracks(false));
             double seconds = run.timeline().makespan() / 1e9;
             double simulated = paperFlops((int) row[1], (int) row[2], (int) row[4]) / seconds / gpus / 1e12;
             double published = (double) row[5];

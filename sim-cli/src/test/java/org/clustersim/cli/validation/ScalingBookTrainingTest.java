@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Locale;
 
 import org.clustersim.cli.scenario.Scenario;
 import org.clustersim.cli.scenario.ScenarioReader;
+import org.clustersim.core.RunOptions;
 import org.clustersim.core.Simulation;
 import org.clustersim.core.engine.Task;
 import org.clustersim.core.engine.TaskGraph;
@@ -98,7 +98,8 @@ class ScalingBookTrainingTest {
     private static Timeline run(Scenario s) {
         TrainingStep step = s.trainingStep();
         TrainingStep.Built built = step.build(s.stepSequence());
-        return Simulation.run(built.graph(), step.topology(), s.fidelity(), s.routing(), List.of(), false).timeline();
+        return Simulation.run(built.graph(), step.topology(), RunOptions.DEFAULT.withFidelity(s.fidelity())
+                .withRouting(s.routing()).withKernel(s.kernel()).withLinkTracks(false)).timeline();
     }
 
     /**

@@ -16,11 +16,11 @@ import java.util.Arrays;
  * <p>Order: instants ascending, and within an instant the order actions were scheduled in; that
  * is time, then sequence number, which is how {@link DsolKernel} orders events (time, then DSOL's
  * event id, counted in the order events are created), so a run gives the same result on either.
- * This one is what {@code Simulation} uses. Storage is primitive arrays and pooled nodes: nothing
- * is allocated per event beyond the caller's action. DSOL's per-event costs (an event object with
- * a boxed time, a global atomic id, a logger lookup per scheduled event, comparisons through
- * {@code Comparable} on boxed times) made up most of the kernel's share of that step before
- * (docs/benchmarks.md, "Scale").
+ * {@code Simulation} runs on DSOL unless asked for this one ({@code simulation.kernel: heap}).
+ * Storage is primitive arrays and pooled nodes: nothing is allocated per event beyond the
+ * caller's action. DSOL's per-event costs (an event object with a boxed time, a global atomic
+ * id, a logger lookup per scheduled event, comparisons through {@code Comparable} on boxed
+ * times) are what this kernel saves on the largest runs (docs/benchmarks.md, "Kernel").
  */
 public final class HeapKernel implements SimKernel {
     /** Heap of pending instants: the time and its queue (below) at the same index. */

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.clustersim.core.RunOptions;
 import org.clustersim.core.Simulation;
 import org.clustersim.core.engine.Flow;
 import org.clustersim.core.engine.Phase;
@@ -58,7 +59,7 @@ class FlowNetworkTest {
             g.communicate("flow" + i, "test", new int[] {s, r},
                     new Work.Communication(List.of(new Phase(List.of(f)))));
         }
-        return Simulation.run(g.build(), t, fidelity, events).timeline();
+        return Simulation.run(g.build(), t, RunOptions.DEFAULT.withFidelity(fidelity).withLinkEvents(events)).timeline();
     }
 
     @Test
@@ -144,7 +145,7 @@ class FlowNetworkTest {
         int s = g.stream(0, "send", StreamKind.COMMUNICATION);
         int r = g.stream(1, "recv", StreamKind.COMMUNICATION);
         g.communicate("x", "test", new int[] {s, r}, Work.Communication.pointToPoint(0, 1, 1_000_000));
-        Simulation.Result res = Simulation.run(g.build(), t, Simulation.Fidelity.FLOW, List.of());
+        Simulation.Result res = Simulation.run(g.build(), t, RunOptions.DEFAULT);
         Link up = t.route(0, 1).links().get(0);
         assertEquals(1_000_000, res.links().bytes(up.id()));
         assertEquals(10_000, res.links().busyNs(up.id()));

@@ -12,6 +12,7 @@ import java.util.Map;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import org.clustersim.core.RunOptions;
 import org.clustersim.core.Simulation;
 import org.clustersim.core.engine.StreamKind;
 import org.clustersim.core.engine.TaskGraph;
@@ -92,8 +93,8 @@ class ChromeTraceWriterTest {
         // 100 kB at 100 GB/s: 1000 ns, beside the first kernel only
         b.communicate("nccl", "dp-comm", new int[] {s0, s1}, Work.Communication.pointToPoint(0, 1, 100_000));
         var topo = new SwitchedClusterSpec("t", AcceleratorSpec.H100_SXM, 1, 2, 100e9, 0, 100e9, 0, 0).build();
-        Timeline t = Simulation.run(b.build(), topo, Simulation.Fidelity.FLOW, Simulation.Routing.ECMP, List.of(),
-                List.of(), false, task -> task.name().equals("nccl") ? 0.2 : 0).timeline();
+        Timeline t = Simulation.run(b.build(), topo, RunOptions.DEFAULT.withLinkTracks(false)
+                .withInterference(task -> task.name().equals("nccl") ? 0.2 : 0)).timeline();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ChromeTraceWriter.write(t, out, Map.of());
         Map<String, JsonNode> args = new java.util.HashMap<>();

@@ -2,6 +2,7 @@ package org.clustersim.strategies.collective;
 
 import java.util.List;
 
+import org.clustersim.core.RunOptions;
 import org.clustersim.core.Simulation;
 import org.clustersim.core.engine.StreamKind;
 import org.clustersim.core.engine.TaskGraph;
@@ -61,7 +62,8 @@ public record CollectiveStudy(Topology topology, Simulation.Fidelity fidelity, S
             ids[i] = g.communicate(s.op().id() + " " + s.choice().algorithm().name() + " #" + i, s.op().id(), streams,
                     s.choice().work());
         }
-        Simulation.Result r = Simulation.run(g.build(), topology, fidelity, routing, linkEvents);
+        Simulation.Result r = Simulation.run(g.build(), topology,
+                RunOptions.DEFAULT.withFidelity(fidelity).withRouting(routing).withLinkEvents(linkEvents));
         long[] durations = new long[specs.size()];
         for (int i = 0; i < ids.length; i++) {
             durations[i] = r.timeline().end(ids[i]) - r.timeline().start(ids[i]);

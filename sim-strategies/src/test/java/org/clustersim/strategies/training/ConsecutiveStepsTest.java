@@ -3,8 +3,7 @@ package org.clustersim.strategies.training;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.List;
-
+import org.clustersim.core.RunOptions;
 import org.clustersim.core.Simulation;
 import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.core.engine.Timeline;
@@ -36,8 +35,8 @@ class ConsecutiveStepsTest {
         TrainingStep s = TrainingStepTest.make(model, NODE, 1, 1, pp, dp, zero, schedule, m, 1, 2048,
                 true, null);
         TrainingStep.Built built = s.build(new StepSequence(steps, false));
-        Timeline t = Simulation.run(built.graph(), s.topology(), Simulation.Fidelity.FLOW, Simulation.Routing.ECMP,
-                List.of(), false).timeline();
+        Timeline t = Simulation.run(built.graph(), s.topology(), RunOptions.DEFAULT.withLinkTracks(false))
+                .timeline();
         return new Run(s, built, t, StepWindows.of(t, built.firstTasks()));
     }
 

@@ -3,8 +3,7 @@ package org.clustersim.strategies.training;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.List;
-
+import org.clustersim.core.RunOptions;
 import org.clustersim.core.Simulation;
 import org.clustersim.core.engine.Timeline;
 import org.clustersim.strategies.cost.LayerCostModel;
@@ -90,7 +89,7 @@ class MemoryModelTest {
 
     static long peak(TrainingStep s, int rank) {
         TrainingStep.Built built = s.build();
-        Timeline t = Simulation.run(built.graph(), s.topology(), Simulation.Fidelity.FLOW, List.of()).timeline();
+        Timeline t = Simulation.run(built.graph(), s.topology(), RunOptions.DEFAULT).timeline();
         long[][] live = built.pipelines().get(0).activationBytes(t, rank, new MemoryModel(s)::activationBytes);
         long max = 0;
         for (long v : live[1]) {

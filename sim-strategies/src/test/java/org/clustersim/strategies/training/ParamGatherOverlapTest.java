@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.clustersim.core.RunOptions;
 import org.clustersim.core.Simulation;
 import org.clustersim.core.engine.Stream;
 import org.clustersim.core.engine.StreamKind;
@@ -34,8 +35,8 @@ class ParamGatherOverlapTest {
     }
 
     private static Timeline run(TrainingStep s, StepSequence sequence) {
-        return Simulation.run(s.build(sequence).graph(), s.topology(), Simulation.Fidelity.FLOW,
-                Simulation.Routing.ECMP, List.of(), false).timeline();
+        return Simulation.run(s.build(sequence).graph(), s.topology(), RunOptions.DEFAULT.withLinkTracks(false))
+                .timeline();
     }
 
     /** The weight gathers on one device, in start order. */
@@ -144,8 +145,8 @@ class ParamGatherOverlapTest {
         TrainingStep s = step(1, 8);
         Timeline single = run(s, new StepSequence(1, true));
         TrainingStep.Built built = s.build(new StepSequence(3, true));
-        Timeline three = Simulation.run(built.graph(), s.topology(), Simulation.Fidelity.FLOW,
-                Simulation.Routing.ECMP, List.of(), false).timeline();
+        Timeline three = Simulation.run(built.graph(), s.topology(), RunOptions.DEFAULT.withLinkTracks(false))
+                .timeline();
         StepWindows w = StepWindows.of(three, built.firstTasks());
         for (int n = 0; n < 3; n++) {
             assertEquals(single.makespan(), w.duration(n), "step " + n);
@@ -154,8 +155,8 @@ class ParamGatherOverlapTest {
         assertEquals(27, gathers(three, 0).size());
         // and without the overlap each step ends with one gather of everything
         TrainingStep.Built plain = s.build(new StepSequence(3, false));
-        Timeline p = Simulation.run(plain.graph(), s.topology(), Simulation.Fidelity.FLOW,
-                Simulation.Routing.ECMP, List.of(), false).timeline();
+        Timeline p = Simulation.run(plain.graph(), s.topology(), RunOptions.DEFAULT.withLinkTracks(false))
+                .timeline();
         assertEquals(3, gathers(p, 0).size());
         assertEquals(run(s, StepSequence.ONE).makespan() * 3, p.makespan());
     }

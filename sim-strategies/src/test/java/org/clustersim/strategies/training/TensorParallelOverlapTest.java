@@ -3,8 +3,7 @@ package org.clustersim.strategies.training;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.List;
-
+import org.clustersim.core.RunOptions;
 import org.clustersim.core.Simulation;
 import org.clustersim.core.engine.Interference;
 import org.clustersim.core.engine.TaskGraph;
@@ -78,8 +77,8 @@ class TensorParallelOverlapTest {
         TrainingStep s = step(tpCommOverlap);
         TaskGraph g = s.build().graph();
         Interference i = interference ? s.interference(g) : Interference.NONE;
-        return new Run(g, Simulation.run(g, NODE, Simulation.Fidelity.FLOW, Simulation.Routing.ECMP, List.of(),
-                List.of(), false, i).timeline());
+        return new Run(g, Simulation.run(g, NODE,
+                RunOptions.DEFAULT.withLinkTracks(false).withInterference(i)).timeline());
     }
 
     @Test

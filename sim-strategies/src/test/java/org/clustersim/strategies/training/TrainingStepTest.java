@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 
+import org.clustersim.core.RunOptions;
 import org.clustersim.core.Simulation;
 import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.core.engine.Timeline;
@@ -41,8 +42,8 @@ class TrainingStepTest {
     }
 
     static Simulation.Result run(TrainingStep s) {
-        return Simulation.run(s.build().graph(), s.topology(), Simulation.Fidelity.FLOW, Simulation.Routing.ADAPTIVE,
-                List.of(), false);
+        return Simulation.run(s.build().graph(), s.topology(),
+                RunOptions.DEFAULT.withRouting(Simulation.Routing.ADAPTIVE).withLinkTracks(false));
     }
 
     static long exposed(Timeline t, String kind) {
@@ -239,10 +240,10 @@ class TrainingStepTest {
         TrainingStep s = make(SMALL, node, 1, 1, 4, 1, 0, ScheduleKind.ONE_F_ONE_B.schedule(1), 16, 1, 2048, true,
                 null);
         var graph = s.build().graph();
-        Timeline healthy = Simulation.run(graph, node, Simulation.Fidelity.FLOW, Simulation.Routing.ECMP, List.of(),
-                List.of(), false).timeline();
-        Timeline slowed = Simulation.run(graph, node, Simulation.Fidelity.FLOW, Simulation.Routing.ECMP, List.of(),
-                List.of(new Simulation.DeviceEvent(3, 0, 0.8)), false).timeline();
+        Timeline healthy = Simulation.run(graph, node, RunOptions.DEFAULT.withLinkTracks(false))
+                .timeline();
+        Timeline slowed = Simulation.run(graph, node, RunOptions.DEFAULT.withLinkTracks(false)
+                .withDeviceEvents(List.of(new Simulation.DeviceEvent(3, 0, 0.8)))).timeline();
         // the last stage (the logits make it the busiest, so its compute is the critical path of 1F1B)
         // needs 1.25x as long for every kernel
         long extra = slowed.computeBusy(3) - healthy.computeBusy(3);
@@ -255,8 +256,8 @@ class TrainingStepTest {
             assertTrue(slowed.computeIdle(d) - healthy.computeIdle(d) >= 0.9 * slowdown, "stage " + d + " waits");
         }
         // a slowdown that starts after the step has ended changes nothing
-        Timeline late = Simulation.run(graph, node, Simulation.Fidelity.FLOW, Simulation.Routing.ECMP, List.of(),
-                List.of(new Simulation.DeviceEvent(3, healthy.makespan() + 1, 0.5)), false).timeline();
+        Timeline late = Simulation.run(graph, node, RunOptions.DEFAULT.withLinkTracks(false)
+                .withDeviceEvents(List.of(new Simulation.DeviceEvent(3, healthy.makespan() + 1, 0.5)))).timeline();
         assertEquals(healthy.makespan(), late.makespan());
     }
 
