@@ -101,6 +101,8 @@ public final class TaskTag {
     private final int chunk;
     private final int layer;
     private final String category;
+    /** Kept: the builder looks every new task's tag up in its table. */
+    private final int hash;
 
     private TaskTag(Pass pass, boolean recompute, Traffic traffic, Transport transport, int microbatch, int chunk,
                     int layer, String label) {
@@ -112,6 +114,14 @@ public final class TaskTag {
         this.chunk = chunk;
         this.layer = layer;
         this.category = label != null ? label : traffic != Traffic.NONE ? traffic.category() : pass.category();
+        int h = pass.ordinal();
+        h = 31 * h + (recompute ? 1 : 0);
+        h = 31 * h + traffic.ordinal();
+        h = 31 * h + transport.ordinal();
+        h = 31 * h + microbatch;
+        h = 31 * h + chunk;
+        h = 31 * h + layer;
+        this.hash = 31 * h + (label != null ? label.hashCode() : 0);
     }
 
     /** A task of {@code pass} on microbatch {@code microbatch}, model chunk {@code chunk} (-1: none). */
@@ -198,14 +208,14 @@ public final class TaskTag {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof TaskTag t && t.pass == pass && t.recompute == recompute && t.traffic == traffic
+        return o instanceof TaskTag t && t.hash == hash && t.pass == pass && t.recompute == recompute && t.traffic == traffic
                 && t.transport == transport && t.microbatch == microbatch && t.chunk == chunk && t.layer == layer
                 && Objects.equals(t.category, category);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(pass, recompute, traffic, transport, microbatch, chunk, layer, category);
+        return hash;
     }
 
     @Override
