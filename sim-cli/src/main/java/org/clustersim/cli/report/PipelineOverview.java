@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import org.clustersim.core.engine.TaskGraph;
+import org.clustersim.core.engine.TaskTag;
 import org.clustersim.core.engine.Timeline;
 
 /**
@@ -92,31 +93,21 @@ public final class PipelineOverview {
                         + " ranks, evenly spaced" : "") + ".", lanes, end, legend);
     }
 
+    /**
+     * A task's pass and microbatch, from its tag: a pipeline pass (recomputation counts with its
+     * backward) by letter; other compute (optimizer, shard copies) under its category, with no
+     * microbatch.
+     */
     private static Key key(TaskGraph graph, int task) {
-        String pass = switch (graph.category(task)) {
-            case "forward" -> "F";
-            case "backward", "backward-input" -> "B";
-            case "backward-weight" -> "W";
-            case "overlapped" -> "X";
-            default -> graph.category(task);
+        TaskTag tag = graph.tag(task);
+        String pass = tag.traffic() != TaskTag.Traffic.NONE ? null : switch (tag.pass()) {
+            case FORWARD -> "F";
+            case BACKWARD, BACKWARD_INPUT -> "B";
+            case BACKWARD_WEIGHT -> "W";
+            case OVERLAPPED -> "X";
+            default -> null;
         };
-        return new Key(pass, pass.length() == 1 ? microbatch(graph.name(task)) : -1);
-    }
-
-    /** The microbatch in a pipeline task's name ("F mb12 c1 L3" gives 12), or -1. */
-    static int microbatch(String name) {
-        int at = name.indexOf("mb");
-        while (at >= 0) {
-            int end = at + 2;
-            while (end < name.length() && Character.isDigit(name.charAt(end))) {
-                end++;
-            }
-            if (end > at + 2 && (at == 0 || name.charAt(at - 1) == ' ')) {
-                return Integer.parseInt(name.substring(at + 2, end));
-            }
-            at = name.indexOf("mb", at + 2);
-        }
-        return -1;
+        return pass != null ? new Key(pass, tag.microbatch()) : new Key(graph.category(task), -1);
     }
 
     /** Consecutive tasks of one key, closer than the resolution, as one bar. */

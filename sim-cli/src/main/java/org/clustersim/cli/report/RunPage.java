@@ -8,6 +8,7 @@ import java.util.TreeMap;
 
 import org.clustersim.cli.output.ParallelGroups;
 import org.clustersim.cli.output.RunSummary;
+import org.clustersim.core.engine.TaskTag;
 
 /**
  * The blocks that show one simulated run: the headline figures, where each rank's step time
@@ -122,13 +123,18 @@ public final class RunPage {
                 List.of(false, true, true), rows);
     }
 
-    /** Whether traffic of category {@code kind} runs over groups of {@code group} (tp carries tp-comm, ...). */
+    /**
+     * Whether traffic of category {@code kind} runs over groups of {@code group}: whether a
+     * traffic kind of that category runs over that kind of group (tp carries tp-comm, dp carries
+     * dp-comm and ZeRO-3's fsdp-copy, ...).
+     */
     static boolean carries(String group, String kind) {
-        return switch (group) {
-            case "pp" -> kind.equals("pp-p2p");
-            case "dp" -> kind.equals("dp-comm") || kind.startsWith("fsdp-");
-            default -> kind.equals(group + "-comm");
-        };
+        for (TaskTag.Traffic t : TaskTag.Traffic.values()) {
+            if (kind.equals(t.category()) && group.equals(t.group())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static Map<String, long[]> traffic(RunSummary r) {

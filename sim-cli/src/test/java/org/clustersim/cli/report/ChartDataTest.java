@@ -5,16 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
-/** The reductions that keep figures small: bucketed memory lines, binned link rates, task-name parsing. */
+/** The reductions that keep figures small: bucketed memory lines, binned link rates. */
 class ChartDataTest {
-    @Test
-    void microbatchNumbersAreReadFromTaskNames() {
-        assertEquals(12, PipelineOverview.microbatch("F mb12 c1 L3"));
-        assertEquals(0, PipelineOverview.microbatch("mb0 embed"));
-        assertEquals(-1, PipelineOverview.microbatch("adam step"));
-        assertEquals(-1, PipelineOverview.microbatch("F xmb3"));
-    }
-
     @Test
     void bucketedMemoryKeepsEveryPeakAndTrough() {
         java.util.Random rnd = new java.util.Random(7);

@@ -27,9 +27,14 @@ public final class Task {
         return graph.name(id);
     }
 
-    /** Kind of work for grouping in traces and metrics, e.g. {@code forward} or {@code pp-p2p}. */
+    /** Display category, e.g. {@code forward} or {@code pp-p2p}: the tag's ({@link TaskTag#category}). */
     public String category() {
         return graph.category(id);
+    }
+
+    /** What the task is, in typed fields: pass, microbatch, chunk, layer, traffic. */
+    public TaskTag tag() {
+        return graph.tag(id);
     }
 
     public Work work() {

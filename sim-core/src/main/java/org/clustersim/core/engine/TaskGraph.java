@@ -11,8 +11,9 @@ import java.util.Map;
  * stream order and dependencies. Immutable once built; the engine keeps run state elsewhere.
  *
  * <p>Storage is compact, because a 16,384-GPU step with every replica simulated has millions of
- * tasks: per task one name, one category and one {@link Work} reference (names and categories
- * interned, compute work of identical duration, FLOPs and op split shared), and the streams
+ * tasks: per task one name, one {@link TaskTag} index and one {@link Work} reference (names
+ * interned, each distinct tag kept once, compute work of identical duration, FLOPs and op split
+ * shared), and the streams
  * each task occupies, its dependencies, its dependents and each stream's queue as compressed
  * sparse rows (an offset array and one flat {@code int[]} each). {@link Task} is a view of one
  * row; the engine reads the rows directly.
@@ -23,7 +24,10 @@ public final class TaskGraph {
     private final List<DeviceInfo> devices;
     private final List<Stream> streams;
     private final String[] names;
-    private final String[] categories;
+    /** Per task, the index of its tag in {@link #tagTable}. */
+    private final int[] tags;
+    /** Each distinct tag once. */
+    private final TaskTag[] tagTable;
     private final Work[] works;
     /** Per task, whether its work is compute: asked when a task ends, without reading the work object again. */
     private final boolean[] compute;
@@ -55,7 +59,8 @@ public final class TaskGraph {
         this.devices = List.copyOf(b.devices);
         this.streams = List.copyOf(b.streams);
         this.names = Arrays.copyOf(b.names, n);
-        this.categories = Arrays.copyOf(b.categories, n);
+        this.tags = Arrays.copyOf(b.tags, n);
+        this.tagTable = b.tagTable.toArray(new TaskTag[0]);
         this.works = Arrays.copyOf(b.works, n);
         this.compute = new boolean[n];
         for (int t = 0; t < n; t++) {
@@ -102,13 +107,14 @@ public final class TaskGraph {
     }
 
     /** A graph of the same devices and streams with every per-task array given. */
-    private TaskGraph(TaskGraph same, String[] names, String[] categories, Work[] works, boolean[] compute,
+    private TaskGraph(TaskGraph same, String[] names, int[] tags, Work[] works, boolean[] compute,
                       int[] taskStreamStart, int[] taskStreams, int[] nextOnStream, int[] depStart, int[] deps,
                       int[] dependentStart, int[] dependents, int[] streamTasks) {
         this.devices = same.devices;
         this.streams = same.streams;
         this.names = names;
-        this.categories = categories;
+        this.tags = tags;
+        this.tagTable = same.tagTable;
         this.works = works;
         this.compute = compute;
         this.taskStreamStart = taskStreamStart;
@@ -151,7 +157,7 @@ public final class TaskGraph {
             newId[ids[i]] = i;
         }
         String[] nNames = new String[n];
-        String[] nCategories = new String[n];
+        int[] nTags = new int[n];
         Work[] nWorks = new Work[n];
         boolean[] nCompute = new boolean[n];
         int[] nTaskStreamStart = new int[n + 1];
@@ -169,7 +175,7 @@ public final class TaskGraph {
                 for (int i = 0; i < n; i++) {
                     int t = ids[i];
                     nNames[i] = names[t];
-                    nCategories[i] = categories[t];
+                    nTags[i] = tags[t];
                     nWorks[i] = works[t];
                     nCompute[i] = compute[t];
                 }
@@ -200,7 +206,7 @@ public final class TaskGraph {
                 gather.run();
             }
         }
-        return new TaskGraph(this, nNames, nCategories, nWorks, nCompute, nTaskStreamStart, nTaskStreams,
+        return new TaskGraph(this, nNames, nTags, nWorks, nCompute, nTaskStreamStart, nTaskStreams,
                 nNextOnStream, nDepStart, nDeps, nDependentStart, nDependents, nStreamTasks);
     }
 
@@ -248,9 +254,29 @@ public final class TaskGraph {
         return names[id];
     }
 
-    /** Category of task {@code id}. */
+    /** Category of task {@code id}: its tag's display category. */
     public String category(int id) {
-        return categories[id];
+        return tagTable[tags[id]].category();
+    }
+
+    /** Tag of task {@code id} (one instance per distinct tag: reading it allocates nothing). */
+    public TaskTag tag(int id) {
+        return tagTable[tags[id]];
+    }
+
+    /** Index of task {@code id}'s tag among the graph's distinct tags ({@link #tagAt}). */
+    public int tagIndex(int id) {
+        return tags[id];
+    }
+
+    /** Number of distinct tags. */
+    public int tagCount() {
+        return tagTable.length;
+    }
+
+    /** The distinct tag of index {@code index}. */
+    public TaskTag tagAt(int index) {
+        return tagTable[index];
     }
 
     /** Work of task {@code id}. */
@@ -343,12 +369,15 @@ public final class TaskGraph {
         /** Per device, its streams by name (a name's hash is kept by the string: no key is built per lookup). */
         private final List<Map<String, Integer>> streamsByDevice = new ArrayList<>();
         private final List<IntList> streamQueues = new ArrayList<>();
-        /** Interned names and categories, and shared compute work. */
+        /** Interned names, shared compute work, and each distinct tag's index (labels by their category). */
         private final Map<String, String> strings = new HashMap<>();
+        private final Map<TaskTag, Integer> tagIds = new HashMap<>();
+        private final Map<String, Integer> labelIds = new HashMap<>();
+        private final List<TaskTag> tagTable = new ArrayList<>();
         private final Map<Work.Compute, Work.Compute> computeWork = new HashMap<>();
         private int taskCount;
         private String[] names = new String[64];
-        private String[] categories = new String[64];
+        private int[] tags = new int[64];
         private Work[] works = new Work[64];
         private int[] taskStreamStart = new int[65];
         private final IntList taskStreams = new IntList();
@@ -400,9 +429,14 @@ public final class TaskGraph {
             return id;
         }
 
-        /** Appends a compute task to a stream. */
+        /** Appends a compute task to a stream, untyped, shown under {@code category}. */
         public int compute(String name, String category, int stream, long durationNs, double flops, int... deps) {
-            return add(name, category, new Work.Compute(durationNs, flops), new int[] {stream}, deps);
+            return add(name, label(category), new Work.Compute(durationNs, flops), new int[] {stream}, deps);
+        }
+
+        /** Appends a compute task tagged {@code tag} to a stream. */
+        public int compute(String name, TaskTag tag, int stream, long durationNs, double flops, int... deps) {
+            return add(name, idOf(tag), new Work.Compute(durationNs, flops), new int[] {stream}, deps);
         }
 
         /**
@@ -417,12 +451,52 @@ public final class TaskGraph {
         /** As {@link #computeOn(String, String, int[], long, double)}, with the task's split over ops. */
         public int computeOn(String name, String category, int[] computeStreams, long durationNs, double flops,
                              OpBreakdown ops) {
-            return add(name, category, new Work.Compute(durationNs, flops, ops), computeStreams, new int[0]);
+            return add(name, label(category), new Work.Compute(durationNs, flops, ops), computeStreams, new int[0]);
         }
 
-        /** Appends a communication task to each of the given streams (one per participating device). */
+        /** As {@link #computeOn(String, String, int[], long, double)}, tagged {@code tag}. */
+        public int computeOn(String name, TaskTag tag, int[] computeStreams, long durationNs, double flops) {
+            return computeOn(name, tag, computeStreams, durationNs, flops, null);
+        }
+
+        /** As {@link #computeOn(String, String, int[], long, double, OpBreakdown)}, tagged {@code tag}. */
+        public int computeOn(String name, TaskTag tag, int[] computeStreams, long durationNs, double flops,
+                             OpBreakdown ops) {
+            return add(name, idOf(tag), new Work.Compute(durationNs, flops, ops), computeStreams, new int[0]);
+        }
+
+        /** Appends a communication task to each of the given streams (one per participating device), untyped. */
         public int communicate(String name, String category, int[] streamIds, Work.Communication comm, int... deps) {
-            return add(name, category, comm, streamIds, deps);
+            return add(name, label(category), comm, streamIds, deps);
+        }
+
+        /** As {@link #communicate(String, String, int[], Work.Communication, int...)}, tagged {@code tag}. */
+        public int communicate(String name, TaskTag tag, int[] streamIds, Work.Communication comm, int... deps) {
+            return add(name, idOf(tag), comm, streamIds, deps);
+        }
+
+        /** The index of {@code tag} in the tag table, added on first sight. */
+        private int idOf(TaskTag tag) {
+            if (tag.category() == null) {
+                throw new IllegalArgumentException("tag " + tag + " has no category: give a pass, traffic or label");
+            }
+            Integer id = tagIds.get(tag);
+            if (id == null) {
+                id = tagTable.size();
+                tagTable.add(tag);
+                tagIds.put(tag, id);
+            }
+            return id;
+        }
+
+        /** The index of the untyped tag labelled {@code category} (looked up by the string: no tag built per task). */
+        private int label(String category) {
+            Integer id = labelIds.get(category);
+            if (id == null) {
+                id = idOf(TaskTag.labelled(category));
+                labelIds.put(category, id);
+            }
+            return id;
         }
 
         private String intern(String s) {
@@ -430,7 +504,7 @@ public final class TaskGraph {
             return known == null ? s : known;
         }
 
-        private int add(String name, String category, Work work, int[] taskStreamIds, int[] deps) {
+        private int add(String name, int tag, Work work, int[] taskStreamIds, int[] deps) {
             int id = taskCount;
             if (taskStreamIds.length == 0) {
                 throw new IllegalArgumentException("task " + name + " occupies no stream");
@@ -456,7 +530,7 @@ public final class TaskGraph {
                 work = shared == null ? c : shared;
             }
             names[id] = intern(name);
-            categories[id] = intern(category);
+            tags[id] = tag;
             works[id] = work;
             depFirst[id] = -1;
             depLast[id] = -1;
@@ -488,7 +562,7 @@ public final class TaskGraph {
         /** Every per-task array resized to room for {@code capacity} tasks. */
         private void resizeTasks(int capacity) {
             names = Arrays.copyOf(names, capacity);
-            categories = Arrays.copyOf(categories, capacity);
+            tags = Arrays.copyOf(tags, capacity);
             works = Arrays.copyOf(works, capacity);
             taskStreamStart = Arrays.copyOf(taskStreamStart, capacity + 1);
             depFirst = Arrays.copyOf(depFirst, capacity);
@@ -550,7 +624,7 @@ public final class TaskGraph {
 
         /**
          * Appends a copy of tasks {@code first} to {@code end} (exclusive): a symmetric replica of
-         * them on other streams. Each copy keeps its name, category and compute work; its streams
+         * them on other streams. Each copy keeps its name, tag and compute work; its streams
          * are mapped through {@code streamMap} (indexed by stream id) and its communication work
          * through {@code workOf}; its dependencies, which must lie in the range
          * ({@link #selfContained}), point at the copies. Each new stream queue takes the copies in
@@ -593,7 +667,7 @@ public final class TaskGraph {
             edgeNext.ensureRoom(range.edges);
             // whole rows at a time: a replica is copied a hundred times and more
             System.arraycopy(names, first, names, taskCount, count);
-            System.arraycopy(categories, first, categories, taskCount, count);
+            System.arraycopy(tags, first, tags, taskCount, count);
             int[] stream = taskStreams.data;
             int[] next = nextOnStream.data;
             for (int k = firstSlot, endSlot = firstSlot + slots; k < endSlot; k++) {

@@ -8,12 +8,14 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import org.clustersim.core.engine.TaskGraph;
+import org.clustersim.core.engine.TaskTag;
 import org.clustersim.core.engine.Timeline;
 
 /**
  * How one device's communication related to its computation, measured from the timeline:
- * for each traffic category (task category of its communication tasks, such as tp-comm,
- * dp-comm or pp-p2p), the time that communication was under way while the compute stream was
+ * for each traffic category (the category of its communication tasks' traffic kind, {@link
+ * TaskTag.Traffic#category}, such as tp-comm, dp-comm or pp-p2p; an untyped task's own
+ * category), the time that communication was under way while the compute stream was
  * busy (overlapped) and while it was idle (exposed: the device had nothing to compute).
  * Intervals of several tasks of one category are merged first, so concurrent transfers count
  * once.
@@ -58,6 +60,8 @@ public record CommBreakdown(int device, Map<String, Long> exposedNs, Map<String,
     /** One thread's buffers and traffic categories. */
     private static final class Scratch {
         final Map<String, Integer> slotOf = new HashMap<>();
+        /** Per tag index of the graph, its category's slot; -1 until first seen. */
+        int[] slotOfTag = new int[0];
         final List<String> slotNames = new ArrayList<>();
         final Intervals compute = new Intervals();
         final List<Intervals> comm = new ArrayList<>();
@@ -74,6 +78,10 @@ public record CommBreakdown(int device, Map<String, Long> exposedNs, Map<String,
             long from = steps == null ? Long.MIN_VALUE : steps.windowStart(d, step);
             long to = steps == null ? Long.MAX_VALUE : steps.windowEnd(d, step);
             TaskGraph g = timeline.graph();
+            if (slotOfTag.length != g.tagCount()) {
+                slotOfTag = new int[g.tagCount()];
+                Arrays.fill(slotOfTag, -1);
+            }
             for (int k = 0, streams = g.deviceStreamCount(d); k < streams; k++) {
                 int s = g.deviceStream(d, k);
                 collect(timeline, s, from, to, g.isComputeStream(s) ? compute : null);
@@ -100,9 +108,19 @@ public record CommBreakdown(int device, Map<String, Long> exposedNs, Map<String,
                 long lo = Math.max(timeline.start(t), from);
                 long hi = Math.min(timeline.end(t), to);
                 if (hi > lo) {
-                    (only != null ? only : comm.get(slotOf(g.category(t)))).add(lo, hi);
+                    (only != null ? only : comm.get(slotOfTag(g, g.tagIndex(t)))).add(lo, hi);
                 }
             }
+        }
+
+        /** The slot of the tag of index {@code tag}: by its traffic's category, or an untyped task's own. */
+        private int slotOfTag(TaskGraph g, int tag) {
+            int slot = slotOfTag[tag];
+            return slot >= 0 ? slot : (slotOfTag[tag] = slotOf(kindOf(g.tagAt(tag))));
+        }
+
+        private static String kindOf(TaskTag tag) {
+            return tag.traffic() != TaskTag.Traffic.NONE ? tag.traffic().category() : tag.category();
         }
 
         /** The index of a traffic category's interval list, made on first sight. */

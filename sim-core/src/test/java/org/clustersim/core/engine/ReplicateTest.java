@@ -22,10 +22,13 @@ class ReplicateTest {
         for (int t = 0; t < 40; t++) {
             int[] deps = t == 0 ? new int[0] : r.ints(r.nextInt(3), first, first + t).distinct().toArray();
             if (r.nextBoolean()) {
-                b.compute("c" + t, "x", c, 1 + r.nextInt(9), 0, deps);
+                b.compute("c" + t, TaskTag.of(TaskTag.Pass.FORWARD, r.nextInt(3), 0).atLayer(r.nextInt(4)), c,
+                        1 + r.nextInt(9), 0, deps);
             } else {
                 int[] on = r.nextBoolean() ? new int[] {m} : new int[] {m, c};
-                b.communicate("m" + t, "y", on, Work.Communication.pointToPoint(dev, dev, 8 + t), deps);
+                TaskTag tag = r.nextBoolean() ? TaskTag.labelled("y")
+                        : TaskTag.of(TaskTag.Pass.BACKWARD, r.nextInt(3), 0).carrying(TaskTag.Traffic.TENSOR);
+                b.communicate("m" + t, tag, on, Work.Communication.pointToPoint(dev, dev, 8 + t), deps);
             }
         }
         // the last two tasks swapped in their queues (the builder does not run the graph)
@@ -49,6 +52,7 @@ class ReplicateTest {
         assertEquals(a.taskCount(), b.taskCount());
         for (int t = 0; t < a.taskCount(); t++) {
             assertEquals(a.name(t), b.name(t));
+            assertEquals(a.tag(t), b.tag(t));
             assertEquals(a.work(t) instanceof Work.Compute ? ((Work.Compute) a.work(t)).durationNs() : a.work(t),
                     b.work(t) instanceof Work.Compute ? ((Work.Compute) b.work(t)).durationNs() : b.work(t));
             assertEquals(a.streamCount(t), b.streamCount(t));

@@ -115,6 +115,7 @@ class TaskNumberingTest {
                 int t = order[i];
                 assertEquals(g.name(t), h.name(i));
                 assertEquals(g.category(t), h.category(i));
+                assertSame(g.tag(t), h.tag(i));
                 assertSame(g.work(t), h.work(i));
                 assertEquals(g.isCompute(t), h.isCompute(i));
                 assertEquals(g.streamCount(t), h.streamCount(i));

@@ -6,6 +6,7 @@ import org.clustersim.core.engine.Stream;
 import org.clustersim.core.engine.StreamKind;
 import org.clustersim.core.engine.Task;
 import org.clustersim.core.engine.TaskGraph;
+import org.clustersim.core.engine.TaskTag;
 import org.clustersim.core.engine.Timeline;
 
 /**
@@ -65,23 +66,22 @@ public final class AsciiTimeline {
     }
 
     private static char letter(Task task) {
-        return switch (task.category()) {
-            case "forward" -> 'F';
-            case "backward", "backward-input" -> 'B';
-            case "backward-weight" -> 'W';
-            case "overlapped" -> 'X';
+        TaskTag tag = task.tag();
+        if (tag.traffic() != TaskTag.Traffic.NONE) {
+            return '?';
+        }
+        return switch (tag.pass()) {
+            case FORWARD -> 'F';
+            case BACKWARD, BACKWARD_INPUT -> 'B';
+            case BACKWARD_WEIGHT -> 'W';
+            case OVERLAPPED -> 'X';
             default -> '?';
         };
     }
 
-    /** Microbatch number modulo 10, read from the task name ("F mb12 c1" gives '2'). */
+    /** Microbatch number modulo 10, from the task's tag (an overlapped pair's: its forward's). */
     private static char digit(Task task) {
-        String n = task.name();
-        int at = n.indexOf("mb");
-        int end = at + 2;
-        while (end < n.length() && Character.isDigit(n.charAt(end))) {
-            end++;
-        }
-        return at < 0 || end == at + 2 ? '?' : n.charAt(end - 1);
+        int mb = task.tag().microbatch();
+        return mb < 0 ? '?' : (char) ('0' + mb % 10);
     }
 }

@@ -8,6 +8,7 @@ import java.util.Map;
 
 import org.clustersim.core.engine.StreamKind;
 import org.clustersim.core.engine.TaskGraph;
+import org.clustersim.core.engine.TaskTag;
 import org.clustersim.core.engine.Work;
 
 /**
@@ -24,9 +25,6 @@ import org.clustersim.core.engine.Work;
  * as its data exists and the channel is free, and the consuming task waits for it.
  */
 public final class PipelineProgram {
-    /** Trace category of stage-to-stage sends. */
-    public static final String P2P_CATEGORY = "pp-p2p";
-
     private final PipelineSchedule schedule;
     private final int ranks;
     private final int microbatches;
@@ -142,7 +140,7 @@ public final class PipelineProgram {
                 } else if (op instanceof PipelineOp.Overlapped pair) {
                     int fs = stageOf(r, pair.forward());
                     int bs = stageOf(r, pair.backward());
-                    StageWork.Overlap o = work.emitOverlapped(graph, rankDevices[r], r, fs, bs,
+                    StageWork.Overlap o = work.emitOverlapped(graph, rankDevices[r], r, pair, fs, bs,
                             label(pair.forward()) + " & " + label(pair.backward()));
                     firsts[index++] = Math.min(o.forward().first(), o.backward().first());
                     record(r, pair.forward(), fs, o.forward(), fwd, bIn, bW, ledger);
@@ -234,10 +232,11 @@ public final class PipelineProgram {
         }
         int[] from = rankDevices[r];
         int[] to = rankDevices[q];
+        TaskTag sendTag = TaskTag.of(a.kind().pass(), mb, a.chunk()).carrying(TaskTag.Traffic.PIPELINE_SEND);
         for (int i = 0; i < from.length; i++) {
             int send = graph.stream(from[i], sendStream(r, q), StreamKind.COMMUNICATION);
             int recv = graph.stream(to[i % to.length], recvStream(q, r), StreamKind.COMMUNICATION);
-            int t = graph.communicate(what + " mb" + mb + " s" + k + "->s" + target, P2P_CATEGORY,
+            int t = graph.communicate(what + " mb" + mb + " s" + k + "->s" + target, sendTag,
                     new int[] {send, recv}, sends.computeIfAbsent(new Send(from[i], to[i % to.length],
                             boundaryBytes / from.length), pair -> Work.Communication.pointToPoint(pair.from(), pair.to(),
                             pair.bytes())), producer);

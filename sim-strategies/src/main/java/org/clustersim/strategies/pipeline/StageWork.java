@@ -32,7 +32,7 @@ public interface StageWork {
     record Overlap(Emitted forward, Emitted backward) {
     }
 
-    /** Emits an overlapped forward+backward pair. */
-    Overlap emitOverlapped(TaskGraph.Builder graph, int[] devices, int rank, int forwardStage, int backwardStage,
-                           String label);
+    /** Emits the overlapped forward+backward {@code pair}, its halves at stages forwardStage and backwardStage. */
+    Overlap emitOverlapped(TaskGraph.Builder graph, int[] devices, int rank, PipelineOp.Overlapped pair,
+                           int forwardStage, int backwardStage, String label);
 }

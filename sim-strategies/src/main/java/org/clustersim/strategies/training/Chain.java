@@ -4,6 +4,7 @@ import java.util.function.IntConsumer;
 
 import org.clustersim.core.engine.StreamKind;
 import org.clustersim.core.engine.TaskGraph;
+import org.clustersim.core.engine.TaskTag;
 import org.clustersim.core.engine.Work;
 import org.clustersim.strategies.cost.LayerCostModel;
 
@@ -12,6 +13,8 @@ import org.clustersim.strategies.cost.LayerCostModel;
  * groups of tp, CP rank-major): compute tasks that occupy the compute streams of all of them
  * together (they run in lockstep), and the communications between, each task waiting for the one
  * before. The parts of a step (tensor, context, expert parallelism) add their collectives to it.
+ * Every task is tagged with what the chain is emitting at the time ({@link #at}): its pass,
+ * microbatch, chunk and layer, and for communication the traffic kind the part names.
  */
 final class Chain {
     private final TaskGraph.Builder graph;
@@ -21,9 +24,12 @@ final class Chain {
     private int first = -1;
     private int last = -1;
     private IntConsumer nextTask;
+    private TaskTag tag;
 
-    Chain(TaskGraph.Builder graph, LayerBlocks blocks, int[] devices) {
+    /** @param tag what the chain emits first (pass, microbatch, chunk) */
+    Chain(TaskGraph.Builder graph, LayerBlocks blocks, int[] devices, TaskTag tag) {
         this.graph = graph;
+        this.tag = tag;
         this.blocks = blocks;
         this.devices = devices;
         this.compute = new int[devices.length];
@@ -40,6 +46,16 @@ final class Chain {
         return devices;
     }
 
+    /** Tags the tasks added from now on with {@code tag} (a layer, a recomputation). */
+    void at(TaskTag tag) {
+        this.tag = tag;
+    }
+
+    /** The tag of the tasks added now. */
+    TaskTag tag() {
+        return tag;
+    }
+
     /** The chain's first task (what the action's inputs wait for), -1 while it is empty. */
     int first() {
         return first;
@@ -51,13 +67,20 @@ final class Chain {
     }
 
     /** A compute task of {@code flops} per GPU. */
-    int compute(String name, String category, double ns, double flops) {
-        return computeAfter(name, category, ns, flops, -1);
+    int compute(String name, double ns, double flops) {
+        return computeAfter(name, ns, flops, -1);
+    }
+
+    /** A compute task of {@code flops} per GPU tagged {@code tag} rather than the chain's (a shard copy). */
+    int compute(String name, TaskTag tag, double ns, double flops) {
+        int id = graph.computeOn(name, tag, compute, Math.round(ns), flops * devices.length);
+        link(id);
+        return id;
     }
 
     /** A compute task that also waits for task {@code after} (-1: for nothing else). */
-    int computeAfter(String name, String category, double ns, double flops, int after) {
-        int id = graph.computeOn(name, category, compute, Math.round(ns), flops * devices.length);
+    int computeAfter(String name, double ns, double flops, int after) {
+        int id = graph.computeOn(name, tag, compute, Math.round(ns), flops * devices.length);
         if (after >= 0) {
             graph.addDependency(id, after);
         }
@@ -66,16 +89,16 @@ final class Chain {
     }
 
     /** A block's pass, with its split over ops for the trace. */
-    int compute(String name, String category, LayerCostModel.Block b, Pass p) {
-        int id = graph.computeOn(name, category, compute, Math.round(p.ns(b)), p.flops(b) * devices.length,
+    int compute(String name, LayerCostModel.Block b, Pass p) {
+        int id = graph.computeOn(name, tag, compute, Math.round(p.ns(b)), p.flops(b) * devices.length,
                 blocks.ops(b, p));
         link(id);
         return id;
     }
 
     /** A block's pass that also waits for task {@code after} (-1: for nothing else). */
-    int computeAfter(String name, String category, LayerCostModel.Block b, Pass p, int after) {
-        int id = graph.computeOn(name, category, compute, Math.round(p.ns(b)), p.flops(b) * devices.length,
+    int computeAfter(String name, LayerCostModel.Block b, Pass p, int after) {
+        int id = graph.computeOn(name, tag, compute, Math.round(p.ns(b)), p.flops(b) * devices.length,
                 blocks.ops(b, p));
         if (after >= 0) {
             graph.addDependency(id, after);
@@ -84,9 +107,9 @@ final class Chain {
         return id;
     }
 
-    /** A communication on stream {@code stream} of every GPU of the rank. */
-    void communicate(String name, String category, String stream, Work.Communication work) {
-        link(graph.communicate(name, category, streams(stream), work));
+    /** A communication of {@code traffic} on stream {@code stream} of every GPU of the rank. */
+    void communicate(String name, TaskTag.Traffic traffic, String stream, Work.Communication work) {
+        link(graph.communicate(name, tag.carrying(traffic), streams(stream), work));
     }
 
     /** The communication stream {@code name} of every GPU of the rank. */

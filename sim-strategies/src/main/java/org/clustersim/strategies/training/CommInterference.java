@@ -10,9 +10,9 @@ import org.clustersim.core.engine.Interference;
 import org.clustersim.core.engine.Phase;
 import org.clustersim.core.engine.Task;
 import org.clustersim.core.engine.TaskGraph;
+import org.clustersim.core.engine.TaskTag;
 import org.clustersim.core.engine.Work;
 import org.clustersim.strategies.device.CommKernels;
-import org.clustersim.strategies.pipeline.PipelineProgram;
 
 /**
  * Which of a training step's communication tasks run as SM-driven kernels beside compute, and
@@ -20,7 +20,8 @@ import org.clustersim.strategies.pipeline.PipelineProgram;
  * are NCCL point-to-point kernels; every other collective is an NCCL collective kernel, of the
  * network kind when any of its flows crosses between servers, of the NVLink kind otherwise.
  * Tensor-parallel overlap chunks carry their own SM counts (Transformer Engine's userbuffers:
- * copy-engine ring exchanges take none). A task's kind is decided once per plan (plans are shared
+ * copy-engine ring exchanges take none). Each task is classified by its tag: its traffic kind
+ * and transport. A task's kind is decided once per plan (plans are shared
  * by every layer and microbatch).
  */
 final class CommInterference implements Interference {
@@ -29,28 +30,26 @@ final class CommInterference implements Interference {
     private final double ring;
     private final double userbuffers;
     private final List<DeviceInfo> devices;
-    private final List<org.clustersim.core.engine.Stream> streams;
     private final Map<Work, Double> shares = new IdentityHashMap<>();
 
     CommInterference(CommKernels kernels, TaskGraph graph) {
         this.kernels = kernels;
         this.p2p = kernels.computeShare(kernels.p2p());
-        this.ring = TensorParallelOverlap.computeShare(TensorParallelOverlap.RING_STREAM, kernels);
-        this.userbuffers = TensorParallelOverlap.computeShare(TensorParallelOverlap.UB_STREAM, kernels);
+        this.ring = TensorParallelOverlap.computeShare(TaskTag.Transport.RING_EXCHANGE, kernels);
+        this.userbuffers = TensorParallelOverlap.computeShare(TaskTag.Transport.USERBUFFERS, kernels);
         this.devices = graph.devices();
-        this.streams = graph.streams();
     }
 
     @Override
     public double computeShare(Task task) {
-        if (task.category().equals(PipelineProgram.P2P_CATEGORY)) {
+        TaskTag tag = task.tag();
+        if (tag.traffic() == TaskTag.Traffic.PIPELINE_SEND) {
             return p2p;
         }
-        String stream = streams.get(task.stream(0)).name();
-        if (stream.equals(TensorParallelOverlap.RING_STREAM)) {
+        if (tag.transport() == TaskTag.Transport.RING_EXCHANGE) {
             return ring;
         }
-        if (stream.equals(TensorParallelOverlap.UB_STREAM)) {
+        if (tag.transport() == TaskTag.Transport.USERBUFFERS) {
             return userbuffers;
         }
         return shares.computeIfAbsent(task.work(), w -> kernels.computeShare(

@@ -7,6 +7,7 @@ import java.util.Map;
 
 import org.clustersim.core.engine.StreamKind;
 import org.clustersim.core.engine.TaskGraph;
+import org.clustersim.core.engine.TaskTag;
 import org.clustersim.core.engine.Work;
 import org.clustersim.strategies.collective.CollectiveOp;
 import org.clustersim.strategies.collective.Collectives;
@@ -23,6 +24,8 @@ import org.clustersim.topology.Topology;
  * reused, since the groups have the same shape on the fabric.
  */
 final class DataParallelCollectives {
+    private static final TaskTag REDUCE = TaskTag.of(TaskTag.Traffic.GRADIENT_REDUCE);
+    private static final TaskTag GATHER = TaskTag.of(TaskTag.Traffic.PARAM_GATHER);
     private final TaskGraph.Builder graph;
     private final Topology topology;
     private final Map<String, Collectives.Choice> chosen = new HashMap<>();
@@ -43,17 +46,17 @@ final class DataParallelCollectives {
      */
     int reduce(String name, CollectiveOp op, int[] group, int shard, long bytes, int[] deps, String stream) {
         if (op != CollectiveOp.REDUCE_SCATTER || shard <= 1 || shard >= group.length) {
-            return task(name, op, List.of(group), bytes, deps, stream);
+            return task(name, REDUCE, op, List.of(group), bytes, deps, stream);
         }
-        int rs = task(name, op, shardGroups(group, shard), bytes, deps, stream);
-        return task(name + " across shards", CollectiveOp.ALL_REDUCE, replicaGroups(group, shard),
+        int rs = task(name, REDUCE, op, shardGroups(group, shard), bytes, deps, stream);
+        return task(name + " across shards", REDUCE, CollectiveOp.ALL_REDUCE, replicaGroups(group, shard),
                 Math.max(1, bytes / shard), new int[] {rs}, stream);
     }
 
     /** A weight all-gather inside each shard group (the whole group when not hybrid). */
     int gather(String name, int[] group, int shard, long bytes, int[] deps, String stream) {
         List<int[]> groups = shard <= 1 || shard >= group.length ? List.of(group) : shardGroups(group, shard);
-        return task(name, CollectiveOp.ALL_GATHER, groups, bytes, deps, stream);
+        return task(name, GATHER, CollectiveOp.ALL_GATHER, groups, bytes, deps, stream);
     }
 
     private static List<int[]> shardGroups(int[] group, int shard) {
@@ -79,7 +82,8 @@ final class DataParallelCollectives {
     }
 
     /** One task running the collective over each of the (disjoint, same-sized) groups at once. */
-    private int task(String name, CollectiveOp op, List<int[]> groups, long bytes, int[] deps, String streamName) {
+    private int task(String name, TaskTag tag, CollectiveOp op, List<int[]> groups, long bytes, int[] deps,
+                     String streamName) {
         List<Work.Communication> parts = new ArrayList<>();
         List<Integer> streams = new ArrayList<>();
         for (int[] members : groups) {
@@ -88,7 +92,7 @@ final class DataParallelCollectives {
                 streams.add(graph.stream(d, streamName, StreamKind.COMMUNICATION));
             }
         }
-        return graph.communicate(name, "dp-comm", streams.stream().mapToInt(Integer::intValue).toArray(),
+        return graph.communicate(name, tag, streams.stream().mapToInt(Integer::intValue).toArray(),
                 Work.Communication.concurrent(parts), deps);
     }
 

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.IntFunction;
 
+import org.clustersim.core.engine.TaskTag;
 import org.clustersim.core.engine.Work;
 import org.clustersim.strategies.collective.CollectiveOp;
 import org.clustersim.strategies.cost.LayerCostModel;
@@ -92,21 +93,21 @@ final class ExpertParallel {
      *
      * @return the block's last compute task
      */
-    int mlp(Chain chain, Pass p, LayerCostModel.Block[] blocks, String at, String suffix, String cat) {
+    int mlp(Chain chain, Pass p, LayerCostModel.Block[] blocks, String at, String suffix) {
         boolean backward = p.backward();
         String router = at + " router" + suffix;
         String experts = at + " experts" + suffix;
         int routerTask = -1;
         if (!backward) {
-            routerTask = chain.compute(router, cat, blocks[1], p);
+            routerTask = chain.compute(router, blocks[1], p);
         }
         exchange(chain, "ep-a2a " + (backward ? "combine-grad " : "dispatch ") + experts);
         routed(chain, experts, CollectiveOp.ALL_GATHER);
-        int expertTask = chain.compute(experts, cat, blocks[2], p);
+        int expertTask = chain.compute(experts, blocks[2], p);
         routed(chain, experts, CollectiveOp.REDUCE_SCATTER);
         exchange(chain, "ep-a2a " + (backward ? "dispatch-grad " : "combine ") + experts);
         if (backward) {
-            routerTask = chain.compute(router, cat, blocks[1], p);
+            routerTask = chain.compute(router, blocks[1], p);
         }
         if (!tensor.sequenceParallel()) {
             tensor.collective(chain, (backward ? "tp-ar " : "tp-ag ") + experts,
@@ -134,7 +135,7 @@ final class ExpertParallel {
                 }
                 return Work.Communication.concurrent(parts);
             });
-            chain.communicate("etp-" + kind + " routed " + experts, "etp-comm", "tp", work);
+            chain.communicate("etp-" + kind + " routed " + experts, TaskTag.Traffic.EXPERT_TENSOR, "tp", work);
         }
         if (sharedBytes > 0) {
             tensor.collective(chain, "tp-" + kind + " shared " + experts, op, sharedBytes);
@@ -165,6 +166,6 @@ final class ExpertParallel {
             }
             return Work.Communication.concurrent(parts);
         });
-        chain.communicate(name, "ep-comm", "ep", work);
+        chain.communicate(name, TaskTag.Traffic.EXPERT_ALL_TO_ALL, "ep", work);
     }
 }

@@ -5,6 +5,7 @@ import java.util.List;
 
 import org.clustersim.core.engine.Flow;
 import org.clustersim.core.engine.Phase;
+import org.clustersim.core.engine.TaskTag;
 import org.clustersim.core.engine.Work;
 import org.clustersim.strategies.collective.CollectiveOp;
 import org.clustersim.strategies.cost.LayerCostModel;
@@ -41,7 +42,7 @@ final class KeyValueExchange {
      * @param gatherKv whether the all-gather variant fetches K/V (not again after a replay)
      * @return the block's last compute task
      */
-    int attend(Chain chain, Pass p, LayerCostModel.Block block, LayerCostModel.Block core, String name, String cat,
+    int attend(Chain chain, Pass p, LayerCostModel.Block block, LayerCostModel.Block core, String name,
                boolean gatherKv) {
         boolean backward = p.backward();
         if (cp > 1 && kind == ContextParallel.RING) {
@@ -51,18 +52,18 @@ final class KeyValueExchange {
             double restNs = p.ns(block) - coreNs;
             double restFlops = p.flops(block) - coreFlops;
             if (backward) {
-                ring(chain, name + " core", cat, coreNs, coreFlops, true);
-                return chain.compute(name, cat, restNs, restFlops);
+                ring(chain, name + " core", coreNs, coreFlops, true);
+                return chain.compute(name, restNs, restFlops);
             }
-            chain.compute(name, cat, restNs, restFlops);
-            ring(chain, name + " core", cat, coreNs, coreFlops, false);
+            chain.compute(name, restNs, restFlops);
+            ring(chain, name + " core", coreNs, coreFlops, false);
             return chain.last();
         }
         if (gatherKv) {
             // keys and values of the whole sequence before attention (Llama 3's CP all-gather)
             collective(chain, "cp-ag kv " + name, CollectiveOp.ALL_GATHER);
         }
-        int id = chain.compute(name, cat, block, p);
+        int id = chain.compute(name, block, p);
         if (backward) {
             // their gradients go back to the ranks that own them
             collective(chain, "cp-rs dkv " + name, CollectiveOp.REDUCE_SCATTER);
@@ -77,17 +78,18 @@ final class KeyValueExchange {
      * (overlapping step i + 1), and the last transfer returns them to their owners before the
      * rank goes on.
      */
-    private void ring(Chain chain, String name, String category, double coreNs, double coreFlops, boolean backward) {
+    private void ring(Chain chain, String name, double coreNs, double coreFlops, boolean backward) {
         long blockBytes = kvBytes / cp;
         int[] cpStreams = chain.streams("cp");
         var graph = chain.graph();
+        TaskTag exchange = chain.tag().carrying(TaskTag.Traffic.CONTEXT);
         int before = chain.last();
         int arrived = -1;
         int gradients = -1;
         for (int i = 0; i < cp; i++) {
-            int step = chain.computeAfter(name + " step" + i, category, coreNs / cp, coreFlops / cp, arrived);
+            int step = chain.computeAfter(name + " step" + i, coreNs / cp, coreFlops / cp, arrived);
             if (i < cp - 1) {
-                int kv = graph.communicate(name + " ring kv" + i, "cp-comm", cpStreams, ringShift(chain, blockBytes));
+                int kv = graph.communicate(name + " ring kv" + i, exchange, cpStreams, ringShift(chain, blockBytes));
                 if (arrived >= 0) {
                     graph.addDependency(kv, arrived);
                 } else if (before >= 0) {
@@ -96,7 +98,7 @@ final class KeyValueExchange {
                 arrived = kv;
             }
             if (backward) {
-                gradients = graph.communicate(name + " ring dkv" + i, "cp-comm", cpStreams,
+                gradients = graph.communicate(name + " ring dkv" + i, exchange, cpStreams,
                         ringShift(chain, blockBytes));
                 if (i < cp - 1) {
                     graph.addDependency(gradients, step);
@@ -134,6 +136,6 @@ final class KeyValueExchange {
             }
             parts.add(plans.plan("cp", op, group, kvBytes));
         }
-        chain.communicate(name, "cp-comm", "cp", Work.Communication.concurrent(parts));
+        chain.communicate(name, TaskTag.Traffic.CONTEXT, "cp", Work.Communication.concurrent(parts));
     }
 }

@@ -7,6 +7,7 @@ import java.util.Map;
 
 import org.clustersim.core.engine.StreamKind;
 import org.clustersim.core.engine.TaskGraph;
+import org.clustersim.core.engine.TaskTag;
 import org.clustersim.strategies.device.DeviceProfile;
 import org.clustersim.strategies.device.Op;
 import org.clustersim.strategies.pipeline.PipelineTasks;
@@ -22,6 +23,7 @@ import org.clustersim.strategies.pipeline.StagePlacement;
  * completes the update on each GPU is kept for the next step's first use of the weights.
  */
 final class OptimizerStep {
+    private static final TaskTag TAG = TaskTag.of(TaskTag.Pass.OPTIMIZER, -1, -1);
     /**
      * Bytes Adam reads and writes per parameter with fp32 moments: fp32 weight, gradient and two
      * moments in, three and bf16 weight out ({@link org.clustersim.strategies.cost.KernelCosts#adamBytesPerParam}:
@@ -74,7 +76,7 @@ final class OptimizerStep {
         for (int i = 0; i < optimizer.length; i++) {
             int d = i / step.cp();
             int stream = g.stream(group[i], "compute", StreamKind.COMPUTE);
-            optimizer[i] = g.compute("adam step", "optimizer", stream, Math.round(adamNs), 0);
+            optimizer[i] = g.compute("adam step", TAG, stream, Math.round(adamNs), 0);
             updated(group[i], optimizer[i]);
             List<Integer> own = reduced.experts().getOrDefault(group[i], List.of());
             for (int r : reductions) {

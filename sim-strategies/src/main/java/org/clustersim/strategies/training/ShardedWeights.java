@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.function.IntUnaryOperator;
 
 import org.clustersim.core.engine.StreamKind;
+import org.clustersim.core.engine.TaskTag;
 import org.clustersim.strategies.collective.CollectiveOp;
 import org.clustersim.strategies.cost.KernelCosts;
 
@@ -41,6 +42,8 @@ import org.clustersim.strategies.cost.KernelCosts;
  * </ul>
  */
 final class ShardedWeights {
+    /** Copy kernels of the gathers and reductions, outside any pass. */
+    private static final TaskTag COPY = TaskTag.NONE.shardCopy();
     private final TrainingStep step;
     private final ShardingOptions options;
     private final KernelCosts kernels;
@@ -368,6 +371,6 @@ final class ShardedWeights {
         for (int i = 0; i < group.length; i++) {
             streams[i] = dpc.graph().stream(group[i], stream, StreamKind.COMMUNICATION);
         }
-        return dpc.graph().computeOn(name, "fsdp-copy", streams, Math.round(ns), 0);
+        return dpc.graph().computeOn(name, COPY, streams, Math.round(ns), 0);
     }
 }

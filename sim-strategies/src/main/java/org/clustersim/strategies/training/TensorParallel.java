@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.clustersim.core.engine.TaskTag;
 import org.clustersim.core.engine.Work;
 import org.clustersim.strategies.collective.CollectiveOp;
 
@@ -70,7 +71,7 @@ final class TensorParallel {
         if (tp == 1) {
             return;
         }
-        chain.communicate(name, "tp-comm", "tp", work(chain.devices(), op, bytes));
+        chain.communicate(name, TaskTag.Traffic.TENSOR, "tp", work(chain.devices(), op, bytes));
     }
 
     /** The work of a TP collective of {@code bytes} over the rank's GPUs {@code devices}, each CP group at once. */

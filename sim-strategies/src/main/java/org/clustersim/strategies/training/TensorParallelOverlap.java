@@ -9,6 +9,7 @@ import java.util.Optional;
 import org.clustersim.core.engine.Flow;
 import org.clustersim.core.engine.Phase;
 import org.clustersim.core.engine.TaskGraph;
+import org.clustersim.core.engine.TaskTag;
 import org.clustersim.core.engine.Work;
 import org.clustersim.strategies.collective.CollectiveOp;
 import org.clustersim.strategies.cost.LayerCostModel;
@@ -43,8 +44,6 @@ import org.clustersim.strategies.device.CommKernels;
  * neighbour, so both directions of the ICI links work) at the ICI's sustained fraction.
  */
 final class TensorParallelOverlap {
-    /** TP-overlap traffic is tensor-parallel traffic: the summary counts it with the rest. */
-    static final String CATEGORY = "tp-comm";
     static final String RING_STREAM = "tp-ring";
     static final String UB_STREAM = "tp-ub";
     /** TE's defaults: the ring exchange drives copy engines from 1 SM; pipeline and bulk use 16. */
@@ -116,57 +115,57 @@ final class TensorParallelOverlap {
      *
      * @return the block's last compute task
      */
-    int emit(Chain chain, Pass p, Parts b, String name, String cat, Middle middle) {
-        return p.backward() ? backward(chain, p, b, name, cat, middle) : forward(chain, b, name, cat, middle);
+    int emit(Chain chain, Pass p, Parts b, String name, Middle middle) {
+        return p.backward() ? backward(chain, p, b, name, middle) : forward(chain, b, name, middle);
     }
 
-    private int forward(Chain chain, Parts b, String name, String cat, Middle middle) {
+    private int forward(Chain chain, Parts b, String name, Middle middle) {
         Pass f = Pass.F;
-        chain.compute(name + " pre", cat, b.pre(), f);
-        ringGemm(chain, name + " " + op(b.first()), cat, chunk(b.first(), tensor.tp()).fNs(), f.flops(b.first()));
+        chain.compute(name + " pre", b.pre(), f);
+        ringGemm(chain, name + " " + op(b.first()), chunk(b.first(), tensor.tp()).fNs(), f.flops(b.first()));
         middle.emit(chain, f, b.mid());
         int scattered = -1;
         int[] ub = chain.streams(UB_STREAM);
         long chunk = tensor.activationBytes() / PIPELINE_SPLITS;
         String gemm = name + " " + op(b.second());
         for (int i = 1; i <= PIPELINE_SPLITS; i++) {
-            int split = chain.compute(gemm + " " + i + "/" + PIPELINE_SPLITS, cat,
+            int split = chain.compute(gemm + " " + i + "/" + PIPELINE_SPLITS,
                     chunk(b.second(), PIPELINE_SPLITS).fNs(), f.flops(b.second()) / PIPELINE_SPLITS);
-            scattered = chain.graph().communicate(name + " tp-rs " + i + "/" + PIPELINE_SPLITS, CATEGORY, ub,
+            scattered = chain.graph().communicate(name + " tp-rs " + i + "/" + PIPELINE_SPLITS, userbuffers(chain), ub,
                     tensor.work(chain.devices(), CollectiveOp.REDUCE_SCATTER, chunk), split);
         }
-        return chain.computeAfter(name + " post", cat, b.post(), f, scattered);
+        return chain.computeAfter(name + " post", b.post(), f, scattered);
     }
 
-    private int backward(Chain chain, Pass p, Parts b, String name, String cat, Middle middle) {
+    private int backward(Chain chain, Pass p, Parts b, String name, Middle middle) {
         boolean weights = p == Pass.B;
-        chain.compute(name + " post", cat, b.post(), p);
+        chain.compute(name + " post", b.post(), p);
         String second = name + " " + op(b.second());
-        ringGemm(chain, second + " dgrad", cat, chunk(b.second(), tensor.tp()).biNs(), b.second().biFlops());
+        ringGemm(chain, second + " dgrad", chunk(b.second(), tensor.tp()).biNs(), b.second().biFlops());
         if (weights) {
-            chain.compute(second + " wgrad", cat, b.second().wNs(), b.second().wFlops());
+            chain.compute(second + " wgrad", b.second().wNs(), b.second().wFlops());
         }
         middle.emit(chain, p, b.mid());
         String first = name + " " + op(b.first());
         TaskGraph.Builder graph = chain.graph();
         int[] ub = chain.streams(UB_STREAM);
         int before = chain.last();
-        int dgrad = chain.compute(first + " dgrad", cat, b.first().biNs(), b.first().biFlops());
+        int dgrad = chain.compute(first + " dgrad", b.first().biNs(), b.first().biFlops());
         int gathered = -1;
         if (weights) {
             // the input's all-gather for the weight gradient starts with the input-gradient GEMM
-            gathered = graph.communicate(name + " tp-ag bulk", CATEGORY, ub,
+            gathered = graph.communicate(name + " tp-ag bulk", userbuffers(chain), ub,
                     tensor.work(chain.devices(), CollectiveOp.ALL_GATHER, tensor.activationBytes()));
             if (before >= 0) {
                 graph.addDependency(gathered, before);
             }
         }
-        int scattered = graph.communicate(name + " tp-rs bulk", CATEGORY, ub,
+        int scattered = graph.communicate(name + " tp-rs bulk", userbuffers(chain), ub,
                 tensor.work(chain.devices(), CollectiveOp.REDUCE_SCATTER, tensor.activationBytes()), dgrad);
         if (weights) {
-            chain.computeAfter(first + " wgrad", cat, b.first().wNs(), b.first().wFlops(), gathered);
+            chain.computeAfter(first + " wgrad", b.first().wNs(), b.first().wFlops(), gathered);
         }
-        return chain.computeAfter(name + " pre", cat, b.pre(), p, scattered);
+        return chain.computeAfter(name + " pre", b.pre(), p, scattered);
     }
 
     /**
@@ -190,16 +189,17 @@ final class TensorParallelOverlap {
      * A column-parallel GEMM fed by a ring exchange: tp chunks of {@code chunkNs} each, chunk k
      * waiting for the k-th step, each step passing one tp-th of the gathered tensor to the next rank.
      */
-    private void ringGemm(Chain chain, String name, String cat, double chunkNs, double flops) {
+    private void ringGemm(Chain chain, String name, double chunkNs, double flops) {
         int tp = tensor.tp();
         int[] ring = chain.streams(RING_STREAM);
         Work.Communication shift = ringShift(chain.devices(), tensor.activationBytes() / tp);
         int before = chain.last();
         int arrived = -1;
         for (int k = 0; k < tp; k++) {
-            chain.computeAfter(name + " " + (k + 1) + "/" + tp, cat, chunkNs, flops / tp, arrived);
+            chain.computeAfter(name + " " + (k + 1) + "/" + tp, chunkNs, flops / tp, arrived);
             if (k < tp - 1) {
-                int step = chain.graph().communicate(name + " tp-ring " + (k + 1), CATEGORY, ring, shift);
+                int step = chain.graph().communicate(name + " tp-ring " + (k + 1),
+                        chain.tag().carrying(TaskTag.Traffic.TENSOR, TaskTag.Transport.RING_EXCHANGE), ring, shift);
                 int after = arrived >= 0 ? arrived : before;
                 if (after >= 0) {
                     chain.graph().addDependency(step, after);
@@ -227,11 +227,19 @@ final class TensorParallelOverlap {
     }
 
     /**
-     * What a userbuffers task on {@code stream} takes from compute: its SMs, and for the
-     * SM-driven kinds the NVLink traffic's HBM share.
+     * TP-overlap traffic is tensor-parallel traffic (the summary counts it with the rest), moved
+     * by userbuffers' SM-driven kernels.
      */
-    static double computeShare(String stream, CommKernels kernels) {
-        return stream.equals(RING_STREAM) ? (double) RING_SMS / kernels.sms()
+    private static TaskTag userbuffers(Chain chain) {
+        return chain.tag().carrying(TaskTag.Traffic.TENSOR, TaskTag.Transport.USERBUFFERS);
+    }
+
+    /**
+     * What a task moved by {@code transport} (the ring exchange or userbuffers) takes from
+     * compute: its SMs, and for the SM-driven kinds the NVLink traffic's HBM share.
+     */
+    static double computeShare(TaskTag.Transport transport, CommKernels kernels) {
+        return transport == TaskTag.Transport.RING_EXCHANGE ? (double) RING_SMS / kernels.sms()
                 : kernels.computeShare(new CommKernels.Kernel(UB_SMS, kernels.nvlink().hbmShare()));
     }
 

@@ -2,6 +2,7 @@ package org.clustersim.strategies.training;
 
 import java.util.List;
 
+import org.clustersim.core.engine.TaskTag;
 import org.clustersim.strategies.cost.LayerCostModel;
 
 /**
@@ -44,14 +45,14 @@ final class TransformerLayer {
      * The tasks of layer {@code l} in pass {@code p}, appended to {@code chain}; the tasks that
      * complete the layer's weight gradients are added to {@code grads}.
      */
-    void emit(Chain chain, Pass p, int l, String label, String cat, List<Integer> grads) {
+    void emit(Chain chain, Pass p, int l, String label, List<Integer> grads) {
         boolean moe = blocks.cost().model().isMoeLayer(l);
         LayerBlocks.Kind kind = blocks.kind(l);
         LayerCostModel.Block[] layer = kind.layer();
         boolean exchanges = moe && experts.exchanges();
         if (p == Pass.W || (chain.devices().length == 1 && !exchanges)) {
             // no collective between the blocks: one task per layer
-            int id = chain.compute(label + " L" + l, cat, blocks.whole(layer), p);
+            int id = chain.compute(label + " L" + l, blocks.whole(layer), p);
             if (p.completesGradients()) {
                 grads.add(id);
             }
@@ -63,16 +64,19 @@ final class TransformerLayer {
         if (replayed) {
             // replay the layer's forward, collectives included, then run the backward proper
             layer = kind.base();
-            attention(chain, Pass.F, layer[0], kind.core(), at + " attn recompute", cat, true);
-            mlp(chain, Pass.F, layer, at, " recompute", cat);
+            TaskTag pass = chain.tag();
+            chain.at(pass.recomputed());
+            attention(chain, Pass.F, layer[0], kind.core(), at + " attn recompute", true);
+            mlp(chain, Pass.F, layer, at, " recompute");
+            chain.at(pass);
         }
         int lastCompute;
         if (backward) {
-            mlp(chain, p, layer, at, "", cat);
-            lastCompute = attention(chain, p, layer[0], kind.core(), at + " attn", cat, !replayed);
+            mlp(chain, p, layer, at, "");
+            lastCompute = attention(chain, p, layer[0], kind.core(), at + " attn", !replayed);
         } else {
-            attention(chain, p, layer[0], kind.core(), at + " attn", cat, true);
-            lastCompute = mlp(chain, p, layer, at, "", cat);
+            attention(chain, p, layer[0], kind.core(), at + " attn", true);
+            lastCompute = mlp(chain, p, layer, at, "");
         }
         if (p == Pass.B) {
             grads.add(lastCompute);
@@ -88,36 +92,36 @@ final class TransformerLayer {
      * @return the block's last compute task
      */
     private int attention(Chain chain, Pass p, LayerCostModel.Block block, LayerCostModel.Block core, String name,
-                          String cat, boolean gatherKv) {
+                          boolean gatherKv) {
         if (overlap != null) {
             var parts = overlap.split(block, "qkv", "proj");
             if (parts.isPresent()) {
-                return overlap.emit(chain, p, parts.get(), name, cat,
-                        (c, pass, mid) -> context.attend(c, pass, mid, core, name + " core", cat, gatherKv));
+                return overlap.emit(chain, p, parts.get(), name,
+                        (c, pass, mid) -> context.attend(c, pass, mid, core, name + " core", gatherKv));
             }
         }
         boolean backward = p.backward();
         tensor.gather(chain, name, backward ? tensor.activationBytes() : attentionInputBytes);
-        int id = context.attend(chain, p, block, core, name, cat, gatherKv);
+        int id = context.attend(chain, p, block, core, name, gatherKv);
         tensor.reduce(chain, name, backward ? attentionInputBytes : tensor.activationBytes());
         return id;
     }
 
     /** The MLP block: dense, with the attention block's TP collectives, or MoE. */
-    private int mlp(Chain chain, Pass p, LayerCostModel.Block[] layer, String at, String suffix, String cat) {
+    private int mlp(Chain chain, Pass p, LayerCostModel.Block[] layer, String at, String suffix) {
         if (layer.length != 2) {
-            return experts.mlp(chain, p, layer, at, suffix, cat);
+            return experts.mlp(chain, p, layer, at, suffix);
         }
         String name = at + " mlp" + suffix;
         if (overlap != null) {
             var parts = overlap.split(layer[1], "fc1", "fc2");
             if (parts.isPresent()) {
-                return overlap.emit(chain, p, parts.get(), name, cat,
-                        (c, pass, mid) -> c.compute(name + " act", cat, mid, pass));
+                return overlap.emit(chain, p, parts.get(), name,
+                        (c, pass, mid) -> c.compute(name + " act", mid, pass));
             }
         }
         tensor.gather(chain, name, tensor.activationBytes());
-        int id = chain.compute(name, cat, layer[1], p);
+        int id = chain.compute(name, layer[1], p);
         tensor.reduce(chain, name, tensor.activationBytes());
         return id;
     }

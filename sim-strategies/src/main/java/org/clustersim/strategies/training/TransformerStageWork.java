@@ -4,8 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.clustersim.core.engine.TaskGraph;
+import org.clustersim.core.engine.TaskTag;
 import org.clustersim.strategies.cost.LayerCostModel;
-import org.clustersim.strategies.pipeline.ActionKind;
 import org.clustersim.strategies.pipeline.PipelineOp;
 import org.clustersim.strategies.pipeline.StageWork;
 
@@ -51,18 +51,18 @@ final class TransformerStageWork implements StageWork {
     public Emitted emit(TaskGraph.Builder graph, int[] devices, int rank, int stage, PipelineOp.Action a,
                         String label) {
         Pass p = Pass.of(a.kind());
-        Chain chain = new Chain(graph, blocks, devices);
+        TaskTag pass = TaskTag.of(a.kind().pass(), a.microbatch(), a.chunk());
+        Chain chain = new Chain(graph, blocks, devices, pass);
         List<Integer> grads = new ArrayList<>();
-        String cat = a.kind().category();
         int firstLayer = split.firstLayer(stage);
         int layersPerStage = split.layers(stage);
         List<ForwardEntries.Entry> entered = p == Pass.F && forwards != null ? forwards.start(devices[0], stage)
                 : null;
         if (p == Pass.F && stage == 0) {
-            chain.compute(label + " embed", cat, embedding, p);
+            chain.compute(label + " embed", embedding, p);
         }
         if (p.backward() && stage == stages - 1) {
-            int id = chain.compute(label + " logits", cat, logits, p);
+            int id = chain.compute(label + " logits", logits, p);
             if (p.completesGradients()) {
                 grads.add(id);
             }
@@ -70,6 +70,7 @@ final class TransformerStageWork implements StageWork {
         int beforePrevious = -1;
         for (int i = 0; i < layersPerStage; i++) {
             int l = p.backward() ? firstLayer + layersPerStage - 1 - i : firstLayer + i;
+            chain.at(pass.atLayer(l));
             // the weight-gradient pass (W) reuses the weights its backward gathered
             ShardedWeights.Use use = sharded == null ? null
                     : sharded.use(devices[0], l, p, beforePrevious, chain.last());
@@ -82,18 +83,19 @@ final class TransformerStageWork implements StageWork {
             beforePrevious = chain.last();
             if (use != null && use.beforeNs > 0) {
                 // the framework's copy-out kernels and hook time on the compute stream
-                chain.compute(label + " L" + l + " unshard", "fsdp-copy", use.beforeNs, 0);
+                chain.compute(label + " L" + l + " unshard", chain.tag().shardCopy(), use.beforeNs, 0);
             }
-            layer.emit(chain, p, l, label, cat, grads);
+            layer.emit(chain, p, l, label, grads);
             if (use != null && p.completesGradients()) {
                 use.gradsDone = chain.last();
             }
         }
         if (p == Pass.F && stage == stages - 1) {
+            chain.at(pass);
             if (entered != null) {
                 enter(chain, entered, -1);
             }
-            chain.compute(label + " logits", cat, logits, p);
+            chain.compute(label + " logits", logits, p);
         }
         int[] ready = grads.stream().mapToInt(Integer::intValue).toArray();
         return new Emitted(chain.first(), chain.last(), ready);
@@ -121,15 +123,13 @@ final class TransformerStageWork implements StageWork {
      * sum of both; what is saved is the communication the other chain hides.
      */
     @Override
-    public Overlap emitOverlapped(TaskGraph.Builder graph, int[] devices, int rank, int forwardStage,
-                                  int backwardStage, String label) {
+    public Overlap emitOverlapped(TaskGraph.Builder graph, int[] devices, int rank, PipelineOp.Overlapped pair,
+                                  int forwardStage, int backwardStage, String label) {
         int start = graph.taskCount();
         int firstUse = sharded == null ? 0 : sharded.of(devices[0]).size();
-        Emitted f = emit(graph, devices, rank, forwardStage,
-                new PipelineOp.Action(ActionKind.FORWARD, 0, 0), label + " F");
+        Emitted f = emit(graph, devices, rank, forwardStage, pair.forward(), label + " F");
         int middle = graph.taskCount();
-        Emitted b = emit(graph, devices, rank, backwardStage,
-                new PipelineOp.Action(ActionKind.BACKWARD, 0, 0), label + " B");
+        Emitted b = emit(graph, devices, rank, backwardStage, pair.backward(), label + " B");
         int[] order = alternate(graph, start, middle, graph.taskCount());
         graph.resequence(start, order);
         if (sharded != null) {

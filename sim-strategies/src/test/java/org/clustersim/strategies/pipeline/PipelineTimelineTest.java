@@ -122,7 +122,7 @@ class PipelineTimelineTest {
         java.util.Map<org.clustersim.core.engine.Work, Integer> uses = new java.util.IdentityHashMap<>();
         int sends = 0;
         for (int t = 0; t < graph.taskCount(); t++) {
-            if (graph.category(t).equals(PipelineProgram.P2P_CATEGORY)) {
+            if (graph.tag(t).traffic() == org.clustersim.core.engine.TaskTag.Traffic.PIPELINE_SEND) {
                 sends++;
                 uses.merge(graph.work(t), 1, Integer::sum);
             }
