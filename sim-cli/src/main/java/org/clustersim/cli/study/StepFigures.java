@@ -124,16 +124,6 @@ public record StepFigures(long stepTimeNs, List<StepSpan> steps, int gpus, long 
                          long workspaceBytes, long activationBytes) {
     }
 
-    /** The GPU with the highest peak memory (the lowest index on a tie). */
-    public Device fullest() {
-        return devices.stream().max(java.util.Comparator.comparingLong(d -> d.memory().peakBytes())).orElseThrow();
-    }
-
-    /** Step time relative to {@code baseline}'s. */
-    public double slowdown(StepFigures baseline) {
-        return (double) stepTimeNs / baseline.stepTimeNs;
-    }
-
     /** Measures a finished run of {@code scenario}'s step ({@code built} from {@code step}). */
     public static StepFigures of(Scenario scenario, TrainingStep step, TrainingStep.Built built,
                                  Simulation.Result run) {
