@@ -231,9 +231,11 @@ public final class WhatIfCommand implements Callable<Integer> {
         Path baseTrace = noTrace ? null : traceDir.resolve(scenario.name() + ".baseline" + ext);
         Path variantTrace = noTrace ? null : traceDir.resolve(scenario.name() + ".whatif" + ext);
         RunData[] measured = new RunData[2];
+        long[] baseEnd = new long[1];
         Outcome base = study.run("baseline", "", List.of(), r -> {
             addTrace(files, baseTrace, r, scenario, "baseline", List.of());
             measured[0] = measure(study, r);
+            baseEnd[0] = r.figures().makespanNs();
         }, reportOptions.wanted());
         if (base.failed()) {
             throw new InputException("the scenario's own faults cut the cluster apart: " + base.failure());
@@ -248,7 +250,7 @@ public final class WhatIfCommand implements Callable<Integer> {
                     + "; nothing was written");
         }
         PrintWriter err = spec.commandLine().getErr();
-        for (String w : Fault.lateWarnings(scenario.faults(), base.stepTimeNs())) {
+        for (String w : Fault.lateWarnings(scenario.faults(), baseEnd[0])) {
             err.println("warning: " + w);
         }
         err.flush();
