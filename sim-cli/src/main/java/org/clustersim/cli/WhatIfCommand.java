@@ -22,13 +22,13 @@ import org.clustersim.cli.report.WhatIfPages;
 import org.clustersim.cli.scenario.Fault;
 import org.clustersim.cli.scenario.Scenario;
 import org.clustersim.cli.scenario.ScenarioReader;
+import org.clustersim.cli.study.SimulatedStep;
 import org.clustersim.cli.whatif.Cable;
 import org.clustersim.cli.whatif.Comparison;
 import org.clustersim.cli.whatif.Outcome;
 import org.clustersim.cli.whatif.Progress;
 import org.clustersim.cli.whatif.Ranking;
 import org.clustersim.cli.whatif.WhatIfStudy;
-import org.clustersim.core.Simulation;
 import org.clustersim.core.input.InputFile;
 import org.clustersim.core.engine.Timeline;
 import org.clustersim.core.trace.ChromeTraceWriter;
@@ -231,9 +231,11 @@ public final class WhatIfCommand implements Callable<Integer> {
         Path baseTrace = noTrace ? null : traceDir.resolve(scenario.name() + ".baseline" + ext);
         Path variantTrace = noTrace ? null : traceDir.resolve(scenario.name() + ".whatif" + ext);
         RunData[] measured = new RunData[2];
+        long[] baseEnd = new long[1];
         Outcome base = study.run("baseline", "", List.of(), r -> {
             addTrace(files, baseTrace, r, scenario, "baseline", List.of());
             measured[0] = measure(study, r);
+            baseEnd[0] = r.figures().makespanNs();
         }, reportOptions.wanted());
         if (base.failed()) {
             throw new InputException("the scenario's own faults cut the cluster apart: " + base.failure());
@@ -248,7 +250,7 @@ public final class WhatIfCommand implements Callable<Integer> {
                     + "; nothing was written");
         }
         PrintWriter err = spec.commandLine().getErr();
-        for (String w : Fault.lateWarnings(scenario.faults(), base.stepTimeNs())) {
+        for (String w : Fault.lateWarnings(scenario.faults(), baseEnd[0])) {
             err.println("warning: " + w);
         }
         err.flush();
@@ -273,16 +275,15 @@ public final class WhatIfCommand implements Callable<Integer> {
     }
 
     /** What a report shows of one run of the study (only when a report is wanted: memory tracks cost time). */
-    private RunData measure(WhatIfStudy study, Simulation.Result r) {
+    private RunData measure(WhatIfStudy study, SimulatedStep r) {
         if (!reportOptions.wanted()) {
             return null;
         }
-        MemoryTracks.add(r.timeline(), study.step(), study.built());
-        return RunData.of(study.scenario(), study.step(), r, RunSummary.of(study.scenario(), r, study.step(),
-                study.built()));
+        MemoryTracks.add(r.result().timeline(), study.step(), study.built());
+        return RunData.of(study.scenario(), study.step(), r.result(), RunSummary.of(study.scenario(), r));
     }
 
-    private void addTrace(Map<Path, AtomicOutput.Content> files, Path path, Simulation.Result r,
+    private void addTrace(Map<Path, AtomicOutput.Content> files, Path path, SimulatedStep r,
                                  Scenario scenario, String label, List<Fault> extra) {
         if (path == null) {
             return;
@@ -295,7 +296,7 @@ public final class WhatIfCommand implements Callable<Integer> {
         meta.put("variant", label);
         meta.put("generator", "clustersim " + Version.current());
         TraceFormat format = traceFormat.format();
-        files.put(path, out -> format.write(r.timeline(), out, meta, markers));
+        files.put(path, out -> format.write(r.result().timeline(), out, meta, markers));
     }
 
     private int sweep(WhatIfStudy study) throws IOException {

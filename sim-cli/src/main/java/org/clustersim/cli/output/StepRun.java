@@ -1,17 +1,15 @@
 package org.clustersim.cli.output;
 
-import org.clustersim.cli.scenario.FaultEvents;
 import org.clustersim.cli.scenario.Scenario;
-import org.clustersim.core.RunOptions;
+import org.clustersim.cli.study.SimulatedStep;
 import org.clustersim.core.Simulation;
-import org.clustersim.core.engine.Interference;
 import org.clustersim.strategies.training.TrainingStep;
 
 /**
- * One scenario simulated as {@code clustersim run} simulates it: the training step built with
- * its step sequence, the scenario's faults applied, interference as the scenario says, and the
- * run measured into a {@link RunSummary}. The one path every command that reports a scenario's
- * step takes ({@code run}, {@code plan}), so that a plan's winner reproduces under {@code run}.
+ * One scenario simulated as {@code clustersim run} simulates it ({@link SimulatedStep}: the
+ * training step built with its step sequence, the scenario's faults applied, interference as the
+ * scenario says, the figures measured) and put in the shape of the summary file, a
+ * {@link RunSummary}.
  *
  * @param step    the training step
  * @param built   its task graph and pipeline bookkeeping
@@ -35,14 +33,12 @@ public record StepRun(TrainingStep step, TrainingStep.Built built, Simulation.Re
 
     /** As {@link #of(Scenario, boolean)} with the scenario's training step already made. */
     public static StepRun of(Scenario scenario, TrainingStep step, boolean linkCounters) {
-        TrainingStep.Built built = step.build(scenario.stepSequence());
-        FaultEvents faults = scenario.faultEvents(step.topology());
-        Simulation.Result run = Simulation.run(built.graph(), step.topology(), RunOptions.DEFAULT
-                .withFidelity(scenario.fidelity()).withRouting(scenario.routing()).withKernel(scenario.kernel())
-                .withLinkEvents(faults.links())
-                .withDeviceEvents(faults.devices()).withLinkTracks(linkCounters || scenario.output().linkCounters())
-                .withInterference(scenario.interference() ? step.interference(built.graph()) : Interference.NONE));
-        return new StepRun(step, built, run, RunSummary.of(scenario, run, step, built));
+        return of(scenario, SimulatedStep.of(scenario, step, linkCounters));
+    }
+
+    /** The summary of a step already simulated. */
+    public static StepRun of(Scenario scenario, SimulatedStep run) {
+        return new StepRun(run.step(), run.built(), run.result(), RunSummary.of(scenario, run));
     }
 
     /** The GPU with the highest peak memory. */

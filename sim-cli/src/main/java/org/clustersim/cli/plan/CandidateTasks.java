@@ -1,15 +1,12 @@
 package org.clustersim.cli.plan;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 
 import org.clustersim.cli.engine.TaskEngine;
-import org.clustersim.cli.output.RunSummary;
-import org.clustersim.cli.output.StepRun;
 import org.clustersim.cli.scenario.Scenario;
 import org.clustersim.cli.scenario.ScenarioReader;
+import org.clustersim.cli.study.SimulatedStep;
+import org.clustersim.cli.study.StepFigures;
 import org.clustersim.core.input.InputError;
 import org.clustersim.core.input.InputFileException;
 import org.clustersim.strategies.training.TrainingStep;
@@ -57,27 +54,22 @@ public final class CandidateTasks {
                 return new Screening(c.index(), Screening.Verdict.OUT_OF_MEMORY, PeakMemory.describe(memory, hbm),
                         "out of memory", memory, hbm, 0);
             }
-            long bound = StepBound.of(step.build(scenario.stepSequence()).graph());
+            long bound = StepBound.of(SimulatedStep.build(scenario, step).graph());
             return new Screening(c.index(), Screening.Verdict.VALID, "", "", memory, hbm, bound);
         }
     }
 
-    /** Simulation: the candidate's step as {@code clustersim run} simulates it ({@link StepRun}). */
+    /** Simulation: the candidate's step as {@code clustersim run} simulates and measures it ({@link SimulatedStep}). */
     public static final class Simulate implements TaskEngine.Job<Candidate, Evaluation> {
         private static final long serialVersionUID = 1L;
 
         @Override
         public Evaluation apply(Candidate c) {
             Scenario scenario = read(c);
-            StepRun run = StepRun.of(scenario);
-            RunSummary s = run.summary();
-            List<Map<String, Long>> byKind = new ArrayList<>();
-            for (RunSummary.Device d : s.devices()) {
-                byKind.add(d.exposedByKind());
-            }
+            StepFigures s = SimulatedStep.of(scenario, scenario.trainingStep(), false).figures();
             long hbm = scenario.cluster().accelerator().hbmBytes();
             return new Evaluation(c.index(), s.stepTimeNs(), s.mfu(), s.bubbleFraction(), s.exposedCommFraction(),
-                    Evaluation.meanByKind(byKind, s.devices().size()), s.interferenceFraction(), s.peakMemoryBytes(),
+                    s.exposedByKindNs(), s.interferenceFraction(), s.peakMemoryBytes(),
                     s.peakMemoryBytes() > hbm && !scenario.allowOom());
         }
     }

@@ -1,12 +1,11 @@
 package org.clustersim.cli.plan;
 
 import java.io.Serializable;
-import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * A simulated candidate's figures, all measured from its timeline by the same code that
- * {@code clustersim run} reports with.
+ * A simulated candidate's figures, taken from its {@link org.clustersim.cli.study.StepFigures}: those
+ * {@code clustersim run} reports.
  *
  * @param index                the candidate's index
  * @param stepTimeNs           simulated step time
@@ -22,15 +21,4 @@ public record Evaluation(int index, long stepTimeNs, double mfu, double bubbleFr
                          TreeMap<String, Long> exposedByKindNs, double interferenceFraction, long peakMemoryBytes,
                          boolean oom) implements Serializable {
     private static final long serialVersionUID = 1L;
-
-    /** Mean exposed time per kind from per-GPU maps. */
-    static TreeMap<String, Long> meanByKind(Iterable<Map<String, Long>> perGpu, int gpus) {
-        TreeMap<String, Long> sum = new TreeMap<>();
-        for (Map<String, Long> m : perGpu) {
-            m.forEach((k, v) -> sum.merge(k, v, Long::sum));
-        }
-        TreeMap<String, Long> mean = new TreeMap<>();
-        sum.forEach((k, v) -> mean.put(k, v / Math.max(1, gpus)));
-        return mean;
-    }
 }

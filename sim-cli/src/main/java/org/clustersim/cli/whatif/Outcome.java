@@ -2,8 +2,12 @@ package org.clustersim.cli.whatif;
 
 import java.util.Map;
 
+import org.clustersim.cli.study.StepFigures;
+
 /**
- * What one variant of a scenario measured, or why it could not run.
+ * What one variant of a scenario measured, or why it could not run: the figures a study compares,
+ * taken from the variant's {@link StepFigures} (so they are those {@code run} reports), small
+ * enough to travel back from another JVM.
  *
  * @param label          what was changed ("baseline" for none)
  * @param linkClass      the class of the failed link for a link sweep, else empty
@@ -19,6 +23,17 @@ import java.util.Map;
 public record Outcome(String label, String linkClass, long stepTimeNs, double mfu, double bubbleFraction,
                       double exposedCommFraction, Map<String, Long> exposedByKindNs, long[] linkBytes,
                       long[] linkBusyNs, String failure) implements java.io.Serializable {
+
+    /** A variant that ran, with its figures. */
+    public static Outcome of(String label, String linkClass, StepFigures f) {
+        return new Outcome(label, linkClass, f.stepTimeNs(), f.mfu(), f.bubbleFraction(), f.exposedCommFraction(),
+                f.exposedByKindNs(), f.linkBytes(), f.linkBusyNs(), null);
+    }
+
+    /** A variant that could not run, and why. */
+    public static Outcome failed(String label, String linkClass, String failure) {
+        return new Outcome(label, linkClass, 0, 0, 0, 0, Map.of(), new long[0], new long[0], failure);
+    }
 
     public boolean failed() {
         return failure != null;

@@ -1,27 +1,21 @@
 package org.clustersim.cli.whatif;
 
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 
 import org.clustersim.cli.engine.EmbeddedPool;
 import org.clustersim.cli.engine.TaskEngine;
 import org.clustersim.cli.scenario.Fault;
 import org.clustersim.cli.scenario.FaultEvents;
 import org.clustersim.cli.scenario.Scenario;
-import org.clustersim.core.RunOptions;
-import org.clustersim.core.Simulation;
+import org.clustersim.cli.study.SimulatedStep;
 import org.clustersim.core.engine.TaskGraph;
-import org.clustersim.core.metrics.CommBreakdown;
-import org.clustersim.core.metrics.DeviceUsage;
-import org.clustersim.core.metrics.StepMetrics;
 import org.clustersim.core.network.UnreachableException;
 import org.clustersim.strategies.training.TrainingStep;
-import org.clustersim.strategies.cost.Precision;
 import org.clustersim.topology.Topology;
 
 /**
- * Runs variants of one scenario that differ only in faults: the training step is built once
+ * Runs variants of one scenario that differ only in faults, each the scenario's step as
+ * {@code run} simulates and measures it ({@link SimulatedStep}): the training step is built once
  * and its task graph shared (it is immutable); every run gets its own topology, so routers'
  * caches are never shared between threads. Variants are independent simulations and run in
  * parallel; results come back in the order the variants were given, whatever the thread
@@ -47,7 +41,7 @@ public final class WhatIfStudy {
         this.text = text;
         this.scenario = scenario;
         this.step = scenario.trainingStep();
-        this.built = step.build();
+        this.built = SimulatedStep.build(scenario, step);
         this.graph = built.graph();
         this.topologies = ThreadLocal.withInitial(() -> scenario.cluster().build());
     }
@@ -76,7 +70,7 @@ public final class WhatIfStudy {
      *         simulated task by task (it would change nothing)
      */
     public Outcome run(String label, String linkClass, List<Fault> extra,
-                       java.util.function.Consumer<Simulation.Result> timeline) {
+                       java.util.function.Consumer<SimulatedStep> timeline) {
         return run(label, linkClass, extra, timeline, false);
     }
 
@@ -86,7 +80,7 @@ public final class WhatIfStudy {
      * map), also where the scenario does not ask for it.
      */
     public Outcome run(String label, String linkClass, List<Fault> extra,
-                       java.util.function.Consumer<Simulation.Result> timeline, boolean linkCounters) {
+                       java.util.function.Consumer<SimulatedStep> timeline, boolean linkCounters) {
         Topology topology = topologies.get();
         for (Fault f : extra) {
             int device = f.target() == Fault.Target.GPU ? FaultEvents.deviceIndex(topology, f.name()) : -1;
@@ -99,25 +93,21 @@ public final class WhatIfStudy {
         }
         FaultEvents events = scenario.faultEvents(topology).plus(FaultEvents.resolve(extra, topology,
                 scenario.source()));
-        Simulation.Result result;
+        SimulatedStep result;
         try {
-            result = Simulation.run(graph, topology, RunOptions.DEFAULT.withFidelity(scenario.fidelity())
-                    .withRouting(scenario.routing()).withKernel(scenario.kernel()).withLinkEvents(events.links())
-                    .withDeviceEvents(events.devices())
-                    .withLinkTracks(timeline != null && (linkCounters || scenario.output().linkCounters()))
-                    .withInterference(scenario.interference() ? step.interference(graph)
-                            : org.clustersim.core.engine.Interference.NONE));
+            result = SimulatedStep.of(scenario, step, built, topology, events,
+                    timeline != null && (linkCounters || scenario.output().linkCounters()));
         } catch (RuntimeException e) {
             UnreachableException cut = unreachable(e);
             if (cut == null) {
                 throw e;
             }
-            return new Outcome(label, linkClass, 0, 0, 0, 0, Map.of(), new long[0], new long[0], cut.getMessage());
+            return Outcome.failed(label, linkClass, cut.getMessage());
         }
         if (timeline != null) {
             timeline.accept(result);
         }
-        return measure(label, linkClass, result);
+        return Outcome.of(label, linkClass, result.figures());
     }
 
     /** The "no route" at the root of a failed run, or null when it failed for another reason. */
@@ -128,40 +118,6 @@ public final class WhatIfStudy {
             }
         }
         return null;
-    }
-
-    private Outcome measure(String label, String linkClass, Simulation.Result result) {
-        StepMetrics m = StepMetrics.of(result.timeline());
-        List<CommBreakdown> comm = CommBreakdown.of(result.timeline());
-        double bubble = 0;
-        double exposed = 0;
-        Map<String, Long> byKind = new TreeMap<>();
-        int n = 0;
-        for (DeviceUsage u : m.devices()) {
-            if (!step.simulated(u.device())) {
-                continue;
-            }
-            n++;
-            bubble += u.bubbleFraction();
-            CommBreakdown c = comm.get(u.device());
-            exposed += m.stepTimeNs() == 0 ? 0 : (double) c.exposedAnyNs() / m.stepTimeNs();
-            c.exposedNs().forEach((k, v) -> byKind.merge(k, v, Long::sum));
-        }
-        int count = Math.max(1, n);
-        Map<String, Long> meanByKind = new TreeMap<>();
-        byKind.forEach((k, v) -> meanByKind.put(k, v / count));
-        double seconds = m.stepTimeNs() / 1e9;
-        double modelFlops = scenario.modelFlopsPerStep();
-        double peak = Precision.BF16.peak(scenario.cluster().accelerator());
-        double mfu = modelFlops / seconds / step.mesh().gpus() / peak;
-        long[] bytes = new long[result.links().topology().links().size()];
-        long[] busy = new long[bytes.length];
-        for (int i = 0; i < bytes.length; i++) {
-            bytes[i] = result.links().bytes(i);
-            busy[i] = result.links().busyNs(i);
-        }
-        return new Outcome(label, linkClass, m.stepTimeNs(), mfu, bubble / count, exposed / count, meanByKind, bytes,
-                busy, null);
     }
 
     /** A variant: a label, its link class (sweeps) and the faults it adds. */

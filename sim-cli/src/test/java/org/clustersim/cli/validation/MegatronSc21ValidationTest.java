@@ -10,8 +10,7 @@ import java.util.Locale;
 
 import org.clustersim.cli.scenario.Scenario;
 import org.clustersim.cli.scenario.ScenarioReader;
-import org.clustersim.core.RunOptions;
-import org.clustersim.core.Simulation;
+import org.clustersim.cli.study.SimulatedStep;
 import org.clustersim.strategies.training.TrainingStep;
 import org.junit.jupiter.api.Test;
 
@@ -19,7 +18,8 @@ import org.junit.jupiter.api.Test;
  * The Megatron-LM weak-scaling table (Narayanan et al., SC'21, table 1, in the shared
  * reference) against the simulator: every row is a bundled scenario in
  * scenarios/validation/megatron-sc21/. Like is compared with like: the paper's own FLOP count (its
- * equation 3, recomputation included) divided by the simulated step time and the GPU count.
+ * equation 3, recomputation included) divided by the simulated step time (the step as {@code
+ * clustersim run} simulates and reports it, {@link SimulatedStep}) and the GPU count.
  * The published throughputs are never used to set any parameter.
  */
 class MegatronSc21ValidationTest {
@@ -54,11 +54,7 @@ class MegatronSc21ValidationTest {
             TrainingStep step = scenario.trainingStep();
             int gpus = (int) row[3];
             assertEquals(gpus, step.tp() * step.pp() * step.dp(), row[0] + " layout");
-            TrainingStep.Built built = step.build();
-            Simulation.Result run = Simulation.run(built.graph(), step.topology(),
-                    RunOptions.DEFAULT.withFidelity(scenario.fidelity()).withRouting(scenario.routing())
-                            .withKernel(scenario.kernel()).withLinkTracks(false));
-            double seconds = run.timeline().makespan() / 1e9;
+            double seconds = SimulatedStep.of(scenario, step, false).figures().stepTimeNs() / 1e9;
             double simulated = paperFlops((int) row[1], (int) row[2], (int) row[4]) / seconds / gpus / 1e12;
             double published = (double) row[5];
             double error = (simulated - published) / published;

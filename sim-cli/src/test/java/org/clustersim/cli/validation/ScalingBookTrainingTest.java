@@ -10,8 +10,7 @@ import java.util.Locale;
 
 import org.clustersim.cli.scenario.Scenario;
 import org.clustersim.cli.scenario.ScenarioReader;
-import org.clustersim.core.RunOptions;
-import org.clustersim.core.Simulation;
+import org.clustersim.cli.study.SimulatedStep;
 import org.clustersim.core.engine.Task;
 import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.core.engine.Timeline;
@@ -86,6 +85,7 @@ class ScalingBookTrainingTest {
                   mainGradDtype: bf16
                 simulation:
                   replicas: one
+                  interference: false
                 """.formatted(topology, slices, String.format(Locale.ROOT, "%.6f", dcn),
                 String.format(Locale.ROOT, "%.6f", ici), ffn, mesh,
                 mapping.isEmpty() ? "" : "  meshMapping: " + mapping, globalBatch, microBatch);
@@ -97,9 +97,7 @@ class ScalingBookTrainingTest {
     /** Simulated timeline of one step. */
     private static Timeline run(Scenario s) {
         TrainingStep step = s.trainingStep();
-        TrainingStep.Built built = step.build(s.stepSequence());
-        return Simulation.run(built.graph(), step.topology(), RunOptions.DEFAULT.withFidelity(s.fidelity())
-                .withRouting(s.routing()).withKernel(s.kernel()).withLinkTracks(false)).timeline();
+        return SimulatedStep.of(s, step, false).result().timeline();
     }
 
     /**

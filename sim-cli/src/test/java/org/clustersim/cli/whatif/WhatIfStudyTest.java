@@ -37,7 +37,7 @@ class WhatIfStudyTest {
     /** The timeline of a run with extra faults. */
     static Timeline timeline(List<Fault> faults) {
         Timeline[] out = new Timeline[1];
-        study.run("t", "", faults, r -> out[0] = r.timeline());
+        study.run("t", "", faults, r -> out[0] = r.result().timeline());
         return out[0];
     }
 
@@ -179,7 +179,7 @@ class WhatIfStudyTest {
         Outcome slow = study.run("slow", "", List.of(Fault.slow("node0.gpu0", 0.5, "test")), null);
         assertTrue(slow.stepTimeNs() > baseline.stepTimeNs(), slow.stepTimeNs() + " vs " + baseline.stepTimeNs());
         Simulation.Result[] r = new Simulation.Result[1];
-        study.run("slow", "", List.of(Fault.slow("node0.gpu0", 0.5, "test")), x -> r[0] = x);
+        study.run("slow", "", List.of(Fault.slow("node0.gpu0", 0.5, "test")), x -> r[0] = x.result());
         // its TP group computes in lockstep, so the other seven GPUs of the server are held back too
         Timeline healthy = timeline(List.of());
         assertTrue(r[0].timeline().computeBusy(7) > 1.5 * healthy.computeBusy(7),
