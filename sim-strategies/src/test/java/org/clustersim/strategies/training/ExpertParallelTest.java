@@ -26,10 +26,9 @@ class ExpertParallelTest {
     }
 
     static TrainingStep step(Topology t, TransformerModel m, int tp, int dp, int ep, int zero, int replicas) {
-        return new TrainingStep(m, t, new Mesh(tp, 1, 1, dp, ep, Mesh.DEFAULT_ORDER), zero, 0, tp > 1,
-                ContextParallel.ALL_GATHER, ScheduleKind.ONE_F_ONE_B.schedule(1), 2, 1, 2048, KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16),
-                LayerCostModel.Recompute.NONE, TrainingStep.DEFAULT_BUCKET, true,
-                false, replicas, null);
+        return TrainingStep.builder(m, t).mesh(new Mesh(tp, 1, 1, dp, ep, Mesh.DEFAULT_ORDER)).zero(zero)
+                .sequenceParallel(tp > 1).batch(2, 1, 2048)
+                .kernels(KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16)).replicas(replicas).build();
     }
 
     static long bytesOf(TaskGraph g, String category) {
@@ -122,10 +121,9 @@ class ExpertParallelTest {
         Timeline[] runs = new Timeline[2];
         ScheduleKind[] kinds = {ScheduleKind.ONE_F_ONE_B, ScheduleKind.DUALPIPE};
         for (int i = 0; i < 2; i++) {
-            TrainingStep s = new TrainingStep(moe(EIGHT_TOP2), two, new Mesh(1, 1, 2, 8, 8, order), 1, 0, false,
-                    ContextParallel.ALL_GATHER, kinds[i].schedule(1), 8, 1, 2048, KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16),
-                    LayerCostModel.Recompute.NONE, TrainingStep.DEFAULT_BUCKET, true,
-                    false, 1, null);
+            TrainingStep s = TrainingStep.builder(moe(EIGHT_TOP2), two).mesh(new Mesh(1, 1, 2, 8, 8, order)).zero(1)
+                    .schedule(kinds[i].schedule(1)).batch(8, 1, 2048)
+                    .kernels(KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16)).replicas(1).build();
             built[i] = s.build();
             runs[i] = TrainingStepTest.run(s).timeline();
         }

@@ -22,8 +22,9 @@ class MemoryModelTest {
 
     static TrainingStep step(ScheduleKind kind, int tp, int pp, int dp, int zero, boolean sp,
                              LayerCostModel.Recompute r) {
-        return new TrainingStep(M, NODE, tp, pp, dp, zero, sp, kind.schedule(1), 8, 2, 2048, Precision.BF16, r,
-                AttentionImpl.STANDARD, TrainingStep.DEFAULT_BUCKET, true, false, dp, null, 1);
+        return TrainingStep.builder(M, NODE).sizes(tp, 1, pp, dp).zero(zero).sequenceParallel(sp)
+                .schedule(kind.schedule(1)).batch(8, 2, 2048).kernels(Precision.BF16, AttentionImpl.STANDARD)
+                .recompute(r).build();
     }
 
     @Test

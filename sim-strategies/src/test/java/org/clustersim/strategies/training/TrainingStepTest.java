@@ -31,9 +31,9 @@ class TrainingStepTest {
     static TrainingStep make(TransformerModel model, Topology t, int tp, int cp, int pp, int dp, int zero,
                              PipelineSchedule schedule, int m, int microBatch, int seqLen, boolean overlap,
                              LayerSplit split) {
-        return new TrainingStep(model, t, tp, pp, dp, zero, false, schedule, m, microBatch, seqLen, Precision.BF16,
-                LayerCostModel.Recompute.NONE, AttentionImpl.CUDNN, TrainingStep.DEFAULT_BUCKET, overlap,
-                false, dp, split, cp);
+        return TrainingStep.builder(model, t).sizes(tp, cp, pp, dp).zero(zero).schedule(schedule)
+                .batch(m, microBatch, seqLen).kernels(Precision.BF16, AttentionImpl.CUDNN).overlapGradReduce(overlap)
+                .split(split).build();
     }
 
     static TrainingStep step(Topology t, int tp, int pp, int dp, int zero, int m, boolean overlap) {
@@ -171,9 +171,9 @@ class TrainingStepTest {
     /** TP 8 inside each of two servers, CP 2 across them: the K/V exchange crosses the network. */
     static TrainingStep crossServerContext(ContextParallel kind) {
         Topology two = SwitchedClusterSpec.dgxH100(2).build();
-        return new TrainingStep(SMALL, two, new Mesh(8, 2, 1, 1), 0, 0, true, kind,
-                ScheduleKind.ONE_F_ONE_B.schedule(1), 2, 1, 65536, KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16),
-                LayerCostModel.Recompute.NONE, TrainingStep.DEFAULT_BUCKET, true, false, 1, null);
+        return TrainingStep.builder(SMALL, two).sizes(8, 2, 1, 1).sequenceParallel(true).cpKind(kind)
+                .batch(2, 1, 65536).kernels(KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16))
+                .replicas(1).build();
     }
 
     @Test
@@ -196,14 +196,10 @@ class TrainingStepTest {
     @Test
     void hybridShardingReducesInsideShardGroupsThenAcrossThem() {
         Topology two = SwitchedClusterSpec.dgxH100(2).build();
-        TrainingStep full = new TrainingStep(SMALL, two, new Mesh(1, 1, 1, 16), 2, 0, false,
-                ContextParallel.ALL_GATHER, ScheduleKind.ONE_F_ONE_B.schedule(1), 1, 1, 2048, KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16),
-                LayerCostModel.Recompute.NONE, TrainingStep.DEFAULT_BUCKET, true,
-                false, 16, null);
-        TrainingStep hybrid = new TrainingStep(SMALL, two, new Mesh(1, 1, 1, 16), 2, 8, false,
-                ContextParallel.ALL_GATHER, ScheduleKind.ONE_F_ONE_B.schedule(1), 1, 1, 2048, KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16),
-                LayerCostModel.Recompute.NONE, TrainingStep.DEFAULT_BUCKET, true,
-                false, 16, null);
+        TrainingStep full = TrainingStep.builder(SMALL, two).sizes(1, 1, 1, 16).zero(2)
+                .kernels(KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16)).build();
+        TrainingStep hybrid = TrainingStep.builder(SMALL, two).sizes(1, 1, 1, 16).zero(2).shardGroup(8)
+                .kernels(KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16)).build();
         // ZeRO 2 state over the 8 ranks of a shard group instead of all 16
         MemoryModel.States f = new MemoryModel(full).states(0);
         MemoryModel.States h = new MemoryModel(hybrid).states(0);
