@@ -20,6 +20,7 @@ import java.util.Optional;
 import org.clustersim.strategies.training.AllToAllAlgorithm;
 import org.clustersim.strategies.training.ContextParallel;
 import org.clustersim.strategies.training.Layout;
+import org.clustersim.strategies.training.LayoutBuilder;
 import org.clustersim.strategies.training.LayoutRules;
 import org.clustersim.strategies.training.Mesh;
 import org.clustersim.strategies.training.ShardingOptions;
@@ -163,9 +164,6 @@ public final class ScenarioReader {
         int zero = ZERO.integer(s);
         boolean sp = SEQUENCE_PARALLEL.bool(s);
         boolean overlap = OVERLAP_GRAD.bool(s);
-        boolean tpCommOverlap = TP_COMM_OVERLAP.bool(s);
-        List<LayoutRules.Violation> broken = new ArrayList<>();
-        LayoutRules.tpCommOverlap(broken, tp, sp, tpCommOverlap);
         boolean overlapParamGather = OVERLAP_PARAM_GATHER.bool(s);
         boolean a2aOverlap = A2A_OVERLAP.bool(s);
         AllToAllAlgorithm allToAll = ALL_TO_ALL.choice(s);
@@ -183,42 +181,28 @@ public final class ScenarioReader {
                         + " (innermost first, for example tp-cp-pp-dp)");
             }
         }
-        LayoutRules.expertFold(broken, tp, cp, dp, ep, etp);
-        LayoutRules.zero3Experts(broken, zero, tp, ep, etp);
-        if (given(s, "shardGroup")) {
-            LayoutRules.shardGroup(broken, shardGroup, zero, dp, cp);
-        }
-        report(s, broken);
-        if (overlapParamGather && zero != 1 && zero != 2) {
-            s.error("overlapParamGather", "found true with zero: " + zero + "; expected zero: 1 or 2: the updated "
-                    + "weights are all-gathered only under the distributed optimizer (Megatron-core's "
-                    + "--overlap-param-gather needs --use-distributed-optimizer)");
-        }
-        if (overlapParamGather && !overlap) {
-            s.error("overlapParamGather", "found true with overlapGradReduce: false; expected overlapGradReduce: true "
-                    + "(Megatron-core's --overlap-param-gather needs --overlap-grad-reduce)");
-        }
+        List<LayoutRules.Violation> broken = new ArrayList<>();
+        LayoutRules.overlapParamGather(broken, overlapParamGather, zero, overlap);
         if (vp != 1 && given(schedule, "v") && v != vp) {
             schedule.error("v", "found " + v + ", but parallelism.vp is " + vp + "; give one of them");
         }
-        if (a2aOverlap && ep == 1) {
-            s.error("overlapMoeExpertParallelComm", "found true with ep: 1; expected ep > 1: Megatron-core overlaps "
-                    + "the expert-parallel all-to-all only under expert parallelism");
-        }
+        LayoutRules.moeOverlap(broken, a2aOverlap, ep, pp, null, null);
+        report(s, broken);
         ShardingOptions sharding = sharding(s, zero, pp, v);
-        Mesh mesh;
-        try {
-            mesh = new Mesh(tp, cp, pp, dp, ep, etp, order);
-        } catch (IllegalArgumentException e) {
-            // the expert fold was reported above; the rest is read without experts
-            mesh = new Mesh(tp, cp, pp, dp, 1, tp, order);
-        }
-        Layout layout = Layout.builder().mesh(mesh)
+        LayoutBuilder b = Layout.builder().sizes(tp, cp, pp, dp).experts(ep, etp).order(order)
                 .zero(zero).shardGroup(given(s, "shardGroup") ? shardGroup : 0).sharding(sharding)
                 .sequenceParallel(sp).cpKind(cpVariant)
-                .bucketBytes(Math.round(bucketMb * 1e6)).overlapGradReduce(overlap).tpCommOverlap(tpCommOverlap)
-                .allToAll(allToAll)
-                .layout();
+                .bucketBytes(Math.round(bucketMb * 1e6)).overlapGradReduce(overlap)
+                .tpCommOverlap(TP_COMM_OVERLAP.bool(s))
+                .allToAll(allToAll);
+        report(s, LayoutRules.layout(b));
+        Layout layout;
+        try {
+            layout = b.layout();
+        } catch (IllegalArgumentException e) {
+            // the expert fold was reported above; the rest is read without experts
+            layout = b.experts(1, tp).layout();
+        }
         return new Scenario.Parallelism(layout, v, layersPerStage, overlapParamGather, a2aOverlap);
     }
 
@@ -758,19 +742,10 @@ public final class ScenarioReader {
                 schedSec.error("kind", e.getMessage() + " (m = training.globalBatch / (microBatch x dp) = " + m + ")");
             }
         }
-        if (par.overlapMoeExpertParallelComm()) {
-            boolean combinable = schedule == ScheduleKind.INTERLEAVED || (schedule == ScheduleKind.ONE_F_ONE_B
-                    && par.pp() == 1);
-            if (!combinable) {
-                parSec.error("overlapMoeExpertParallelComm", "found true with schedule.kind: " + schedule.id()
-                        + " on pp " + par.pp() + "; expected schedule.kind: interleaved (Megatron-core needs a virtual "
-                        + "pipeline size when pp > 1), or 1f1b with pp: 1");
-            }
-            if (training.recompute() == Scenario.Recompute.FULL) {
-                parSec.error("overlapMoeExpertParallelComm", "found true with training.recompute: full; Megatron-core "
-                        + "disables full recomputation under the all-to-all overlap");
-            }
-        }
+        List<LayoutRules.Violation> overlap = new ArrayList<>();
+        LayoutRules.moeOverlap(overlap, par.overlapMoeExpertParallelComm(), par.ep(), par.pp(), schedule,
+                training.recompute().cost());
+        report(parSec, overlap);
         allToAll(parSec, cluster, model, par);
         if (training.recomputeModules().contains(RecomputeModule.MLA_UP_PROJ) && model.latentAttention() == null) {
             trainSec.error("recomputeModules", "found mla_up_proj, but " + model.name() + " has no latent attention "

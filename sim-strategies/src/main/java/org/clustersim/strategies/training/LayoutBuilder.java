@@ -26,31 +26,32 @@ import org.clustersim.topology.Topology;
 public final class LayoutBuilder {
     private final TransformerModel model;
     private final Topology topology;
-    private int tp = 1;
-    private int cp = 1;
-    private int pp = 1;
-    private int dp = 1;
-    private int ep = 1;
-    private int etp;
-    private List<Mesh.Dim> order = Mesh.DEFAULT_ORDER;
-    private int zero;
-    private int shardGroup;
-    private ShardingOptions sharding;
-    private boolean sequenceParallel;
-    private ContextParallel cpKind = ContextParallel.ALL_GATHER;
-    private long bucketBytes = TrainingStep.DEFAULT_BUCKET;
-    private boolean overlapGradReduce = true;
-    private boolean tpCommOverlap;
-    private AllToAllAlgorithm allToAll = AllToAllAlgorithm.AUTO;
+    // the settings: package-private, LayoutRules reads them before a mesh can be laid out
+    int tp = 1;
+    int cp = 1;
+    int pp = 1;
+    int dp = 1;
+    int ep = 1;
+    int etp;
+    List<Mesh.Dim> order = Mesh.DEFAULT_ORDER;
+    int zero;
+    int shardGroup;
+    ShardingOptions sharding;
+    boolean sequenceParallel;
+    ContextParallel cpKind = ContextParallel.ALL_GATHER;
+    long bucketBytes = TrainingStep.DEFAULT_BUCKET;
+    boolean overlapGradReduce = true;
+    boolean tpCommOverlap;
+    AllToAllAlgorithm allToAll = AllToAllAlgorithm.AUTO;
     private PipelineSchedule schedule = ScheduleKind.ONE_F_ONE_B.schedule(1);
-    private LayerSplit split;
-    private boolean blockingSends;
-    private int replicas;
-    private int microbatches = 1;
-    private int microBatch = 1;
-    private int seqLen = 2048;
-    private KernelCosts kernels;
-    private LayerCostModel.Recompute recompute = LayerCostModel.Recompute.NONE;
+    LayerSplit split;
+    boolean blockingSends;
+    int replicas;
+    int microbatches = 1;
+    int microBatch = 1;
+    int seqLen = 2048;
+    KernelCosts kernels;
+    LayerCostModel.Recompute recompute = LayerCostModel.Recompute.NONE;
     private Set<RecomputeModule> recomputeModules = Set.of();
 
     LayoutBuilder(TransformerModel model, Topology topology) {
@@ -70,9 +71,26 @@ public final class LayoutBuilder {
         return this;
     }
 
-    /** Tensor, context, pipeline and data parallelism, TP innermost. */
+    /** Tensor, context, pipeline and data parallelism (the mesh order and the experts' sizes kept). */
     public LayoutBuilder sizes(int tp, int cp, int pp, int dp) {
-        return mesh(new Mesh(tp, cp, pp, dp));
+        this.tp = tp;
+        this.cp = cp;
+        this.pp = pp;
+        this.dp = dp;
+        return this;
+    }
+
+    /** Expert parallelism and expert TP (0: tp, Megatron-core's default), folded over each stage's GPUs. */
+    public LayoutBuilder experts(int ep, int etp) {
+        this.ep = ep;
+        this.etp = etp;
+        return this;
+    }
+
+    /** Mesh dimensions, innermost first. */
+    public LayoutBuilder order(List<Mesh.Dim> order) {
+        this.order = order;
+        return this;
     }
 
     public LayoutBuilder zero(int stage) {
@@ -206,9 +224,18 @@ public final class LayoutBuilder {
         return this;
     }
 
-    /** The parallel layout as set. */
+    /** Expert TP as set, or tp. */
+    int etp() {
+        return etp == 0 ? tp : etp;
+    }
+
+    /**
+     * The parallel layout as set.
+     *
+     * @throws IllegalArgumentException when the mesh cannot be laid out ({@link LayoutRules#layout} says why)
+     */
     public Layout layout() {
-        return new Layout(new Mesh(tp, cp, pp, dp, ep, etp == 0 ? tp : etp, order),
+        return new Layout(new Mesh(tp, cp, pp, dp, ep, etp(), order),
                 new ZeroSharding(zero, shardGroup, sharding), sequenceParallel, cpKind,
                 new Communication(bucketBytes, overlapGradReduce, tpCommOverlap, allToAll));
     }

@@ -3,7 +3,9 @@ package org.clustersim.strategies.training;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.clustersim.strategies.cost.LayerCostModel;
 import org.clustersim.strategies.model.TransformerModel;
+import org.clustersim.strategies.pipeline.ScheduleKind;
 import org.clustersim.strategies.pipeline.StagePlacement;
 import org.clustersim.topology.Topology;
 
@@ -161,6 +163,53 @@ public final class LayoutRules {
         }
     }
 
+    /**
+     * Megatron-core's --overlap-param-gather needs the distributed optimizer (ZeRO 1 or 2), whose
+     * updated weights it gathers, and --overlap-grad-reduce.
+     */
+    public static void overlapParamGather(List<Violation> out, boolean on, int zero, boolean overlapGradReduce) {
+        if (on && zero != 1 && zero != 2) {
+            out.add(new Violation("overlapParamGather", "found true with zero: " + zero + "; expected zero: 1 or 2: "
+                    + "the updated weights are all-gathered only under the distributed optimizer (Megatron-core's "
+                    + "--overlap-param-gather needs --use-distributed-optimizer)"));
+        }
+        if (on && !overlapGradReduce) {
+            out.add(new Violation("overlapParamGather", "found true with overlapGradReduce: false; expected "
+                    + "overlapGradReduce: true (Megatron-core's --overlap-param-gather needs --overlap-grad-reduce)"));
+        }
+    }
+
+    /**
+     * Megatron-core's --overlap-moe-expert-parallel-comm: only under expert parallelism, on a
+     * schedule it can combine (interleaved, or 1F1B without pipeline parallelism), without full
+     * recomputation.
+     *
+     * @param schedule the schedule's kind, or {@code null} when not known yet (the rule on ep only)
+     */
+    public static void moeOverlap(List<Violation> out, boolean on, int ep, int pp, ScheduleKind schedule,
+                                  LayerCostModel.Recompute recompute) {
+        if (!on) {
+            return;
+        }
+        if (schedule == null) {
+            if (ep == 1) {
+                out.add(new Violation("overlapMoeExpertParallelComm", "found true with ep: 1; expected ep > 1: "
+                        + "Megatron-core overlaps the expert-parallel all-to-all only under expert parallelism"));
+            }
+            return;
+        }
+        boolean combinable = schedule == ScheduleKind.INTERLEAVED || (schedule == ScheduleKind.ONE_F_ONE_B && pp == 1);
+        if (!combinable) {
+            out.add(new Violation("overlapMoeExpertParallelComm", "found true with schedule.kind: " + schedule.id()
+                    + " on pp " + pp + "; expected schedule.kind: interleaved (Megatron-core needs a virtual "
+                    + "pipeline size when pp > 1), or 1f1b with pp: 1"));
+        }
+        if (recompute == LayerCostModel.Recompute.FULL) {
+            out.add(new Violation("overlapMoeExpertParallelComm", "found true with training.recompute: full; "
+                    + "Megatron-core disables full recomputation under the all-to-all overlap"));
+        }
+    }
+
     /** The layout fits the cluster, and all replicas or one are simulated. */
     public static void cluster(List<Violation> out, Mesh mesh, Topology topology, int replicas) {
         if (mesh.gpus() > topology.deviceCount()) {
@@ -172,18 +221,28 @@ public final class LayoutRules {
         }
     }
 
+    /**
+     * The rules among the parallel layout's own settings (no model or batch needed), on a builder
+     * holding them: the mesh may not be valid yet (an expert fold that does not fit is one of them).
+     */
+    public static List<Violation> layout(LayoutBuilder b) {
+        List<Violation> out = new ArrayList<>();
+        tpCommOverlap(out, b.tp, b.sequenceParallel, b.tpCommOverlap);
+        expertFold(out, b.tp, b.cp, b.dp, b.ep, b.etp());
+        zeroStage(out, b.zero);
+        zero3Experts(out, b.zero, b.tp, b.ep, b.etp());
+        shardGroup(out, b.shardGroup, b.zero, b.dp, b.cp);
+        zero3Options(out, b.zero, b.sharding == null ? ShardingOptions.defaults() : b.sharding);
+        return out;
+    }
+
     /** Every rule, on the parts of a step. */
     public static List<Violation> check(TransformerModel model, Topology topology, Layout layout, Pipelines pipelines,
                                         BatchShape batch) {
-        List<Violation> out = new ArrayList<>();
+        List<Violation> out = layout(Layout.builder().layout(layout));
         Mesh m = layout.mesh();
         ZeroSharding z = layout.zero();
         StagePlacement placement = pipelines.schedule().placement(m.pp(), Math.max(1, batch.microbatches()));
-        tpCommOverlap(out, m.tp(), layout.sequenceParallel(), layout.comm().tpCommOverlap());
-        zeroStage(out, z.stage());
-        zero3Experts(out, z.stage(), m.tp(), m.ep(), m.etp());
-        shardGroup(out, z.shardGroup(), z.stage(), m.dp(), m.cp());
-        zero3Options(out, z.stage(), z.options());
         deepSpeed(out, z.stage(), z.options().impl(), m.pp(), placement.chunksPerRank());
         experts(out, model, m.tp(), m.ep(), m.etp());
         contextParallel(out, m.cp(), batch.seqLen());
