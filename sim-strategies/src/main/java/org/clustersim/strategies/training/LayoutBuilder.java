@@ -43,7 +43,7 @@ public final class LayoutBuilder {
     boolean overlapGradReduce = true;
     boolean tpCommOverlap;
     AllToAllAlgorithm allToAll = AllToAllAlgorithm.AUTO;
-    private PipelineSchedule schedule = ScheduleKind.ONE_F_ONE_B.schedule(1);
+    PipelineSchedule schedule = ScheduleKind.ONE_F_ONE_B.schedule(1);
     LayerSplit split;
     boolean blockingSends;
     int replicas;
@@ -52,7 +52,7 @@ public final class LayoutBuilder {
     int seqLen = 2048;
     KernelCosts kernels;
     LayerCostModel.Recompute recompute = LayerCostModel.Recompute.NONE;
-    private Set<RecomputeModule> recomputeModules = Set.of();
+    Set<RecomputeModule> recomputeModules = Set.of();
 
     LayoutBuilder(TransformerModel model, Topology topology) {
         this.model = model;
