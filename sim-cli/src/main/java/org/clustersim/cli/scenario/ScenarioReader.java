@@ -774,7 +774,7 @@ public final class ScenarioReader {
         if (a == AllToAllAlgorithm.DIRECT || cluster.gpus() != par.gpus()) {
             return;
         }
-        Mesh mesh = new Mesh(par.tp(), par.cp(), par.pp(), par.dp(), par.ep(), par.etp(), par.order());
+        Mesh mesh = par.layout().mesh();
         int perNode = cluster.gpusPerNode();
         for (int p = 0; p < par.pp(); p++) {
             for (int[] group : mesh.experts().expertParallelGroups(p)) {
