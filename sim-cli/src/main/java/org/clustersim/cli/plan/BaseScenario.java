@@ -13,6 +13,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 
+import static org.clustersim.cli.scenario.ScenarioFields.*;
+
 import org.clustersim.cli.InputException;
 import org.clustersim.topology.ClusterPresets;
 import org.clustersim.topology.ClusterSpec;
@@ -56,55 +58,57 @@ public final class BaseScenario {
                 + baseFile);
         Path folder = baseFile == null ? Path.of("").toAbsolutePath() : baseFile.toAbsolutePath().getParent();
         if (model != null) {
-            doc.set("model", modelSection(model));
-        } else if (!doc.has("model")) {
+            doc.set(MODEL.name(), modelSection(model));
+        } else if (!doc.has(MODEL.name())) {
             throw new InputException("give --model (a preset such as llama3-70b, or a file), or --base with a model "
                     + "section");
         }
         if (cluster != null) {
             clusterSections(doc, cluster, nodes);
-        } else if (!doc.has("cluster")) {
+        } else if (!doc.has(CLUSTER.name())) {
             throw new InputException("give --cluster (a preset such as superpod-h100-4su, or a scenario file), or "
                     + "--base with a cluster section");
         }
-        ObjectNode training = section(doc, "training");
+        ObjectNode training = section(doc, TRAINING.name());
         if (globalBatch != null) {
-            training.put("globalBatch", globalBatch);
+            training.put(GLOBAL_BATCH.name(), globalBatch);
         }
         if (seqLen != null) {
-            training.put("seqLen", seqLen);
+            training.put(SEQ_LEN.name(), seqLen);
         }
-        if (!training.path("globalBatch").canConvertToInt() || !training.path("seqLen").canConvertToInt()) {
+        if (!training.path(GLOBAL_BATCH.name()).canConvertToInt()
+                || !training.path(SEQ_LEN.name()).canConvertToInt()) {
             throw new InputException("give --global-batch and --seq (or a --base scenario with training.globalBatch "
                     + "and training.seqLen)");
         }
-        ObjectNode sim = section(doc, "simulation");
-        boolean faults = doc.has("faults") && doc.get("faults").size() > 0;
+        ObjectNode sim = section(doc, SIMULATION.name());
+        boolean faults = doc.has(FAULTS.name()) && doc.get(FAULTS.name()).size() > 0;
         // one replica stands for all when they are alike; faults make them differ
-        sim.put("replicas", faults ? "all" : "one");
-        sim.remove("steps");
-        doc.remove("output");
-        doc.remove("name");
+        sim.put(REPLICAS.name(), faults ? "all" : "one");
+        sim.remove(STEPS.name());
+        doc.remove(OUTPUT.name());
+        doc.remove(NAME.name());
         return new BaseScenario(doc, folder, cluster);
     }
 
     /** The GPUs of the cluster section: nodes x GPUs per node (the preset's when not given). */
     public int gpus() {
-        JsonNode c = base.get("cluster");
-        String preset = c.has("preset") ? c.get("preset").asText() : "dgx-h100";
-        int perNode = c.has("gpusPerNode") ? c.get("gpusPerNode").asInt()
+        JsonNode c = base.get(CLUSTER.name());
+        String preset = c.has(CLUSTER_PRESET.name()) ? c.get(CLUSTER_PRESET.name()).asText() : "dgx-h100";
+        int perNode = c.has(GPUS_PER_NODE.name()) ? c.get(GPUS_PER_NODE.name()).asInt()
                 : org.clustersim.topology.SwitchedClusterSpec.preset(preset, 1).map(x -> x.gpusPerNode()).orElse(8);
-        int nodes = c.has("nodes") ? c.get("nodes").asInt() : 1;
+        int nodes = c.has(NODES.name()) ? c.get(NODES.name()).asInt() : 1;
         return nodes * perNode;
     }
 
     /** The model's layers: the model section's, else its preset's; 0 when neither says. */
     public int layers() {
-        JsonNode m = base.get("model");
-        if (m.has("layers") && m.get("layers").canConvertToInt()) {
-            return m.get("layers").asInt();
+        JsonNode m = base.get(MODEL.name());
+        if (m.has(LAYERS.name()) && m.get(LAYERS.name()).canConvertToInt()) {
+            return m.get(LAYERS.name()).asInt();
         }
-        var preset = org.clustersim.strategies.model.TransformerModel.presets().get(m.path("preset").asText(""));
+        var preset = org.clustersim.strategies.model.TransformerModel.presets()
+                .get(m.path(MODEL_PRESET.name()).asText(""));
         return preset == null ? 0 : preset.layers();
     }
 
@@ -113,19 +117,19 @@ public final class BaseScenario {
         if (clusterArgument != null && ClusterPresets.byName(clusterArgument).isPresent()) {
             return clusterArgument;
         }
-        JsonNode c = base.get("cluster");
-        return c.path("preset").asText("dgx-h100") + " x " + c.path("nodes").asInt(1) + " servers"
-                + (c.has("fabric") ? ", " + c.get("fabric").asText() : "");
+        JsonNode c = base.get(CLUSTER.name());
+        return c.path(CLUSTER_PRESET.name()).asText("dgx-h100") + " x " + c.path(NODES.name()).asInt(1) + " servers"
+                + (c.has(FABRIC.name()) ? ", " + c.get(FABRIC.name()).asText() : "");
     }
 
     /** Sequences per step. */
     public int globalBatch() {
-        return base.get("training").get("globalBatch").asInt();
+        return base.get(TRAINING.name()).get(GLOBAL_BATCH.name()).asInt();
     }
 
     /** Tokens per sequence. */
     public int seqLen() {
-        return base.get("training").get("seqLen").asInt();
+        return base.get(TRAINING.name()).get(SEQ_LEN.name()).asInt();
     }
 
     /** The folder candidates' relative paths (a device profile file) resolve against. */
@@ -135,8 +139,9 @@ public final class BaseScenario {
 
     /** The model section's preset or name, for file names. */
     public String modelName() {
-        JsonNode m = base.get("model");
-        return m.has("name") ? m.get("name").asText() : m.has("preset") ? m.get("preset").asText() : "model";
+        JsonNode m = base.get(MODEL.name());
+        return m.has(MODEL_NAME.name()) ? m.get(MODEL_NAME.name()).asText() : m.has(MODEL_PRESET.name())
+                ? m.get(MODEL_PRESET.name()).asText() : "model";
     }
 
     /**
@@ -149,38 +154,38 @@ public final class BaseScenario {
      */
     public String scenarioText(String name, Layout l, int layers) {
         ObjectNode doc = YAML.createObjectNode();
-        doc.put("name", name);
+        doc.put(NAME.name(), name);
         doc.setAll(base.deepCopy());
-        ObjectNode par = section(doc, "parallelism");
-        par.put("tp", l.tp());
-        par.put("pp", l.pp());
-        par.put("cp", l.cp());
-        par.put("dp", l.dp());
-        if (l.ep() > 1 || par.has("ep")) {
-            par.put("ep", l.ep());
+        ObjectNode par = section(doc, PARALLELISM.name());
+        par.put(TP.name(), l.tp());
+        par.put(PP.name(), l.pp());
+        par.put(CP.name(), l.cp());
+        par.put(DP.name(), l.dp());
+        if (l.ep() > 1 || par.has(EP.name())) {
+            par.put(EP.name(), l.ep());
         }
-        par.put("zero", l.zero());
-        par.remove("vp");
-        par.remove("layersPerStage");
+        par.put(ZERO.name(), l.zero());
+        par.remove(VP.name());
+        par.remove(LAYERS_PER_STAGE.name());
         int[] split = split(layers, l.pp() * (l.schedule().equals("dualpipe") ? 1 : l.vp()));
         if (split != null) {
-            var list = par.putArray("layersPerStage");
+            var list = par.putArray(LAYERS_PER_STAGE.name());
             for (int n : split) {
                 list.add(n);
             }
         }
-        if (!par.has("sequenceParallel") && l.tp() > 1) {
-            par.put("sequenceParallel", true);
+        if (!par.has(SEQUENCE_PARALLEL.name()) && l.tp() > 1) {
+            par.put(SEQUENCE_PARALLEL.name(), true);
         }
-        ObjectNode sched = section(doc, "schedule");
-        sched.put("kind", l.schedule());
-        sched.remove("v");
+        ObjectNode sched = section(doc, SCHEDULE.name());
+        sched.put(KIND.name(), l.schedule());
+        sched.remove(V.name());
         if (DesignSpace.kind(l.schedule()).takesChunks()) {
-            sched.put("v", l.vp());
+            sched.put(V.name(), l.vp());
         }
-        ObjectNode training = section(doc, "training");
-        training.put("microBatch", l.mb());
-        training.put("recompute", l.recompute());
+        ObjectNode training = section(doc, TRAINING.name());
+        training.put(MICRO_BATCH.name(), l.mb());
+        training.put(RECOMPUTE.name(), l.recompute());
         try {
             return YAML.writeValueAsString(doc);
         } catch (IOException e) {
@@ -234,7 +239,7 @@ public final class BaseScenario {
     private static JsonNode modelSection(String model) {
         if (org.clustersim.strategies.model.TransformerModel.presets().containsKey(model)) {
             ObjectNode m = YAML.createObjectNode();
-            m.put("preset", model);
+            m.put(MODEL_PRESET.name(), model);
             return m;
         }
         Path file = Path.of(model);
@@ -244,7 +249,7 @@ public final class BaseScenario {
                     + ") nor a file");
         }
         ObjectNode doc = object(load(file, "--model"), "--model " + model);
-        return doc.has("model") ? doc.get("model") : doc;
+        return doc.has(MODEL.name()) ? doc.get(MODEL.name()) : doc;
     }
 
     /**
@@ -260,18 +265,19 @@ public final class BaseScenario {
                         + String.join(", ", plannable()) + ") nor a scenario file");
             }
             ObjectNode scenario = object(load(file, "--cluster"), "--cluster " + cluster);
-            if (!scenario.has("cluster")) {
+            if (!scenario.has(CLUSTER.name())) {
                 throw new InputException("--cluster " + cluster + ": the file has no cluster section");
             }
-            ObjectNode section = object(scenario.get("cluster"), "--cluster " + cluster + ": cluster");
-            if (!section.has("nodes")) {
+            ObjectNode section = object(scenario.get(CLUSTER.name()), "--cluster " + cluster + ": cluster");
+            if (!section.has(NODES.name())) {
                 // the file's layout decides its cluster's size; the plan needs it written out
                 section = section.deepCopy();
-                section.put("nodes", new org.clustersim.cli.scenario.ScenarioReader().read(file).cluster().nodes());
+                section.put(NODES.name(),
+                        new org.clustersim.cli.scenario.ScenarioReader().read(file).cluster().nodes());
             }
-            doc.set("cluster", section);
-            if (scenario.has("network")) {
-                doc.set("network", scenario.get("network"));
+            doc.set(CLUSTER.name(), section);
+            if (scenario.has(NETWORK.name())) {
+                doc.set(NETWORK.name(), scenario.get(NETWORK.name()));
             }
             return;
         }
@@ -282,20 +288,20 @@ public final class BaseScenario {
                 throw new InputException("--nodes is for a single-server preset such as dgx-h100; " + cluster
                         + " has " + spec.nodes() + " servers");
             }
-            c.put("preset", "dgx-h100");
-            c.put("nodes", spec.nodes());
-            c.put("fabric", "rail-optimized");
+            c.put(CLUSTER_PRESET.name(), "dgx-h100");
+            c.put(NODES.name(), spec.nodes());
+            c.put(FABRIC.name(), "rail-optimized");
         } else if (org.clustersim.topology.SwitchedClusterSpec.presetNames().contains(cluster)) {
-            c.put("preset", cluster);
-            c.put("nodes", nodes > 0 ? nodes : spec.nodes());
+            c.put(CLUSTER_PRESET.name(), cluster);
+            c.put(NODES.name(), nodes > 0 ? nodes : spec.nodes());
             if (nodes > 32) {
-                c.put("fabric", "rail-optimized");
+                c.put(FABRIC.name(), "rail-optimized");
             }
         } else {
             throw new InputException("--cluster " + cluster + ": plan takes " + String.join(", ", plannable())
                     + ", or a scenario file with the cluster section");
         }
-        doc.set("cluster", c);
+        doc.set(CLUSTER.name(), c);
     }
 
     private static List<String> plannable() {

@@ -8,6 +8,7 @@ import java.util.Set;
 
 import org.clustersim.strategies.training.ContextParallel;
 import org.clustersim.strategies.training.LayerSplit;
+import org.clustersim.strategies.training.Layout;
 import org.clustersim.strategies.training.AllToAllAlgorithm;
 import org.clustersim.strategies.training.Mesh;
 import org.clustersim.strategies.training.ShardingOptions;
@@ -73,39 +74,104 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
     }
 
     /**
-     * The parallel layout.
+     * The parallel layout as the scenario gives it: the step's {@link Layout} (built by
+     * {@link Layout#builder()}, its rules {@link org.clustersim.strategies.training.LayoutRules}) and
+     * what the scenario adds around it. The accessors below name the layout's parts as the file does.
      *
-     * @param tp tensor-parallel size
-     * @param pp pipeline-parallel size
-     * @param dp data-parallel size
-     * @param cp context-parallel size
-     * @param ep expert-parallel size
-     * @param etp expert tensor-parallel size (tp unless given, as in Megatron-core)
+     * @param layout mesh, ZeRO sharding, sequence and context parallelism, communication options
      * @param vp model chunks per rank: v of the interleaved schedule, 2 for ZB-V and DualPipeV, else 1
-     * @param zero ZeRO stage 0..3
-     * @param sequenceParallel Megatron sequence parallelism with TP
-     * @param overlapGradReduce reduce gradient buckets during the backward (else after it)
-     * @param gradBucketBytes gradient bucket size
      * @param layersPerStage layers of each stage, or {@code null} for an even split
-     * @param shardGroup ranks ZeRO shards over (hybrid sharding), 0 for all of dp x cp
-     * @param cpVariant  how context parallelism exchanges keys and values
-     * @param order      mesh dimensions, innermost first
-     * @param sharding   which framework runs ZeRO 3 and its options (the defaults below ZeRO 3)
-     * @param tpCommOverlap Megatron-core's --tp-comm-overlap (Transformer Engine userbuffers)
      * @param overlapParamGather with ZeRO 1 or 2, all-gather updated weights per bucket ahead of the next
      *                   forward (Megatron-core's --overlap-param-gather) instead of after the optimizer
      * @param overlapMoeExpertParallelComm Megatron-core's --overlap-moe-expert-parallel-comm: the
      *                   combined 1F1B schedule ({@link CombinedOneFOneB}), one microbatch's forward run with
      *                   another's backward so that each one's all-to-alls run under the other's compute
      */
-    public record Parallelism(int tp, int pp, int dp, int cp, int ep, int etp, int vp, int zero, boolean sequenceParallel,
-                              boolean overlapGradReduce, long gradBucketBytes, int[] layersPerStage, int shardGroup,
-                              ContextParallel cpVariant, List<Mesh.Dim> order, ShardingOptions sharding,
-                              boolean tpCommOverlap, boolean overlapParamGather,
-                              boolean overlapMoeExpertParallelComm, AllToAllAlgorithm allToAll) {
+    public record Parallelism(Layout layout, int vp, int[] layersPerStage, boolean overlapParamGather,
+                              boolean overlapMoeExpertParallelComm) {
         /** GPUs the layout occupies: tp x cp x pp x dp. */
         public int gpus() {
-            return tp * cp * pp * dp;
+            return layout.mesh().gpus();
+        }
+
+        /** Tensor-parallel size. */
+        public int tp() {
+            return layout.mesh().tp();
+        }
+
+        /** Pipeline-parallel size. */
+        public int pp() {
+            return layout.mesh().pp();
+        }
+
+        /** Data-parallel size. */
+        public int dp() {
+            return layout.mesh().dp();
+        }
+
+        /** Context-parallel size. */
+        public int cp() {
+            return layout.mesh().cp();
+        }
+
+        /** Expert-parallel size. */
+        public int ep() {
+            return layout.mesh().ep();
+        }
+
+        /** Expert tensor-parallel size (tp unless given, as in Megatron-core). */
+        public int etp() {
+            return layout.mesh().etp();
+        }
+
+        /** Mesh dimensions, innermost first. */
+        public List<Mesh.Dim> order() {
+            return layout.mesh().order();
+        }
+
+        /** ZeRO stage 0..3. */
+        public int zero() {
+            return layout.zero().stage();
+        }
+
+        /** Ranks ZeRO shards over (hybrid sharding), 0 for all of dp x cp. */
+        public int shardGroup() {
+            return layout.zero().shardGroup();
+        }
+
+        /** Which framework runs ZeRO 3 and its options (the defaults below ZeRO 3). */
+        public ShardingOptions sharding() {
+            return layout.zero().options();
+        }
+
+        /** Megatron sequence parallelism with TP. */
+        public boolean sequenceParallel() {
+            return layout.sequenceParallel();
+        }
+
+        /** How context parallelism exchanges keys and values. */
+        public ContextParallel cpVariant() {
+            return layout.cpKind();
+        }
+
+        /** Reduce gradient buckets during the backward (else after it). */
+        public boolean overlapGradReduce() {
+            return layout.comm().overlapGradReduce();
+        }
+
+        /** Gradient bucket size. */
+        public long gradBucketBytes() {
+            return layout.comm().bucketBytes();
+        }
+
+        /** Megatron-core's --tp-comm-overlap (Transformer Engine userbuffers). */
+        public boolean tpCommOverlap() {
+            return layout.comm().tpCommOverlap();
+        }
+
+        /** How MoE token all-to-alls are sent. */
+        public AllToAllAlgorithm allToAll() {
+            return layout.comm().allToAll();
         }
     }
 
@@ -187,12 +253,13 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
     /** The training step this scenario describes. */
     public TrainingStep trainingStep() {
         Parallelism par = parallelism;
-        Mesh mesh = new Mesh(par.tp(), par.cp(), par.pp(), par.dp(), par.ep(), par.etp(), par.order());
-        return new TrainingStep(model, cluster.build(), mesh, par.zero(), par.shardGroup(), par.sequenceParallel(),
-                par.cpVariant(), pipelineSchedule(), microbatches(), training.microBatch(), training.seqLen(),
-                kernelCosts(), training.recompute().cost(), par.gradBucketBytes(),
-                par.overlapGradReduce(), blockingSends, allReplicas ? par.dp() : 1, par.layersPerStage() == null ? null
-                        : LayerSplit.of(model.layers(), par.layersPerStage()), par.sharding(),
-                par.tpCommOverlap(), training.recomputeModules(), par.allToAll());
+        return TrainingStep.builder(model, cluster.build()).layout(par.layout())
+                .schedule(pipelineSchedule()).split(par.layersPerStage() == null ? null
+                        : LayerSplit.of(model.layers(), par.layersPerStage()))
+                .blockingSends(blockingSends).replicas(allReplicas ? par.dp() : 1)
+                .batch(microbatches(), training.microBatch(), training.seqLen())
+                .kernels(kernelCosts()).recompute(training.recompute().cost())
+                .recomputeModules(training.recomputeModules())
+                .build();
     }
 }

@@ -8,6 +8,7 @@ import org.clustersim.core.input.Section;
 import org.clustersim.core.input.SourceNode;
 import org.clustersim.core.input.SourceTreeReader;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -18,6 +19,9 @@ import java.util.Optional;
 
 import org.clustersim.strategies.training.AllToAllAlgorithm;
 import org.clustersim.strategies.training.ContextParallel;
+import org.clustersim.strategies.training.Layout;
+import org.clustersim.strategies.training.LayoutBuilder;
+import org.clustersim.strategies.training.LayoutRules;
 import org.clustersim.strategies.training.Mesh;
 import org.clustersim.strategies.training.ShardingOptions;
 import org.clustersim.strategies.training.Zero3Impl;
@@ -104,11 +108,9 @@ public final class ScenarioReader {
         }
         long bucket = given(parSec, BUCKET.name()) ? declared.gradBucketBytes()
                 : TrainingStep.defaultBucketBytes(declared.dp() * declared.cp(), training.mainGradBytes());
-        Scenario.Parallelism par = new Scenario.Parallelism(declared.tp(), declared.pp(), declared.dp(), declared.cp(),
-                declared.ep(), declared.etp(), chunks, declared.zero(), declared.sequenceParallel(),
-                declared.overlapGradReduce(), bucket, declared.layersPerStage(), declared.shardGroup(),
-                declared.cpVariant(), declared.order(), declared.sharding(), declared.tpCommOverlap(),
-                declared.overlapParamGather(), declared.overlapMoeExpertParallelComm(), declared.allToAll());
+        Scenario.Parallelism par = new Scenario.Parallelism(Layout.builder().layout(declared.layout())
+                .bucketBytes(bucket).layout(), chunks, declared.layersPerStage(), declared.overlapParamGather(),
+                declared.overlapMoeExpertParallelComm());
         Optional<TransformerModel> model = model(modelSec);
         Optional<ClusterChoice> cluster;
         // an unknown preset was reported; the rest is read as for the default (GPU) preset
@@ -150,25 +152,6 @@ public final class ScenarioReader {
                 kernel, output);
     }
 
-    /**
-     * The experts of a pipeline stage fold over its tp x cp x dp GPUs as etp x ep x edp
-     * (Megatron-core's MoE parallel folding): etp x ep must divide tp x cp x dp, and an expert TP
-     * group must lie inside one pipeline rank (etp dividing tp x cp).
-     */
-    private static void expertFold(Section s, int tp, int cp, int dp, int ep, int etp) {
-        int stage = tp * cp * dp;
-        if (stage % etp != 0 || (tp * cp) % etp != 0) {
-            s.error("etp", "found " + etp + "; expected a divisor of tp x cp (" + tp * cp + "): an expert TP group "
-                    + "reaching into other data-parallel replicas is not supported yet");
-        } else if (stage % (etp * ep) != 0) {
-            String why = etp == tp && cp == 1 ? "expected a divisor of parallelism.dp (" + dp + "): with etp = tp the "
-                    + "experts fold over the data-parallel replicas"
-                    : "expected etp x ep = " + etp * ep + " to divide a pipeline stage's tp x cp x dp = " + stage
-                    + " GPUs, which the experts fold over as etp x ep x edp";
-            s.error("ep", "found " + ep + ", " + why);
-        }
-    }
-
     private static Scenario.Parallelism parallelism(Section s, Section schedule) {
         int tp = TP.integer(s);
         int pp = PP.integer(s);
@@ -182,11 +165,6 @@ public final class ScenarioReader {
         int zero = ZERO.integer(s);
         boolean sp = SEQUENCE_PARALLEL.bool(s);
         boolean overlap = OVERLAP_GRAD.bool(s);
-        boolean tpCommOverlap = TP_COMM_OVERLAP.bool(s);
-        if (tpCommOverlap && tp > 1 && !sp) {
-            s.error("tpCommOverlap", "found true without sequenceParallel: Megatron-core overlaps the sequence-parallel "
-                    + "all-gathers and reduce-scatters; set parallelism.sequenceParallel: true");
-        }
         boolean overlapParamGather = OVERLAP_PARAM_GATHER.bool(s);
         boolean a2aOverlap = A2A_OVERLAP.bool(s);
         AllToAllAlgorithm allToAll = ALL_TO_ALL.choice(s);
@@ -204,35 +182,29 @@ public final class ScenarioReader {
                         + " (innermost first, for example tp-cp-pp-dp)");
             }
         }
-        expertFold(s, tp, cp, dp, ep, etp);
-        if ((ep > 1 || etp != tp) && zero == 3) {
-            s.error(ep > 1 ? "ep" : "etp", "found " + (ep > 1 ? ep : etp) + " with zero: 3; sharding expert weights "
-                    + "FSDP-style is not modelled: use zero 0, 1 or 2 with expert parallelism");
-        }
-        if (given(s, "shardGroup") && shardGroup > 0 && (zero == 0 || (dp * cp) % shardGroup != 0)) {
-            s.error("shardGroup", "found " + shardGroup + ", expected a divisor of dp x cp (" + dp * cp
-                    + ") with zero 1, 2 or 3: hybrid sharding shards inside groups of that many ranks");
-        }
-        if (overlapParamGather && zero != 1 && zero != 2) {
-            s.error("overlapParamGather", "found true with zero: " + zero + "; expected zero: 1 or 2: the updated "
-                    + "weights are all-gathered only under the distributed optimizer (Megatron-core's "
-                    + "--overlap-param-gather needs --use-distributed-optimizer)");
-        }
-        if (overlapParamGather && !overlap) {
-            s.error("overlapParamGather", "found true with overlapGradReduce: false; expected overlapGradReduce: true "
-                    + "(Megatron-core's --overlap-param-gather needs --overlap-grad-reduce)");
-        }
+        List<LayoutRules.Violation> broken = new ArrayList<>();
+        LayoutRules.overlapParamGather(broken, overlapParamGather, zero, overlap);
         if (vp != 1 && given(schedule, "v") && v != vp) {
             schedule.error("v", "found " + v + ", but parallelism.vp is " + vp + "; give one of them");
         }
-        if (a2aOverlap && ep == 1) {
-            s.error("overlapMoeExpertParallelComm", "found true with ep: 1; expected ep > 1: Megatron-core overlaps "
-                    + "the expert-parallel all-to-all only under expert parallelism");
-        }
+        LayoutRules.moeOverlap(broken, a2aOverlap, ep, pp, null, null);
+        report(s, broken);
         ShardingOptions sharding = sharding(s, zero, pp, v);
-        return new Scenario.Parallelism(tp, pp, dp, cp, ep, etp, v, zero, sp, overlap, Math.round(bucketMb * 1e6),
-                layersPerStage, given(s, "shardGroup") ? shardGroup : 0, cpVariant, order, sharding, tpCommOverlap,
-                overlapParamGather, a2aOverlap, allToAll);
+        LayoutBuilder b = Layout.builder().sizes(tp, cp, pp, dp).experts(ep, etp).order(order)
+                .zero(zero).shardGroup(given(s, "shardGroup") ? shardGroup : 0).sharding(sharding)
+                .sequenceParallel(sp).cpKind(cpVariant)
+                .bucketBytes(Math.round(bucketMb * 1e6)).overlapGradReduce(overlap)
+                .tpCommOverlap(TP_COMM_OVERLAP.bool(s))
+                .allToAll(allToAll);
+        report(s, LayoutRules.layout(b));
+        Layout layout;
+        try {
+            layout = b.layout();
+        } catch (IllegalArgumentException e) {
+            // the expert fold was reported above; the rest is read without experts
+            layout = b.experts(1, tp).layout();
+        }
+        return new Scenario.Parallelism(layout, v, layersPerStage, overlapParamGather, a2aOverlap);
     }
 
     /**
@@ -257,11 +229,10 @@ public final class ScenarioReader {
                     + "stage3_max_reuse_distance says)");
             ok = false;
         }
-        if (impl == Zero3Impl.DEEPSPEED && zero == 3 && (pp > 1 || v > 1)) {
-            s.error("zero3Impl", "found deepspeed with " + (pp > 1 ? "pp: " + pp : v + " model chunks per rank")
-                    + "; DeepSpeed's pipeline engine runs ZeRO 0 or 1 only: expected pp: 1 and one chunk");
-            ok = false;
-        }
+        List<LayoutRules.Violation> broken = new ArrayList<>();
+        LayoutRules.deepSpeed(broken, zero, impl, pp, v);
+        report(s, broken);
+        ok &= broken.isEmpty();
         if (!ok || zero != 3) {
             return ShardingOptions.defaults();
         }
@@ -748,36 +719,11 @@ public final class ScenarioReader {
                                    ClusterSpec cluster, TransformerModel model, Scenario.Parallelism par,
                                    ScheduleKind schedule, Scenario.Training training) {
         int stages = par.pp() * (schedule == ScheduleKind.DUALPIPE ? 1 : par.vp());
-        if (par.layersPerStage() != null) {
-            int[] split = par.layersPerStage();
-            int sum = java.util.Arrays.stream(split).sum();
-            if (split.length != stages) {
-                parSec.error("layersPerStage", "found " + split.length + " entries; expected one per stage ("
-                        + stages + ")");
-            } else if (sum != model.layers()) {
-                parSec.error("layersPerStage", "the entries add up to " + sum + "; expected model.layers ("
-                        + model.layers() + ")");
-            }
-        } else if (model.layers() % stages != 0) {
-            parSec.error("pp", "found " + par.pp() + (stages == par.pp() ? "" : ", which with " + par.vp()
-                    + " chunks per rank makes " + stages + " stages") + "; expected the stages to divide model.layers ("
-                    + model.layers() + "), or give parallelism.layersPerStage");
-        }
-        if (par.etp() != par.tp() && model.experts() == null) {
-            parSec.error("etp", "found " + par.etp() + ", but " + model.name() + " has no experts; expert tensor "
-                    + "parallelism needs a mixture-of-experts model (model.experts)");
-        }
-        if (par.ep() > 1 && model.experts() == null) {
-            parSec.error("ep", "found " + par.ep() + ", but " + model.name() + " has no experts; expert parallelism "
-                    + "needs a mixture-of-experts model (model.experts)");
-        } else if (model.experts() != null && model.experts().count() % par.ep() != 0) {
-            parSec.error("ep", "found " + par.ep() + ", expected a divisor of model.experts ("
-                    + model.experts().count() + ")");
-        }
-        if (training.seqLen() % par.cp() != 0) {
-            parSec.error("cp", "found " + par.cp() + "; expected a divisor of training.seqLen (" + training.seqLen()
-                    + ")");
-        }
+        List<LayoutRules.Violation> broken = new ArrayList<>();
+        LayoutRules.layerSplit(broken, par.layersPerStage(), stages, par.pp(), par.vp(), model.layers());
+        LayoutRules.experts(broken, model, par.tp(), par.ep(), par.etp());
+        LayoutRules.contextParallel(broken, par.cp(), training.seqLen());
+        report(parSec, broken);
         if (cluster.gpus() != par.gpus()) {
             String where = given(clusterSec, "nodes") ? "nodes" : "gpusPerNode";
             clusterSec.error(where, "the cluster has " + cluster.gpus() + " GPUs (" + cluster.nodes() + " nodes x "
@@ -797,19 +743,10 @@ public final class ScenarioReader {
                 schedSec.error("kind", e.getMessage() + " (m = training.globalBatch / (microBatch x dp) = " + m + ")");
             }
         }
-        if (par.overlapMoeExpertParallelComm()) {
-            boolean combinable = schedule == ScheduleKind.INTERLEAVED || (schedule == ScheduleKind.ONE_F_ONE_B
-                    && par.pp() == 1);
-            if (!combinable) {
-                parSec.error("overlapMoeExpertParallelComm", "found true with schedule.kind: " + schedule.id()
-                        + " on pp " + par.pp() + "; expected schedule.kind: interleaved (Megatron-core needs a virtual "
-                        + "pipeline size when pp > 1), or 1f1b with pp: 1");
-            }
-            if (training.recompute() == Scenario.Recompute.FULL) {
-                parSec.error("overlapMoeExpertParallelComm", "found true with training.recompute: full; Megatron-core "
-                        + "disables full recomputation under the all-to-all overlap");
-            }
-        }
+        List<LayoutRules.Violation> overlap = new ArrayList<>();
+        LayoutRules.moeOverlap(overlap, par.overlapMoeExpertParallelComm(), par.ep(), par.pp(), schedule,
+                training.recompute().cost());
+        report(parSec, overlap);
         allToAll(parSec, cluster, model, par);
         if (training.recomputeModules().contains(RecomputeModule.MLA_UP_PROJ) && model.latentAttention() == null) {
             trainSec.error("recomputeModules", "found mla_up_proj, but " + model.name() + " has no latent attention "
@@ -829,24 +766,16 @@ public final class ScenarioReader {
     private static void allToAll(Section parSec, ClusterSpec cluster, TransformerModel model,
                                  Scenario.Parallelism par) {
         AllToAllAlgorithm a = par.allToAll();
-        if (a == AllToAllAlgorithm.AUTO) {
-            return;
-        }
-        if (model.experts() == null || par.ep() < 2) {
-            parSec.error("allToAll", "found " + a.id() + (model.experts() == null ? ", but " + model.name()
-                    + " has no experts" : " with ep: " + par.ep()) + "; expected expert parallelism (ep > 1), whose "
-                    + "token exchanges it chooses, or leave it out (auto)");
-            return;
-        }
-        if (a == AllToAllAlgorithm.NODE_LIMITED && model.experts().nodeLimit() < 1) {
-            parSec.error("allToAll", "found node-limited, but " + model.name() + " routes tokens without a node limit "
-                    + "(model.nodeLimit is 0); expected model.nodeLimit >= 1, or auto, pxn or direct");
+        List<LayoutRules.Violation> broken = new ArrayList<>();
+        LayoutRules.allToAll(broken, a, model, par.ep());
+        report(parSec, broken);
+        if (a == AllToAllAlgorithm.AUTO || !broken.isEmpty()) {
             return;
         }
         if (a == AllToAllAlgorithm.DIRECT || cluster.gpus() != par.gpus()) {
             return;
         }
-        Mesh mesh = new Mesh(par.tp(), par.cp(), par.pp(), par.dp(), par.ep(), par.etp(), par.order());
+        Mesh mesh = par.layout().mesh();
         int perNode = cluster.gpusPerNode();
         for (int p = 0; p < par.pp(); p++) {
             for (int[] group : mesh.experts().expertParallelGroups(p)) {
@@ -864,6 +793,13 @@ public final class ScenarioReader {
                     return;
                 }
             }
+        }
+    }
+
+    /** Each broken layout rule as an error located at the field it concerns. */
+    private static void report(Section s, List<LayoutRules.Violation> broken) {
+        for (LayoutRules.Violation v : broken) {
+            s.error(v.field(), v.message());
         }
     }
 

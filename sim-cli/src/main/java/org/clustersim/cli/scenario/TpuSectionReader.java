@@ -14,6 +14,7 @@ import org.clustersim.core.input.Section;
 import org.clustersim.core.input.SourceNode;
 import org.clustersim.strategies.cost.RecomputeModule;
 import org.clustersim.strategies.device.DeviceProfile;
+import org.clustersim.strategies.training.Layout;
 import org.clustersim.strategies.training.LogicalMesh;
 import org.clustersim.strategies.training.Mesh;
 import org.clustersim.strategies.training.ShardingOptions;
@@ -314,10 +315,10 @@ final class TpuSectionReader {
         int zero = fsdp > 1 ? 3 : 0;
         int shardGroup = fsdp > 1 && fsdp < m.dp() ? fsdp : 0;
         boolean tensor = m.tp() > 1;
-        return new Scenario.Parallelism(m.tp(), m.pp(), m.dp(), m.cp(), m.ep(), m.etp(), declared.vp(), zero,
-                tensor, declared.overlapGradReduce(), declared.gradBucketBytes(), declared.layersPerStage(), shardGroup,
-                declared.cpVariant(), m.order(), zero == 3 ? ShardingOptions.defaults() : declared.sharding(),
-                tensor && collectiveMatmul, false, false, declared.allToAll());
+        Layout layout = Layout.builder().layout(declared.layout()).mesh(m).zero(zero).shardGroup(shardGroup)
+                .sharding(zero == 3 ? ShardingOptions.defaults() : declared.sharding()).sequenceParallel(tensor)
+                .tpCommOverlap(tensor && collectiveMatmul).layout();
+        return new Scenario.Parallelism(layout, declared.vp(), declared.layersPerStage(), false, false);
     }
 
     /** MaxText's remat policies as the cost model's recomputation. */

@@ -29,10 +29,9 @@ class AllToAllChoiceTest {
 
     /** EP 16 over both servers (8 GPUs on each), one replica standing in for all. */
     private static TrainingStep step(TransformerModel m, AllToAllAlgorithm a) {
-        return new TrainingStep(m, TWO, new Mesh(1, 1, 1, 16, 16, Mesh.DEFAULT_ORDER), 1, 0, false,
-                ContextParallel.ALL_GATHER, ScheduleKind.ONE_F_ONE_B.schedule(1), 2, 1, 2048,
-                KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16), LayerCostModel.Recompute.NONE,
-                TrainingStep.DEFAULT_BUCKET, true, false, 1, null, null, false, null, a);
+        return TrainingStep.builder(m, TWO).mesh(new Mesh(1, 1, 1, 16, 16, Mesh.DEFAULT_ORDER)).zero(1)
+                .batch(2, 1, 2048).kernels(KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16))
+                .replicas(1).allToAll(a).build();
     }
 
     private static int flowsPerAllToAll(TaskGraph g) {

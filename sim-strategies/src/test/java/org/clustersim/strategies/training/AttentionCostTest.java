@@ -106,9 +106,8 @@ class AttentionCostTest {
 
     static TrainingStep step(TransformerModel m, int tp, boolean sp, AttentionImpl attention) {
         Topology node = SwitchedClusterSpec.dgxH100(1).build();
-        return new TrainingStep(m, node, tp, 1, 1, 0, sp, ScheduleKind.ONE_F_ONE_B.schedule(1), 1, 1, 4096,
-                Precision.BF16, LayerCostModel.Recompute.NONE, attention, TrainingStep.DEFAULT_BUCKET, true, false,
-                1, null, 1);
+        return TrainingStep.builder(m, node).sizes(tp, 1, 1, 1).sequenceParallel(sp).batch(1, 1, 4096)
+                .kernels(Precision.BF16, attention).build();
     }
 
     /** Bytes of the communication tasks whose names start with {@code prefix} and contain {@code part}. */

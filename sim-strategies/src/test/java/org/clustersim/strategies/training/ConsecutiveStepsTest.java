@@ -9,6 +9,8 @@ import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.core.engine.Timeline;
 import org.clustersim.core.metrics.StepMetrics;
 import org.clustersim.core.metrics.StepWindows;
+import org.clustersim.strategies.cost.Precision;
+import org.clustersim.strategies.device.AttentionImpl;
 import org.clustersim.strategies.model.TransformerModel;
 import org.clustersim.strategies.pipeline.PipelineSchedule;
 import org.clustersim.strategies.pipeline.ScheduleKind;
@@ -32,8 +34,8 @@ class ConsecutiveStepsTest {
 
     private static Run run(TransformerModel model, PipelineSchedule schedule, int pp, int dp, int zero, int m,
                            int steps) {
-        TrainingStep s = TrainingStepTest.make(model, NODE, 1, 1, pp, dp, zero, schedule, m, 1, 2048,
-                true, null);
+        TrainingStep s = TrainingStep.builder(model, NODE).kernels(Precision.BF16, AttentionImpl.CUDNN)
+                .sizes(1, 1, pp, dp).zero(zero).schedule(schedule).batch(m, 1, 2048).build();
         TrainingStep.Built built = s.build(new StepSequence(steps, false));
         Timeline t = Simulation.run(built.graph(), s.topology(), RunOptions.DEFAULT.withLinkTracks(false))
                 .timeline();

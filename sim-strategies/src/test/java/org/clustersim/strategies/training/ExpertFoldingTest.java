@@ -35,9 +35,8 @@ class ExpertFoldingTest {
     static final KernelCosts H100 = KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16);
 
     static TrainingStep step(TransformerModel m, Mesh mesh, int replicas) {
-        return new TrainingStep(m, ONE, mesh, 1, 0, mesh.tp() > 1, ContextParallel.ALL_GATHER,
-                ScheduleKind.ONE_F_ONE_B.schedule(1), 2, 1, 2048, H100, LayerCostModel.Recompute.NONE,
-                TrainingStep.DEFAULT_BUCKET, true, false, replicas, null);
+        return TrainingStep.builder(m, ONE).mesh(mesh).zero(1).sequenceParallel(mesh.tp() > 1).batch(2, 1, 2048)
+                .kernels(H100).replicas(replicas).build();
     }
 
     static List<Task> named(TaskGraph g, String prefix) {

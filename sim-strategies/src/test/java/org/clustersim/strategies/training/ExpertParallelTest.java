@@ -25,11 +25,10 @@ class ExpertParallelTest {
         return new TransformerModel("moe", 4, 1024, 16, 16, 4096, TransformerModel.FfnKind.SWIGLU, 32000, false, e);
     }
 
-    static TrainingStep step(Topology t, TransformerModel m, int tp, int dp, int ep, int zero, int replicas) {
-        return new TrainingStep(m, t, new Mesh(tp, 1, 1, dp, ep, Mesh.DEFAULT_ORDER), zero, 0, tp > 1,
-                ContextParallel.ALL_GATHER, ScheduleKind.ONE_F_ONE_B.schedule(1), 2, 1, 2048, KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16),
-                LayerCostModel.Recompute.NONE, TrainingStep.DEFAULT_BUCKET, true,
-                false, replicas, null);
+    /** A step of {@code m} on {@code t}: 2 microbatches of one sequence, bf16 on H100. */
+    static LayoutBuilder expertStep(TransformerModel m, Topology t) {
+        return TrainingStep.builder(m, t).batch(2, 1, 2048)
+                .kernels(KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16));
     }
 
     static long bytesOf(TaskGraph g, String category) {
@@ -88,7 +87,8 @@ class ExpertParallelTest {
         int tp = 2;
         int dp = 8;
         int ep = 4; // each EP group inside one server, where a direct exchange is the algorithm of choice
-        TaskGraph g = step(two, moe(EIGHT_TOP2), tp, dp, ep, 1, 1).build().graph();
+        TaskGraph g = expertStep(moe(EIGHT_TOP2), two).mesh(new Mesh(tp, 1, 1, dp, ep, Mesh.DEFAULT_ORDER)).zero(1)
+                .sequenceParallel(tp > 1).replicas(1).build().build().graph();
         // per a2a: each of the tp x ep GPUs sends (ep - 1) / ep of its share S = T / tp x topK x h x 2 bytes
         double share = 2048.0 / tp * 2 * 1024 * 2;
         int a2as = 4 * 2 * 4; // layers x microbatches x (dispatch and combine, forward and backward)
@@ -97,12 +97,15 @@ class ExpertParallelTest {
         double payload = a2as * tp * dp * (ep - 1.0) / ep * share; // every EP group exchanges
         assertTrue(bytesOf(g, "ep-comm") >= payload && bytesOf(g, "ep-comm") < 1.25 * payload,
                 bytesOf(g, "ep-comm") + " bytes for a payload of " + payload);
-        TaskGraph padded = step(two, moe(new TransformerModel.Experts(8, 2, 2048, 0, 1.5, 0)), tp, dp, ep, 1, 1)
+        TaskGraph padded = expertStep(moe(new TransformerModel.Experts(8, 2, 2048, 0, 1.5, 0)), two)
+                .mesh(new Mesh(tp, 1, 1, dp, ep, Mesh.DEFAULT_ORDER)).zero(1).sequenceParallel(tp > 1).replicas(1)
+                .build()
                 .build().graph();
         assertEquals(1.5 * bytesOf(g, "ep-comm"), bytesOf(padded, "ep-comm"), 0.001 * bytesOf(g, "ep-comm"));
         // with every replica simulated, each replica's tasks carry what its own GPUs send: no flow twice,
         // none missing
-        TaskGraph all = step(two, moe(EIGHT_TOP2), tp, dp, ep, 1, dp).build().graph();
+        TaskGraph all = expertStep(moe(EIGHT_TOP2), two).mesh(new Mesh(tp, 1, 1, dp, ep, Mesh.DEFAULT_ORDER)).zero(1)
+                .sequenceParallel(tp > 1).build().build().graph();
         assertEquals(bytesOf(g, "ep-comm"), bytesOf(all, "ep-comm"), 0.001 * bytesOf(g, "ep-comm"));
     }
 
@@ -122,10 +125,9 @@ class ExpertParallelTest {
         Timeline[] runs = new Timeline[2];
         ScheduleKind[] kinds = {ScheduleKind.ONE_F_ONE_B, ScheduleKind.DUALPIPE};
         for (int i = 0; i < 2; i++) {
-            TrainingStep s = new TrainingStep(moe(EIGHT_TOP2), two, new Mesh(1, 1, 2, 8, 8, order), 1, 0, false,
-                    ContextParallel.ALL_GATHER, kinds[i].schedule(1), 8, 1, 2048, KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16),
-                    LayerCostModel.Recompute.NONE, TrainingStep.DEFAULT_BUCKET, true,
-                    false, 1, null);
+            TrainingStep s = TrainingStep.builder(moe(EIGHT_TOP2), two).mesh(new Mesh(1, 1, 2, 8, 8, order)).zero(1)
+                    .schedule(kinds[i].schedule(1)).batch(8, 1, 2048)
+                    .kernels(KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16)).replicas(1).build();
             built[i] = s.build();
             runs[i] = TrainingStepTest.run(s).timeline();
         }
@@ -157,8 +159,11 @@ class ExpertParallelTest {
     @Test
     void oneReplicaStandsInForAllOfThem() {
         Topology two = SwitchedClusterSpec.dgxH100(2).build();
-        Timeline one = TrainingStepTest.run(step(two, moe(EIGHT_TOP2), 2, 8, 4, 1, 1)).timeline();
-        Timeline all = TrainingStepTest.run(step(two, moe(EIGHT_TOP2), 2, 8, 4, 1, 8)).timeline();
+        Timeline one = TrainingStepTest.run(expertStep(moe(EIGHT_TOP2), two)
+                .mesh(new Mesh(2, 1, 1, 8, 4, Mesh.DEFAULT_ORDER)).zero(1).sequenceParallel(true).replicas(1).build())
+                .timeline();
+        Timeline all = TrainingStepTest.run(expertStep(moe(EIGHT_TOP2), two)
+                .mesh(new Mesh(2, 1, 1, 8, 4, Mesh.DEFAULT_ORDER)).zero(1).sequenceParallel(true).build()).timeline();
         assertEquals(all.makespan(), one.makespan(), 0.03 * all.makespan());
         assertTrue(TrainingStepTest.exposed(one, "ep-comm") > 0, "the all-to-alls wait on the fabric");
     }
@@ -167,8 +172,10 @@ class ExpertParallelTest {
     void expertParallelismSpreadsExpertWeightsAndReducesTheirGradientsOverTheirHolders() {
         Topology two = SwitchedClusterSpec.dgxH100(2).build();
         TransformerModel m = moe(EIGHT_TOP2);
-        TrainingStep ep1 = step(two, m, 2, 8, 1, 1, 1);
-        TrainingStep ep4 = step(two, m, 2, 8, 4, 1, 1);
+        TrainingStep ep1 = expertStep(m, two).mesh(new Mesh(2, 1, 1, 8, 1, Mesh.DEFAULT_ORDER)).zero(1)
+                .sequenceParallel(true).replicas(1).build();
+        TrainingStep ep4 = expertStep(m, two).mesh(new Mesh(2, 1, 1, 8, 4, Mesh.DEFAULT_ORDER)).zero(1)
+                .sequenceParallel(true).replicas(1).build();
         double expertsPerLayer = 8 * 3.0 * 1024 * 2048 / 2;
         assertEquals(expertsPerLayer / 4 * 4, ep4.stageExpertParams(0), 1);
         assertEquals(ep1.stageParams(0) - ep4.stageParams(0), 4 * expertsPerLayer * 3 / 4, 1);

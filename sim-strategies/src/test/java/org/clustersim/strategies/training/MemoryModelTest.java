@@ -19,30 +19,26 @@ class MemoryModelTest {
     static final TransformerModel M = TrainingStepTest.SMALL;
     static final Topology NODE = SwitchedClusterSpec.dgxH100(1).build();
 
-    static TrainingStep step(ScheduleKind kind, int tp, int pp, int dp, int zero, boolean sp,
-                             LayerCostModel.Recompute r) {
-        return new TrainingStep(M, NODE, tp, pp, dp, zero, sp, kind.schedule(1), 8, 2, 2048, Precision.BF16, r,
-                AttentionImpl.STANDARD, TrainingStep.DEFAULT_BUCKET, true, false, dp, null, 1);
+    /** A step of the small model on one server: 8 microbatches of 2 sequences, standard attention. */
+    static LayoutBuilder step() {
+        return TrainingStep.builder(M, NODE).batch(8, 2, 2048).kernels(Precision.BF16, AttentionImpl.STANDARD);
     }
 
     @Test
     void modelStatesFollowMixedPrecisionAdamAndZero() {
-        TrainingStep plain = step(ScheduleKind.ONE_F_ONE_B, 1, 1, 8, 0, false, LayerCostModel.Recompute.NONE);
+        TrainingStep plain = step().sizes(1, 1, 1, 8).build();
         double params = plain.stageParams(0);
         MemoryModel.States s = new MemoryModel(plain).states(0);
         assertEquals(2 * params, s.weights(), 1);
         assertEquals(4 * params, s.gradients(), 1, "fp32 main gradients: 18 bytes a parameter in all");
         assertEquals(12 * params, s.optimizer(), 1);
-        MemoryModel.States z1 = new MemoryModel(step(ScheduleKind.ONE_F_ONE_B, 1, 1, 8, 1, false,
-                LayerCostModel.Recompute.NONE)).states(0);
+        MemoryModel.States z1 = new MemoryModel(step().sizes(1, 1, 1, 8).zero(1).build()).states(0);
         assertEquals(12 * params / 8, z1.optimizer(), 1);
         assertEquals(4 * params, z1.gradients(), 1);
-        MemoryModel.States z2 = new MemoryModel(step(ScheduleKind.ONE_F_ONE_B, 1, 1, 8, 2, false,
-                LayerCostModel.Recompute.NONE)).states(0);
+        MemoryModel.States z2 = new MemoryModel(step().sizes(1, 1, 1, 8).zero(2).build()).states(0);
         assertEquals(4 * params / 8, z2.gradients(), 1);
         assertEquals(2 * params, z2.weights(), 1);
-        MemoryModel.States z3 = new MemoryModel(step(ScheduleKind.ONE_F_ONE_B, 1, 1, 8, 3, false,
-                LayerCostModel.Recompute.NONE)).states(0);
+        MemoryModel.States z3 = new MemoryModel(step().sizes(1, 1, 1, 8).zero(3).build()).states(0);
         double layer = M.layerMatmulParams() + 2.0 * M.hidden();
         // the weight shard plus two gathered layers (in use and prefetched)
         assertEquals(2 * params / 8 + 4 * layer, z3.weights(), 1);
@@ -58,28 +54,26 @@ class MemoryModelTest {
         double h = M.hidden();
         double a = M.heads();
         double perLayer = 34 * s * b * h + 5 * a * s * s * b;
-        assertEquals(8 * perLayer, new MemoryModel(step(ScheduleKind.ONE_F_ONE_B, 1, 1, 1, 0, false,
-                LayerCostModel.Recompute.NONE)).activationBytes(0), 8);
+        assertEquals(8 * perLayer, new MemoryModel(step().build()).activationBytes(0), 8);
         double tp = 10 * s * b * h + (24 * s * b * h + 5 * a * s * s * b) / 8;
-        assertEquals(8 * tp, new MemoryModel(step(ScheduleKind.ONE_F_ONE_B, 8, 1, 1, 0, false,
-                LayerCostModel.Recompute.NONE)).activationBytes(0), 8);
-        assertEquals(8 * perLayer / 8, new MemoryModel(step(ScheduleKind.ONE_F_ONE_B, 8, 1, 1, 0, true,
-                LayerCostModel.Recompute.NONE)).activationBytes(0), 8);
-        assertEquals(8 * 2 * s * b * h, new MemoryModel(step(ScheduleKind.ONE_F_ONE_B, 1, 1, 1, 0, false,
-                LayerCostModel.Recompute.FULL)).activationBytes(0), 8);
+        assertEquals(8 * tp, new MemoryModel(step().sizes(8, 1, 1, 1).build()).activationBytes(0), 8);
+        assertEquals(8 * perLayer / 8, new MemoryModel(step().sizes(8, 1, 1, 1).sequenceParallel(true).build())
+                .activationBytes(0), 8);
+        assertEquals(8 * 2 * s * b * h, new MemoryModel(step().recompute(LayerCostModel.Recompute.FULL).build())
+                .activationBytes(0), 8);
     }
 
     @Test
     void oneFOneBPeaksLowerThanGpipeWithoutBeingTold() {
-        long gpipe = peak(step(ScheduleKind.GPIPE, 1, 8, 1, 0, false, LayerCostModel.Recompute.NONE));
-        long ofob = peak(step(ScheduleKind.ONE_F_ONE_B, 1, 8, 1, 0, false, LayerCostModel.Recompute.NONE));
-        long perStage = new MemoryModel(step(ScheduleKind.GPIPE, 1, 8, 1, 0, false, LayerCostModel.Recompute.NONE))
+        long gpipe = peak(step().sizes(1, 1, 8, 1).schedule(ScheduleKind.GPIPE.schedule(1)).build());
+        long ofob = peak(step().sizes(1, 1, 8, 1).build());
+        long perStage = new MemoryModel(step().sizes(1, 1, 8, 1).schedule(ScheduleKind.GPIPE.schedule(1)).build())
                 .activationBytes(0);
         assertEquals(8 * perStage, gpipe, "GPipe holds all 8 microbatches on rank 0");
         assertEquals(8 * perStage, ofob, "1F1B holds p = 8 on rank 0 as well when m = p");
-        long ofobLast = peak(step(ScheduleKind.ONE_F_ONE_B, 1, 8, 1, 0, false, LayerCostModel.Recompute.NONE), 7);
+        long ofobLast = peak(step().sizes(1, 1, 8, 1).build(), 7);
         assertEquals(perStage, ofobLast, "the last stage of 1F1B holds one");
-        long gpipeLast = peak(step(ScheduleKind.GPIPE, 1, 8, 1, 0, false, LayerCostModel.Recompute.NONE), 7);
+        long gpipeLast = peak(step().sizes(1, 1, 8, 1).schedule(ScheduleKind.GPIPE.schedule(1)).build(), 7);
         assertTrue(gpipeLast > ofobLast);
     }
 

@@ -29,10 +29,10 @@ class MoeAllToAllOverlapTest {
 
     static TrainingStep step(PipelineSchedule schedule) {
         // pp 1, 16 replicas, EP 8 inside each server: 4 microbatches per replica
-        return new TrainingStep(ExpertParallelTest.moe(ExpertParallelTest.EIGHT_TOP2), TWO,
-                new Mesh(1, 1, 1, 16, 8, Mesh.parseOrder("tp-cp-dp-pp")), 1, 0, false, ContextParallel.ALL_GATHER,
-                schedule, 4, 1, 2048, KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16),
-                LayerCostModel.Recompute.NONE, TrainingStep.DEFAULT_BUCKET, true, false, 1, null);
+        return TrainingStep.builder(ExpertParallelTest.moe(ExpertParallelTest.EIGHT_TOP2), TWO)
+                .mesh(new Mesh(1, 1, 1, 16, 8, Mesh.parseOrder("tp-cp-dp-pp"))).zero(1).schedule(schedule)
+                .batch(4, 1, 2048).kernels(KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16))
+                .replicas(1).build();
     }
 
     @Test

@@ -30,8 +30,7 @@ class ParamGatherOverlapTest {
 
     private static TrainingStep step(int pp, int dp) {
         Topology node = SwitchedClusterSpec.dgxH100(1).build();
-        return TrainingStepTest.make(TrainingStepTest.SMALL, node, 1, 1, pp, dp, 1,
-                ScheduleKind.ONE_F_ONE_B.schedule(1), 2, 1, 2048, true, null);
+        return TrainingStepTest.small(node).sizes(1, 1, pp, dp).zero(1).batch(2, 1, 2048).build();
     }
 
     private static Timeline run(TrainingStep s, StepSequence sequence) {

@@ -101,9 +101,9 @@ class RecomputeModulesTest {
     }
 
     static TrainingStep step(KernelCosts costs, LayerCostModel.Recompute r, Set<RecomputeModule> modules) {
-        return new TrainingStep(DS, NODE, new Mesh(2, 1, 1, 4, 8, 1, Mesh.DEFAULT_ORDER), 1, 0, true,
-                ContextParallel.ALL_GATHER, ScheduleKind.ONE_F_ONE_B.schedule(1), 4, 1, 4096, costs, r,
-                TrainingStep.DEFAULT_BUCKET, true, false, 4, null, null, false, modules);
+        return TrainingStep.builder(DS, NODE).mesh(new Mesh(2, 1, 1, 4, 8, 1, Mesh.DEFAULT_ORDER)).zero(1)
+                .sequenceParallel(true).batch(4, 1, 4096).kernels(costs).recompute(r).recomputeModules(modules)
+                .build();
     }
 
     @Test

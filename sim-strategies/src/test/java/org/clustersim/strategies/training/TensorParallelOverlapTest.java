@@ -34,10 +34,9 @@ class TensorParallelOverlapTest {
             TransformerModel.FfnKind.SWIGLU, 32000, false);
 
     private static TrainingStep step(boolean tpCommOverlap) {
-        return new TrainingStep(LLAMA, NODE, new Mesh(8, 1, 1, 1), 0, 0, true,
-                ContextParallel.ALL_GATHER, ScheduleKind.ONE_F_ONE_B.schedule(1), 1, 1, 4096,
-                KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16), LayerCostModel.Recompute.NONE,
-                TrainingStep.DEFAULT_BUCKET, true, false, 1, null, null, tpCommOverlap);
+        return TrainingStep.builder(LLAMA, NODE).sizes(8, 1, 1, 1).sequenceParallel(true).batch(1, 1, 4096)
+                .kernels(KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16)).replicas(1)
+                .tpCommOverlap(tpCommOverlap).build();
     }
 
     private record Run(TaskGraph graph, Timeline timeline) {

@@ -28,17 +28,12 @@ class TrainingStepTest {
     static final TransformerModel SMALL = new TransformerModel("small", 8, 2048, 16, 16, 8192,
             TransformerModel.FfnKind.GELU, 32000, false);
 
-    /** A step without recomputation, flash attention, default buckets, async sends, every replica simulated. */
-    static TrainingStep make(TransformerModel model, Topology t, int tp, int cp, int pp, int dp, int zero,
-                             PipelineSchedule schedule, int m, int microBatch, int seqLen, boolean overlap,
-                             LayerSplit split) {
-        return new TrainingStep(model, t, tp, pp, dp, zero, false, schedule, m, microBatch, seqLen, Precision.BF16,
-                LayerCostModel.Recompute.NONE, AttentionImpl.CUDNN, TrainingStep.DEFAULT_BUCKET, overlap,
-                false, dp, split, cp);
-    }
-
-    static TrainingStep step(Topology t, int tp, int pp, int dp, int zero, int m, boolean overlap) {
-        return make(SMALL, t, tp, 1, pp, dp, zero, ScheduleKind.ONE_F_ONE_B.schedule(1), m, 1, 2048, overlap, null);
+    /**
+     * A step of the small model on {@code t} with bf16 kernels and flash attention, the builder's
+     * other defaults (no recomputation, default buckets, async sends, every replica simulated).
+     */
+    static LayoutBuilder small(Topology t) {
+        return TrainingStep.builder(SMALL, t).kernels(Precision.BF16, AttentionImpl.CUDNN);
     }
 
     static Simulation.Result run(TrainingStep s) {
@@ -55,14 +50,14 @@ class TrainingStepTest {
     }
 
     static TrainingStep split(Topology t, int... layers) {
-        return make(SMALL, t, 1, 1, layers.length, 1, 0, ScheduleKind.ONE_F_ONE_B.schedule(1), 8, 1, 2048, true,
-                LayerSplit.of(SMALL.layers(), layers));
+        return small(t).sizes(1, 1, layers.length, 1).batch(8, 1, 2048).split(LayerSplit.of(SMALL.layers(), layers))
+                .build();
     }
 
     @Test
     void unevenLayerSplitLoadsEachStageByItsLayers() {
         Topology node = SwitchedClusterSpec.dgxH100(1).build();
-        Timeline e = run(step(node, 1, 4, 1, 0, 8, true)).timeline();
+        Timeline e = run(small(node).sizes(1, 1, 4, 1).batch(8, 1, 2048).build()).timeline();
         Timeline u = run(split(node, 1, 3, 2, 2)).timeline();
         // ranks 1 (3 layers) and 2 (2 layers) carry no embedding or logits: busy time scales with layers
         double perLayer = u.computeBusy(2) / 2.0;
@@ -78,7 +73,7 @@ class TrainingStepTest {
         // the last stage also computes the logits (about 1.3 layers of this model): it is the
         // bottleneck of an even split; moving one of its layers to stage 2 relieves it, piling
         // layers onto it makes it worse
-        long even = run(step(node, 1, 4, 1, 0, 8, true)).timeline().makespan();
+        long even = run(small(node).sizes(1, 1, 4, 1).batch(8, 1, 2048).build()).timeline().makespan();
         long relieved = run(split(node, 2, 2, 3, 1)).timeline().makespan();
         long piled = run(split(node, 1, 1, 2, 4)).timeline().makespan();
         assertTrue(relieved < even && even < piled, relieved + " < " + even + " < " + piled);
@@ -94,21 +89,16 @@ class TrainingStepTest {
         return (double) sum / gpus / t.makespan();
     }
 
-    static TrainingStep layout(Topology t, int tp, int pp, int dp, int zero, int m, int microBatch) {
-        return make(SMALL, t, tp, 1, pp, dp, zero, ScheduleKind.ONE_F_ONE_B.schedule(1), m, microBatch, 2048, true,
-                null);
-    }
-
     @Test
     void zeroThreeAtATinyBatchIsCommunicationBoundWhileTensorAndPipelineAreNot() {
         Topology fabric = SuperPodSpec.h100(1).build();
         // 16 GPUs on two servers, one sequence of 2048 tokens per GPU per step
-        Timeline fsdpTiny = run(layout(fabric, 1, 1, 16, 3, 1, 1)).timeline();
+        Timeline fsdpTiny = run(small(fabric).sizes(1, 1, 1, 16).zero(3).build()).timeline();
         // TP 2 x PP 8 with 16 microbatches of one sequence (TP 8 would be bound by its own
         // all-reduces on a model this small)
-        Timeline tpPp = run(layout(fabric, 2, 8, 1, 0, 16, 1)).timeline();
+        Timeline tpPp = run(small(fabric).sizes(2, 1, 8, 1).batch(16, 1, 2048).build()).timeline();
         // the same FSDP layout with 16 sequences per microbatch: the gathers hide behind compute
-        Timeline fsdpLarge = run(layout(fabric, 1, 1, 16, 3, 1, 16)).timeline();
+        Timeline fsdpLarge = run(small(fabric).sizes(1, 1, 1, 16).zero(3).batch(1, 16, 2048).build()).timeline();
         double tiny = exposedFraction(fsdpTiny, 16);
         double tensorPipeline = exposedFraction(tpPp, 16);
         double large = exposedFraction(fsdpLarge, 16);
@@ -121,7 +111,7 @@ class TrainingStepTest {
     @Test
     void zeroThreeGathersEveryLayerPerMicrobatchAndReducesItsGradients() {
         Topology fabric = SuperPodSpec.h100(1).build();
-        TaskGraph g = layout(fabric, 1, 2, 4, 3, 4, 1).build().graph();
+        TaskGraph g = small(fabric).sizes(1, 1, 2, 4).zero(3).batch(4, 1, 2048).build().build().graph();
         int gathers = 0;
         int scatters = 0;
         for (int i = 0; i < g.taskCount(); i++) {
@@ -135,7 +125,7 @@ class TrainingStepTest {
     }
 
     static TrainingStep context(Topology t, int cp, int seqLen) {
-        return make(SMALL, t, 1, cp, 1, 1, 0, ScheduleKind.ONE_F_ONE_B.schedule(1), 2, 1, seqLen, true, null);
+        return small(t).sizes(1, cp, 1, 1).batch(2, 1, seqLen).build();
     }
 
     static double executedFlops(TaskGraph g) {
@@ -172,9 +162,9 @@ class TrainingStepTest {
     /** TP 8 inside each of two servers, CP 2 across them: the K/V exchange crosses the network. */
     static TrainingStep crossServerContext(ContextParallel kind) {
         Topology two = SwitchedClusterSpec.dgxH100(2).build();
-        return new TrainingStep(SMALL, two, new Mesh(8, 2, 1, 1), 0, 0, true, kind,
-                ScheduleKind.ONE_F_ONE_B.schedule(1), 2, 1, 65536, KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16),
-                LayerCostModel.Recompute.NONE, TrainingStep.DEFAULT_BUCKET, true, false, 1, null);
+        return TrainingStep.builder(SMALL, two).sizes(8, 2, 1, 1).sequenceParallel(true).cpKind(kind)
+                .batch(2, 1, 65536).kernels(KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16))
+                .replicas(1).build();
     }
 
     @Test
@@ -197,14 +187,10 @@ class TrainingStepTest {
     @Test
     void hybridShardingReducesInsideShardGroupsThenAcrossThem() {
         Topology two = SwitchedClusterSpec.dgxH100(2).build();
-        TrainingStep full = new TrainingStep(SMALL, two, new Mesh(1, 1, 1, 16), 2, 0, false,
-                ContextParallel.ALL_GATHER, ScheduleKind.ONE_F_ONE_B.schedule(1), 1, 1, 2048, KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16),
-                LayerCostModel.Recompute.NONE, TrainingStep.DEFAULT_BUCKET, true,
-                false, 16, null);
-        TrainingStep hybrid = new TrainingStep(SMALL, two, new Mesh(1, 1, 1, 16), 2, 8, false,
-                ContextParallel.ALL_GATHER, ScheduleKind.ONE_F_ONE_B.schedule(1), 1, 1, 2048, KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16),
-                LayerCostModel.Recompute.NONE, TrainingStep.DEFAULT_BUCKET, true,
-                false, 16, null);
+        TrainingStep full = TrainingStep.builder(SMALL, two).sizes(1, 1, 1, 16).zero(2)
+                .kernels(KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16)).build();
+        TrainingStep hybrid = TrainingStep.builder(SMALL, two).sizes(1, 1, 1, 16).zero(2).shardGroup(8)
+                .kernels(KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16)).build();
         // ZeRO 2 state over the 8 ranks of a shard group instead of all 16
         MemoryModel.States f = new MemoryModel(full).states(0);
         MemoryModel.States h = new MemoryModel(hybrid).states(0);
@@ -214,7 +200,8 @@ class TrainingStepTest {
         int across = 0;
         for (int i = 0; i < g.taskCount(); i++) {
             var task = g.task(i);
-            if (task.name().startsWith("dp-grad") && task.work() instanceof org.clustersim.core.engine.Work.Communication c) {
+            if (task.name()
+                    .startsWith("dp-grad") && task.work() instanceof org.clustersim.core.engine.Work.Communication c) {
                 boolean acrossShards = task.name().endsWith("across shards");
                 across += acrossShards ? 1 : 0;
                 for (var phase : c.phases()) {
@@ -237,8 +224,7 @@ class TrainingStepTest {
     @Test
     void aStragglerStallsItsWholePipeline() {
         Topology node = SwitchedClusterSpec.dgxH100(1).build();
-        TrainingStep s = make(SMALL, node, 1, 1, 4, 1, 0, ScheduleKind.ONE_F_ONE_B.schedule(1), 16, 1, 2048, true,
-                null);
+        TrainingStep s = small(node).sizes(1, 1, 4, 1).batch(16, 1, 2048).build();
         var graph = s.build().graph();
         Timeline healthy = Simulation.run(graph, node, RunOptions.DEFAULT.withLinkTracks(false))
                 .timeline();
@@ -264,8 +250,7 @@ class TrainingStepTest {
     @Test
     void theLastStageHoldsTheLogitsWorkspace() {
         Topology node = SwitchedClusterSpec.dgxH100(1).build();
-        TrainingStep s = make(SMALL, node, 1, 1, 4, 1, 0, ScheduleKind.ONE_F_ONE_B.schedule(1), 8, 2, 2048, true,
-                null);
+        TrainingStep s = small(node).sizes(1, 1, 4, 1).batch(8, 2, 2048).build();
         MemoryModel m = new MemoryModel(s);
         assertEquals(MemoryModel.FRAMEWORK_RESERVE, m.states(0).workspace(), 1);
         // fp32 logits and their gradient: 2 x 4 bytes x b s V
@@ -279,8 +264,9 @@ class TrainingStepTest {
                 32000, true);
         Topology node = SwitchedClusterSpec.dgxH100(1).build();
         for (int zero : new int[] {0, 1, 3}) {
-            TrainingStep step = make(tied, node, 1, 1, 2, 2, zero, kind.schedule(kind == ScheduleKind.INTERLEAVED ? 2 : 1),
-                    4, 1, 1024, true, null);
+            TrainingStep step = TrainingStep.builder(tied, node).kernels(Precision.BF16, AttentionImpl.CUDNN)
+                    .sizes(1, 1, 2, 2).zero(zero).schedule(kind.schedule(kind == ScheduleKind.INTERLEAVED ? 2 : 1))
+                    .batch(4, 1, 1024).build();
             TaskGraph g = step.build().graph();
             int embeddingSyncs = 0;
             for (int i = 0; i < g.taskCount(); i++) {
@@ -297,9 +283,9 @@ class TrainingStepTest {
     void doublingDataParallelismAtFixedPerReplicaBatchKeepsTheStepNearlyFlat() {
         Topology fabric = SuperPodSpec.h100(1).build();
         // 32 microbatches per replica: the gradient all-reduce grows as 2(n-1)/n but hides behind the backward
-        long two = run(step(fabric, 8, 2, 2, 0, 32, true)).timeline().makespan();
-        long four = run(step(fabric, 8, 2, 4, 0, 32, true)).timeline().makespan();
-        long eight = run(step(fabric, 8, 2, 8, 0, 32, true)).timeline().makespan();
+        long two = run(small(fabric).sizes(8, 1, 2, 2).batch(32, 1, 2048).build()).timeline().makespan();
+        long four = run(small(fabric).sizes(8, 1, 2, 4).batch(32, 1, 2048).build()).timeline().makespan();
+        long eight = run(small(fabric).sizes(8, 1, 2, 8).batch(32, 1, 2048).build()).timeline().makespan();
         assertTrue(four <= two * 1.03 && eight <= four * 1.03, two + " / " + four + " / " + eight);
     }
 
@@ -308,7 +294,7 @@ class TrainingStepTest {
         Topology node = SwitchedClusterSpec.dgxH100(1).build();
         double previous = 0;
         for (int m : new int[] {2, 4, 8, 16}) {
-            long ns = run(step(node, 1, 8, 1, 0, m, true)).timeline().makespan();
+            long ns = run(small(node).sizes(1, 1, 8, 1).batch(m, 1, 2048).build()).timeline().makespan();
             double tokensPerSecond = m * 2048.0 / ns;
             assertTrue(tokensPerSecond > previous, "m=" + m);
             previous = tokensPerSecond;
@@ -318,12 +304,12 @@ class TrainingStepTest {
     @Test
     void tensorParallelCollectivesSitOnTheCriticalPath() {
         Topology node = SwitchedClusterSpec.dgxH100(1).build();
-        Timeline tp8 = run(step(node, 8, 1, 1, 0, 4, true)).timeline();
+        Timeline tp8 = run(small(node).sizes(8, 1, 1, 1).batch(4, 1, 2048).build()).timeline();
         assertTrue(exposed(tp8, "tp-comm") > 0, "TP all-reduces leave compute idle");
-        Timeline tp1 = run(step(node, 1, 8, 1, 0, 4, true)).timeline();
+        Timeline tp1 = run(small(node).sizes(1, 1, 8, 1).batch(4, 1, 2048).build()).timeline();
         assertEquals(0, exposed(tp1, "tp-comm"));
         // 8 layers x 4 microbatches x (2 forward + 2 backward all-reduces) per TP group
-        TaskGraph g = step(node, 8, 1, 1, 0, 4, true).build().graph();
+        TaskGraph g = small(node).sizes(8, 1, 1, 1).batch(4, 1, 2048).build().build().graph();
         int collectives = 0;
         for (int i = 0; i < g.taskCount(); i++) {
             if (g.task(i).category().equals("tp-comm")) {
@@ -336,8 +322,9 @@ class TrainingStepTest {
     @Test
     void bucketsLaunchedDuringTheBackwardHideGradientTraffic() {
         Topology fabric = SuperPodSpec.h100(1).build();
-        Timeline overlapped = run(step(fabric, 8, 1, 4, 0, 2, true)).timeline();
-        Timeline after = run(step(fabric, 8, 1, 4, 0, 2, false)).timeline();
+        Timeline overlapped = run(small(fabric).sizes(8, 1, 1, 4).batch(2, 1, 2048).build()).timeline();
+        Timeline after = run(small(fabric).sizes(8, 1, 1, 4).batch(2, 1, 2048).overlapGradReduce(false).build())
+                .timeline();
         assertTrue(exposed(overlapped, "dp-comm") < exposed(after, "dp-comm"),
                 exposed(overlapped, "dp-comm") + " vs " + exposed(after, "dp-comm"));
         assertTrue(overlapped.makespan() < after.makespan());
@@ -346,7 +333,7 @@ class TrainingStepTest {
     @Test
     void zeroOneReduceScattersGradientsAndGathersWeights() {
         Topology fabric = SuperPodSpec.h100(1).build();
-        TaskGraph g = step(fabric, 8, 1, 4, 1, 2, true).build().graph();
+        TaskGraph g = small(fabric).sizes(8, 1, 1, 4).zero(1).batch(2, 1, 2048).build().build().graph();
         long rs = 0;
         long ag = 0;
         for (int i = 0; i < g.taskCount(); i++) {

@@ -25,8 +25,7 @@ class Zero3ImplTest {
     static final double STREAM = 3.35e12 * 0.8985;
 
     static TrainingStep step(ShardingOptions o, int m) {
-        return TrainingStepTest.make(TrainingStepTest.SMALL, NODE, 1, 1, 1, 8, 3,
-                ScheduleKind.ONE_F_ONE_B.schedule(1), m, 1, 2048, true, null).withSharding(o);
+        return TrainingStepTest.small(NODE).sizes(1, 1, 1, 8).zero(3).batch(m, 1, 2048).build().withSharding(o);
     }
 
     /** One microbatch's uses in program order: forward L0..L7, backward L7..L0. */
@@ -183,11 +182,11 @@ class Zero3ImplTest {
                 ShardingOptions.DeepSpeedConfig.DEFAULTS));
         assertThrows(IllegalArgumentException.class, () -> new ShardingOptions(Zero3Impl.FSDP2, true, 3,
                 ShardingOptions.DeepSpeedConfig.DEFAULTS));
-        assertThrows(IllegalArgumentException.class, () -> TrainingStepTest.make(TrainingStepTest.SMALL, NODE, 1, 1,
-                1, 8, 1, ScheduleKind.ONE_F_ONE_B.schedule(1), 1, 1, 2048, true, null)
+        assertThrows(IllegalArgumentException.class, () -> TrainingStepTest.small(NODE).sizes(1, 1, 1, 8).zero(1)
+                .build()
                 .withSharding(ShardingOptions.of(Zero3Impl.FSDP2)));
-        assertThrows(IllegalArgumentException.class, () -> TrainingStepTest.make(TrainingStepTest.SMALL, NODE, 1, 1,
-                2, 4, 3, ScheduleKind.ONE_F_ONE_B.schedule(1), 2, 1, 2048, true, null)
+        assertThrows(IllegalArgumentException.class, () -> TrainingStepTest.small(NODE).sizes(1, 1, 2, 4).zero(3)
+                .batch(2, 1, 2048).build()
                 .withSharding(ShardingOptions.of(Zero3Impl.DEEPSPEED)));
     }
 
