@@ -31,8 +31,9 @@ class TaskTagsTest {
 
     /** tp 2, pp 2, dp 2 on one server, zero-bubble H1 (forward, input-gradient and weight-gradient passes). */
     private static TrainingStep step(LayerCostModel.Recompute recompute) {
-        return new TrainingStep(TrainingStepTest.SMALL, NODE, 2, 2, 2, 0, false, ZB_H1, M, 1, 2048, Precision.BF16,
-                recompute, AttentionImpl.CUDNN, TrainingStep.DEFAULT_BUCKET, false, false, 2, null, 1);
+        return TrainingStep.builder(TrainingStepTest.SMALL, NODE).sizes(2, 1, 2, 2).schedule(ZB_H1)
+                .batch(M, 1, 2048).kernels(Precision.BF16, AttentionImpl.CUDNN).recompute(recompute)
+                .overlapGradReduce(false).replicas(2).build();
     }
 
     @Test
