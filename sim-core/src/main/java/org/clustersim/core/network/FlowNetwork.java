@@ -65,7 +65,8 @@ public final class FlowNetwork implements FabricNetwork {
     private final double[] linkRate;
     /** Scratch for {@link #maxMin}: a link's index inside the component being rated. */
     private final int[] componentIndex;
-    private final MaxMinScratch scratch = new MaxMinScratch();
+    private final RatingProblem problem = new RatingProblem();
+    private final MaxMinSolver solver = new ProgressiveFilling();
     /** Per link, the re-rating pass that last crossed it (no mark set to clear per pass). */
     private final long[] linkSeenIn;
     /** Per link, the re-rating pass that last found it at the edge of the flows re-rated. */
@@ -722,7 +723,7 @@ public final class FlowNetwork implements FabricNetwork {
             newRate = maxMin(flows, rated, crossed.size());
             int before = flows.size();
             for (int i = crossed.size(), n = rated.size(); i < n; i++) {
-                if (scratch.saturated(i)) {
+                if (saturated(i)) {
                     cross(rated.get(i), pass);
                 }
             }
@@ -763,7 +764,7 @@ public final class FlowNetwork implements FabricNetwork {
     private void splitOnSaturated(List<ActiveFlow> flows, long now, long pass) {
         for (int i = 0, n = rated.size(); i < n; i++) {
             int id = rated.get(i);
-            if (sharedOn.count(id) > 0 && scratch.saturated(i)) {
+            if (sharedOn.count(id) > 0 && saturated(i)) {
                 classesSplitBySaturation += sharedOn.count(id);
                 splitMembers.clear();
                 splitAllOn(id, now, splitMembers);
@@ -793,28 +794,20 @@ public final class FlowNetwork implements FabricNetwork {
     }
 
     /**
-     * Max-min fair rates (bytes per ns) of {@code flows} by progressive filling over {@code links}:
-     * the link with the smallest fair share (capacity left over its unfrozen flows; ties to the
-     * lower index) freezes its flows at that share, and every other link they cross gives up that
-     * much capacity and one flow. The first {@code crossedLinks} links carry only these flows and
-     * offer their whole capacity; the others offer what the flows outside the rating leave (their
-     * rates stay as they are). Links sit in an indexed heap keyed by share. Freezing flows at the
-     * least share can only raise the other links' shares, so a rise is not sifted when it happens:
-     * the link is re-keyed when it reaches the top, and a key is then never above the share it
-     * stands for, which makes the verified top the true least share (ties to the lower index) with
-     * one sift per link polled instead of one per flow frozen. The scratch arrays are reused from
-     * one call to the next.
+     * Max-min fair rates (bytes per ns) of {@code flows} over {@code links}, by the solver: the
+     * first {@code crossedLinks} links carry only these flows and offer their whole capacity (but
+     * for the classes sharing them); the others offer what the flows outside the rating leave
+     * (their rates stay as they are).
      */
     private double[] maxMin(List<ActiveFlow> flows, IntList links, int crossedLinks) {
         int nl = links.size();
         int nf = flows.size();
-        MaxMinScratch m = scratch.sized(nl, nf);
+        RatingProblem m = problem.sized(nl, nf);
         int[] index = componentIndex;
         for (int i = 0; i < nl; i++) {
             index[links.get(i)] = i;
             m.full[i] = capacity(links.get(i));
             m.inside[i] = 0;
-            m.unfrozen[i] = 0;
         }
         int hops = 0;
         for (int f = 0; f < nf; f++) {
@@ -824,86 +817,25 @@ public final class FlowNetwork implements FabricNetwork {
         int k0 = 0;
         for (int f = 0; f < nf; f++) {
             ActiveFlow a = flows.get(f);
-            m.flowLinkStart[f] = k0;
+            m.hopStart[f] = k0;
             for (int id : a.links) {
                 int li = index[id];
-                m.flowLink[k0++] = li;
-                m.unfrozen[li]++;
+                m.hopLink[k0++] = li;
                 m.inside[li] += a.rate;
             }
-            m.frozen[f] = false;
         }
-        m.flowLinkStart[nf] = k0;
+        m.hopStart[nf] = k0;
         for (int i = 0; i < nl; i++) {
             int id = links.get(i);
-            m.cap[i] = i < crossedLinks ? Math.max(0, m.full[i] - classRate[id])
+            m.offered[i] = i < crossedLinks ? Math.max(0, m.full[i] - classRate[id])
                     : Math.max(0, m.full[i] - (linkRate[id] - m.inside[i]));
         }
-        // flows of each link in compressed rows: flowsOf[start[li] .. start[li + 1])
-        int[] start = m.start;
-        start[0] = 0;
-        for (int i = 0; i < nl; i++) {
-            start[i + 1] = start[i] + m.unfrozen[i];
-            m.fill[i] = start[i];
-        }
-        for (int f = 0; f < nf; f++) {
-            for (int k = m.flowLinkStart[f]; k < m.flowLinkStart[f + 1]; k++) {
-                int li = m.flowLink[k];
-                m.flowsOf[m.fill[li]++] = f;
-            }
-        }
-        double[] rate = new double[nf];
-        m.heapSize = 0;
-        for (int i = 0; i < nl; i++) {
-            m.pos[i] = -1;
-            if (m.unfrozen[i] > 0) {
-                m.key[i] = m.cap[i] / m.unfrozen[i];
-                m.heap[m.heapSize] = i;
-                m.pos[i] = m.heapSize++;
-            }
-        }
-        for (int h = m.heapSize / 2 - 1; h >= 0; h--) {
-            m.siftDown(h);
-        }
-        while (m.heapSize > 0) {
-            int li = m.heap[0];
-            double current = Math.max(0, m.cap[li]) / m.unfrozen[li];
-            if (current != m.key[li]) {
-                // a share that rose since it was keyed: re-key it and look again
-                m.key[li] = current;
-                m.siftDown(0);
-                continue;
-            }
-            m.pollMin();
-            double share = Math.max(0, m.cap[li] / m.unfrozen[li]);
-            for (int k = start[li]; k < start[li + 1]; k++) {
-                int f = m.flowsOf[k];
-                if (m.frozen[f]) {
-                    continue;
-                }
-                m.frozen[f] = true;
-                rate[f] = share;
-                for (int q = m.flowLinkStart[f]; q < m.flowLinkStart[f + 1]; q++) {
-                    int lj = m.flowLink[q];
-                    m.cap[lj] -= share;
-                    m.unfrozen[lj]--;
-                    if (lj != li && m.pos[lj] >= 0) {
-                        if (m.unfrozen[lj] == 0) {
-                            m.remove(lj);
-                        } else {
-                            // freezing at the least share never lowers another link's share but
-                            // for rounding; a rise is left until the link reaches the top
-                            double fresh = Math.max(0, m.cap[lj]) / m.unfrozen[lj];
-                            if (fresh < m.key[lj]) {
-                                m.key[lj] = fresh;
-                                m.siftUp(m.pos[lj]);
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        return rate;
+        return solver.solve(nl, m.offered, nf, m.hopStart, m.hopLink);
+    }
+
+    /** Whether link {@code li} of the last rating ended with no capacity to spare (within {@link #TIGHT}). */
+    private boolean saturated(int li) {
+        return solver.leftover(li) <= problem.full[li] * TIGHT;
     }
 
     private void addLinkRate(int id, double delta, long now) {
@@ -1023,114 +955,30 @@ public final class FlowNetwork implements FabricNetwork {
     }
 
     /** Reusable arrays of {@link #maxMin}: per link of the component, per flow, per (flow, link) hop. */
-    private static final class MaxMinScratch {
-        double[] cap = new double[0];
+    private static final class RatingProblem {
         double[] full = new double[0];
         double[] inside = new double[0];
-        double[] key = new double[0];
-        int[] unfrozen = new int[0];
-        int[] start = new int[1];
-        int[] fill = new int[0];
-        int[] heap = new int[0];
-        int[] pos = new int[0];
-        int heapSize;
-        int[] flowLinkStart = new int[1];
-        boolean[] frozen = new boolean[0];
-        int[] flowLink = new int[0];
-        int[] flowsOf = new int[0];
+        double[] offered = new double[0];
+        int[] hopStart = new int[1];
+        int[] hopLink = new int[0];
 
-        MaxMinScratch sized(int links, int flows) {
-            if (cap.length < links) {
-                int n = Math.max(links, cap.length * 2);
-                cap = new double[n];
+        RatingProblem sized(int links, int flows) {
+            if (full.length < links) {
+                int n = Math.max(links, full.length * 2);
                 full = new double[n];
                 inside = new double[n];
-                key = new double[n];
-                unfrozen = new int[n];
-                start = new int[n + 1];
-                fill = new int[n];
-                heap = new int[n];
-                pos = new int[n];
+                offered = new double[n];
             }
-            if (frozen.length < flows) {
-                int n = Math.max(flows, frozen.length * 2);
-                frozen = new boolean[n];
-                flowLinkStart = new int[n + 1];
+            if (hopStart.length < flows + 1) {
+                hopStart = new int[Math.max(flows, hopStart.length * 2) + 1];
             }
             return this;
         }
 
         void hops(int hops) {
-            if (flowLink.length < hops) {
-                int n = Math.max(hops, flowLink.length * 2);
-                flowLink = new int[n];
-                flowsOf = new int[n];
+            if (hopLink.length < hops) {
+                hopLink = new int[Math.max(hops, hopLink.length * 2)];
             }
-        }
-
-        /** Whether link {@code li} of the last rating ended with no capacity to spare (within {@link #TIGHT}). */
-        boolean saturated(int li) {
-            return cap[li] <= full[li] * TIGHT;
-        }
-
-        private boolean less(int a, int b) {
-            return key[a] != key[b] ? key[a] < key[b] : a < b;
-        }
-
-        int pollMin() {
-            int top = heap[0];
-            remove(top);
-            return top;
-        }
-
-        void remove(int link) {
-            int h = pos[link];
-            int last = heap[--heapSize];
-            pos[link] = -1;
-            if (h < heapSize) {
-                heap[h] = last;
-                pos[last] = h;
-                siftDown(h);
-                siftUp(pos[last]);
-            }
-        }
-
-        void siftUp(int h) {
-            int x = heap[h];
-            while (h > 0) {
-                int parent = (h - 1) >>> 1;
-                int p = heap[parent];
-                if (!less(x, p)) {
-                    break;
-                }
-                heap[h] = p;
-                pos[p] = h;
-                h = parent;
-            }
-            heap[h] = x;
-            pos[x] = h;
-        }
-
-        void siftDown(int h) {
-            int x = heap[h];
-            int half = heapSize >>> 1;
-            while (h < half) {
-                int child = 2 * h + 1;
-                int c = heap[child];
-                int right = child + 1;
-                if (right < heapSize && less(heap[right], c)) {
-                    child = right;
-                    c = heap[child];
-                }
-                if (!less(c, x)) {
-                    break;
-                }
-                heap[h] = c;
-                pos[c] = h;
-                h = child;
-            }
-            heap[h] = x;
-            pos[x] = h;
         }
     }
 }
