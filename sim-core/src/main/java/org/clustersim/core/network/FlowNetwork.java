@@ -17,12 +17,13 @@ import org.clustersim.topology.Topology;
  * link capacity is shared among the flows crossing it by max-min fairness. A flow arrives when
  * its last byte has drained plus its route's latency.
  *
- * <p>This class starts, splits, places and finishes flows; it composes the parts that do the
- * rest. {@link RouteMemo} gives each flow its route (memoised per phase, adaptive choices kept
- * by the loads they read) and finds the phase's flow classes; {@link ClassLinks} keeps where the
- * running classes sit; {@link Rerating} finds the flows a change can reach and has the
- * {@link MaxMinSolver} ({@link ProgressiveFilling}) rate them; {@link LinkRates} keeps each
- * link's capacity and rate and feeds its statistics ({@link LinkUsage}); {@link FinishTimer}
+ * <p>This class starts and finishes flows and classes and applies new rates; it composes the
+ * parts that do the rest. {@link RouteMemo} gives each flow its route (memoised per phase,
+ * adaptive choices kept by the loads they read) and finds the phase's flow classes;
+ * {@link FlowPlacement} keeps which flows and classes sit on each link ({@link ClassLinks}) and
+ * splits classes into their members; {@link Rerating} finds the flows a change can reach and
+ * has the {@link MaxMinSolver} ({@link ProgressiveFilling}) rate them; {@link LinkRates} keeps
+ * each link's capacity and rate and feeds its statistics ({@link LinkUsage}); {@link FinishTimer}
  * holds the finish times behind one kernel event; {@link FlowStats} counts the work. Remaining
  * bytes are settled at the old rates before a rate changes.
  *
@@ -43,18 +44,14 @@ public final class FlowNetwork implements FabricNetwork {
     private final LinkStates states;
     private final LinkUsage usage;
     private final FlowStats stats = new FlowStats();
-    /** Per link, the flows crossing it; each flow knows its slot per hop ({@link ActiveFlow#slot}). */
+    /** Per link, the flows crossing it (kept by {@link FlowPlacement}; classes check them before starting). */
     private final LinkSlots<ActiveFlow> onLink;
     private final LinkRates rates;
     private final ClassLinks classLinks;
     private final RouteMemo routes;
     private final Rerating rating;
     private final FinishTimer timer;
-    /**
-     * Per link, what adaptive routing counts as its load: flows on it, members of classes
-     * crossing it, and flows of the phase being started that are routed but not placed yet.
-     */
-    private final int[] load;
+    private final FlowPlacement placement;
     /** Per link, the timer pass that last listed it among the links freed by finishing flows. */
     private final long[] linkFreedIn;
     private long timerPasses;
@@ -91,10 +88,12 @@ public final class FlowNetwork implements FabricNetwork {
         onLink = new LinkSlots<>(n, 4, a -> a.slot);
         rates = new LinkRates(topology, states, usage);
         classLinks = new ClassLinks(n);
-        load = new int[n];
+        int[] load = new int[n];
         routes = new RouteMemo(topology, states, load, adaptive, rates.nominal(), stats);
-        rating = new Rerating(n, onLink, rates, classLinks, new ProgressiveFilling(), this::splitAllOn, stats, fewFlows);
         timer = new FinishTimer(kernel, this::finishDue);
+        placement = new FlowPlacement(states, onLink, classLinks, load, timer);
+        rating = new Rerating(n, onLink, rates, classLinks, new ProgressiveFilling(), placement::splitAllOn, stats,
+                fewFlows);
         linkFreedIn = new long[n];
         java.util.Arrays.fill(linkFreedIn, -1);
     }
@@ -119,7 +118,7 @@ public final class FlowNetwork implements FabricNetwork {
             }
             Route route = routes.route(known, i, f, owner);
             if (f.bytes() == 0) {
-                run.arrived(now + latencyOf(route.links()));
+                run.arrived(now + placement.latencyOf(route.links()));
                 continue;
             }
             startFlow(new ActiveFlow(nextId++, f, owner, run, f.bytes(), now), route, false);
@@ -135,10 +134,10 @@ public final class FlowNetwork implements FabricNetwork {
     /**
      * Places a flow on its route and counts its bytes on every link; it is rated with the others started.
      *
-     * @param counted whether the flow is already counted in {@link #load} (routed by {@link RouteMemo#choose})
+     * @param counted whether the flow is already counted in the links' load (routed by {@link RouteMemo#choose})
      */
     private void startFlow(ActiveFlow a, Route route, boolean counted) {
-        place(a, route, counted);
+        placement.place(a, route, counted);
         long bytes = a.spec.bytes();
         for (int id : a.links) {
             usage.carried(id, bytes);
@@ -199,13 +198,10 @@ public final class FlowNetwork implements FabricNetwork {
         c.memberBase = base;
         c.links = sym.links;
         c.rate = sym.rate;
-        classLinks.add(c);
+        placement.placeClass(c, counted);
         for (int j = 0; j < sym.links.length; j++) {
             int id = sym.links[j];
             int count = sym.counts[j];
-            if (!counted) {
-                load[id] += count;
-            }
             rates.add(id, count * sym.rate, now);
             usage.carried(id, sym.bytes * count);
         }
@@ -217,83 +213,6 @@ public final class FlowNetwork implements FabricNetwork {
     }
 
     /**
-     * Replaces a class by its members, placed on their links with the bytes, rate and finish
-     * time they share (the links' rate totals stay as they are).
-     *
-     * @param joined where the members are added, or null
-     */
-    private void split(ActiveFlow c, long now, List<ActiveFlow> joined) {
-        c.settle(now);
-        FlowClass sym = c.members;
-        long finish = c.finishAt;
-        c.finishAt = Long.MAX_VALUE;
-        timer.update(c);
-        c.done = true;
-        classLinks.remove(c);
-        for (int k = 0; k < sym.flows.length; k++) {
-            ActiveFlow m = new ActiveFlow(c.memberBase + sym.index[k], sym.flows[k], c.owner, c.phase, c.remaining, now);
-            m.rate = c.rate;
-            place(m, sym.routes[k], true);
-            m.finishAt = finish;
-            timer.update(m);
-            if (joined != null) {
-                joined.add(m);
-            }
-        }
-    }
-
-    /** Splits every class crossing a link, binding or not; their members join {@code joined} (or null). */
-    private void splitAllOn(int id, long now, List<ActiveFlow> joined) {
-        if (classLinks.bindingOn(id) != null) {
-            split(classLinks.bindingOn(id), now, joined);
-        }
-        while (classLinks.sharedCount(id) > 0) {
-            split(classLinks.sharedAt(id, 0), now, joined);
-        }
-    }
-
-    private long latencyOf(List<Link> links) {
-        long latency = 0;
-        for (Link l : links) {
-            latency += states.latencyNs(l);
-        }
-        return latency;
-    }
-
-    /**
-     * Puts a flow on its route's links, splitting first the classes for which any of them is binding.
-     *
-     * @param counted whether the flow is counted in {@link #load} already
-     */
-    private void place(ActiveFlow a, Route route, boolean counted) {
-        for (int id : route.sharedIds()) {
-            ActiveFlow c = classLinks.bindingOn(id);
-            if (c != null) {
-                split(c, a.updatedAt, null);
-            }
-        }
-        a.links = route.sharedIds();
-        a.latency = states.version() == 0 ? route.latencyNs() : latencyOf(route.links());
-        a.slot = new int[a.links.length];
-        for (int h = 0; h < a.links.length; h++) {
-            int id = a.links[h];
-            onLink.add(id, a, h);
-            if (!counted) {
-                load[id]++;
-            }
-        }
-    }
-
-    /** Takes a flow off its links in constant time per hop: the link's last flow moves into its slot. */
-    private void unplace(ActiveFlow a) {
-        for (int h = 0; h < a.links.length; h++) {
-            int id = a.links[h];
-            onLink.remove(id, a.slot[h]);
-            load[id]--;
-        }
-    }
-
-    /**
      * Changes a link's state now (a fault): flows crossing a link that goes down are re-routed
      * with their remaining bytes, and every affected component is re-rated.
      *
@@ -302,10 +221,10 @@ public final class FlowNetwork implements FabricNetwork {
     @Override
     public void setLinkState(Link link, double capacityFactor, long extraLatencyNs) {
         long now = kernel.now();
-        splitAllOn(link.id(), now, null);
+        placement.splitAllOn(link.id(), now, null);
         states.setFactor(link.id(), capacityFactor);
         states.setExtraLatencyNs(link.id(), extraLatencyNs);
-        List<ActiveFlow> affected = new ArrayList<>(onLink.list(link.id()));
+        List<ActiveFlow> affected = new ArrayList<>(placement.flowsOn(link.id()));
         IntList changed = new IntList();
         changed.add(link.id());
         if (capacityFactor == 0) {
@@ -315,8 +234,8 @@ public final class FlowNetwork implements FabricNetwork {
                 for (int id : a.links) {
                     changed.add(id);
                 }
-                unplace(a);
-                place(a, routes.now(a.spec, a.owner), false);
+                placement.unplace(a);
+                placement.place(a, routes.now(a.spec, a.owner), false);
             }
         }
         rerate(affected, changed, now);
@@ -398,10 +317,7 @@ public final class FlowNetwork implements FabricNetwork {
             for (int j = 0; j < sym.links.length; j++) {
                 rates.add(sym.links[j], -sym.counts[j] * a.rate, now);
             }
-            classLinks.remove(a);
-            for (int j = 0; j < sym.links.length; j++) {
-                load[sym.links[j]] -= sym.counts[j];
-            }
+            placement.unplaceClass(a);
             a.phase.arrived(now + sym.latency, sym.flows.length);
             return;
         }
@@ -414,7 +330,7 @@ public final class FlowNetwork implements FabricNetwork {
         }
         a.done = true;
         clearRate(a, now);
-        unplace(a);
+        placement.unplace(a);
         a.phase.arrived(now + a.latency);
     }
 
