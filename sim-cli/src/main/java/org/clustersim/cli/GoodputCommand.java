@@ -278,7 +278,7 @@ public final class GoodputCommand implements Callable<Integer> {
             }
         }
         List<LongRun.Outcome> outcomes = tasks.map(all, x -> x.run().simulate(new java.util.SplittableRandom(x.seed())),
-                org.clustersim.cli.whatif.Progress.silent());
+                org.clustersim.cli.engine.Progress.silent());
         List<List<LongRun.Outcome>> out = new java.util.ArrayList<>();
         for (int r = 0; r < runs.size(); r++) {
             out.add(outcomes.subList(r * replications, (r + 1) * replications));

@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
+import org.clustersim.cli.engine.Progress;
 import org.clustersim.cli.engine.TaskEngine;
 import org.clustersim.cli.engine.TaskEngines;
 import org.clustersim.cli.output.AtomicOutput;
@@ -25,7 +26,6 @@ import org.clustersim.cli.scenario.ScenarioReader;
 import org.clustersim.cli.whatif.Cable;
 import org.clustersim.cli.whatif.Comparison;
 import org.clustersim.cli.whatif.Outcome;
-import org.clustersim.cli.whatif.Progress;
 import org.clustersim.cli.whatif.Ranking;
 import org.clustersim.cli.whatif.WhatIfStudy;
 import org.clustersim.core.Simulation;

@@ -9,9 +9,9 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import org.clustersim.cli.InputException;
+import org.clustersim.cli.engine.Progress;
 import org.clustersim.cli.engine.TaskEngine;
 import org.clustersim.cli.scenario.Scenario;
-import org.clustersim.cli.whatif.Progress;
 
 /**
  * A simulated design-space search (issue 15): every layout of a {@link DesignSpace} is written as

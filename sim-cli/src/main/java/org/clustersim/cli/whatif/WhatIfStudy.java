@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import org.clustersim.cli.engine.EmbeddedPool;
+import org.clustersim.cli.engine.Progress;
 import org.clustersim.cli.engine.TaskEngine;
 import org.clustersim.cli.scenario.Fault;
 import org.clustersim.cli.scenario.FaultEvents;
