@@ -14,6 +14,7 @@ import org.clustersim.cli.scenario.ScenarioReader;
 import org.clustersim.cli.whatif.Cable;
 import org.clustersim.cli.whatif.Outcome;
 import org.clustersim.cli.whatif.WhatIfStudy;
+import org.clustersim.core.input.InputException;
 import org.clustersim.core.reliability.FailureClass;
 import org.clustersim.core.reliability.FailureRates;
 import org.clustersim.core.reliability.LongRun;

@@ -29,6 +29,7 @@ import org.clustersim.cli.whatif.Outcome;
 import org.clustersim.cli.whatif.Ranking;
 import org.clustersim.cli.whatif.WhatIfStudy;
 import org.clustersim.core.Simulation;
+import org.clustersim.core.input.InputException;
 import org.clustersim.core.input.InputFile;
 import org.clustersim.core.engine.Timeline;
 import org.clustersim.core.trace.ChromeTraceWriter;

@@ -13,7 +13,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 
-import org.clustersim.cli.InputException;
+import org.clustersim.core.input.InputException;
 import org.clustersim.topology.ClusterPresets;
 import org.clustersim.topology.ClusterSpec;
 import org.clustersim.topology.SuperPodSpec;
