@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 import org.clustersim.cli.engine.TaskEngine;
-import org.clustersim.cli.engine.TaskEngines;
 import org.clustersim.cli.scenario.Scenario;
 import org.clustersim.cli.scenario.ScenarioReader;
 import org.clustersim.cli.whatif.Cable;
@@ -88,16 +87,8 @@ public final class GoodputCommand implements Callable<Integer> {
     @Option(names = "--seed", paramLabel = "S", defaultValue = "1", description = "First seed (default ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--threads", paramLabel = "N", description = "Threads for the replications (default: all cores).")
-    int threads = Runtime.getRuntime().availableProcessors();
-
-    @Option(names = "--engine", paramLabel = "local|spark", defaultValue = TaskEngines.LOCAL,
-            description = "Where replications run: local (this JVM's threads) or spark (needs the sim-spark jar).")
-    String engine;
-
-    @Option(names = "--master", paramLabel = "URL", description = "Spark master for --engine spark (default: what "
-            + "spark-submit set, else local[*]).")
-    String master;
+    @CommandLine.Mixin
+    TaskEngineOptions engineOptions = new TaskEngineOptions();
 
     @Option(names = "--json", paramLabel = "FILE.json", description = "Also write the result as JSON.")
     Path json;
@@ -107,8 +98,8 @@ public final class GoodputCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (threads < 1 || threads > 256) {
-            throw usage("--threads: found " + threads + ", expected 1 to 256");
+        if (engineOptions.threads < 1 || engineOptions.threads > 256) {
+            throw usage("--threads: found " + engineOptions.threads + ", expected 1 to 256");
         }
         if (!(days > 0 && days <= MAX_DAYS)) {
             throw usage("--days: found " + days + ", expected a number of days in (0, " + (int) MAX_DAYS + "]");
@@ -155,7 +146,7 @@ public final class GoodputCommand implements Callable<Integer> {
         double sweeps = checkpointEvery.equals("sweep") ? 17 * 4 : 1; // 17 intervals down to a quarter of Young/Daly's
         WorkEstimate.longRun("goodput over " + days + " days x " + replications + " replications",
                 perReplication * replications * (1 + sweeps)).requireFits();
-        try (TaskEngine tasks = TaskEngines.open(engine, master, threads, "clustersim goodput " + scenario.name())) {
+        try (TaskEngine tasks = engineOptions.open("clustersim goodput " + scenario.name())) {
             if (checkpointEvery.equals("sweep")) {
                 intervalS = sweepIntervals(tasks, probe, sweepRows);
             } else {
