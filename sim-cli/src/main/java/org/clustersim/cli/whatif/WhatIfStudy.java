@@ -12,6 +12,7 @@ import org.clustersim.cli.scenario.FaultEvents;
 import org.clustersim.cli.scenario.Scenario;
 import org.clustersim.core.Simulation;
 import org.clustersim.core.engine.TaskGraph;
+import org.clustersim.core.input.InputException;
 import org.clustersim.core.metrics.CommBreakdown;
 import org.clustersim.core.metrics.DeviceUsage;
 import org.clustersim.core.metrics.StepMetrics;
@@ -72,7 +73,7 @@ public final class WhatIfStudy {
     /**
      * One run with the scenario's faults plus {@code extra}; {@code timeline} receives the run when not null.
      *
-     * @throws org.clustersim.core.input.InputException when a slowed GPU belongs to a replica that is not
+     * @throws InputException when a slowed GPU belongs to a replica that is not
      *         simulated task by task (it would change nothing)
      */
     public Outcome run(String label, String linkClass, List<Fault> extra,
@@ -91,7 +92,7 @@ public final class WhatIfStudy {
         for (Fault f : extra) {
             int device = f.target() == Fault.Target.GPU ? FaultEvents.deviceIndex(topology, f.name()) : -1;
             if (device >= 0 && !step.simulated(device)) {
-                throw new org.clustersim.core.input.InputException(f.path() + ": " + f.name() + " is in data-parallel replica "
+                throw new InputException(f.path() + ": " + f.name() + " is in data-parallel replica "
                         + step.coordinates(device).dp() + ", and only replica 0 is simulated task by task "
                         + "(simulation.replicas: one), so slowing it would change nothing; slow a GPU of replica 0 "
                         + "(such as " + topology.device(step.device(0, 0, 0)).name() + ") or simulate all replicas");
