@@ -2,6 +2,8 @@ package org.clustersim.cli;
 
 import java.util.Locale;
 
+import org.clustersim.core.input.InputException;
+
 /** Byte sizes as written on the command line: 8, 8B, 64KiB, 16M, 8GiB, 1GB (K/M/G/T are binary, KB/MB/GB decimal). */
 final class ByteSize {
     private ByteSize() {

@@ -16,6 +16,7 @@ import org.clustersim.cli.calibration.CalibrationReport;
 import org.clustersim.cli.calibration.GemmPrecision;
 import org.clustersim.cli.calibration.NcclOp;
 import org.clustersim.cli.calibration.ProfileYaml;
+import org.clustersim.core.input.InputException;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;

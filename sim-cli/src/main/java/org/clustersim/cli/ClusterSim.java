@@ -1,6 +1,7 @@
 package org.clustersim.cli;
 
 import org.clustersim.core.input.InputError;
+import org.clustersim.core.input.InputException;
 import org.clustersim.core.input.InputFileException;
 import java.io.PrintWriter;
 

@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 
 import org.clustersim.core.Simulation;
+import org.clustersim.core.input.InputException;
 import org.clustersim.strategies.collective.CollectiveOp;
 import org.clustersim.strategies.collective.CollectiveStudy;
 import org.clustersim.strategies.collective.Collectives;

@@ -8,12 +8,12 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 import org.clustersim.cli.engine.TaskEngine;
-import org.clustersim.cli.engine.TaskEngines;
 import org.clustersim.cli.scenario.Scenario;
 import org.clustersim.cli.scenario.ScenarioReader;
 import org.clustersim.cli.whatif.Cable;
 import org.clustersim.cli.whatif.Outcome;
 import org.clustersim.cli.whatif.WhatIfStudy;
+import org.clustersim.core.input.InputException;
 import org.clustersim.core.reliability.FailureClass;
 import org.clustersim.core.reliability.FailureRates;
 import org.clustersim.core.reliability.LongRun;
@@ -87,16 +87,8 @@ public final class GoodputCommand implements Callable<Integer> {
     @Option(names = "--seed", paramLabel = "S", defaultValue = "1", description = "First seed (default ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--threads", paramLabel = "N", description = "Threads for the replications (default: all cores).")
-    int threads = Runtime.getRuntime().availableProcessors();
-
-    @Option(names = "--engine", paramLabel = "local|spark", defaultValue = TaskEngines.LOCAL,
-            description = "Where replications run: local (this JVM's threads) or spark (needs the sim-spark jar).")
-    String engine;
-
-    @Option(names = "--master", paramLabel = "URL", description = "Spark master for --engine spark (default: what "
-            + "spark-submit set, else local[*]).")
-    String master;
+    @CommandLine.Mixin
+    TaskEngineOptions engineOptions = new TaskEngineOptions();
 
     @Option(names = "--json", paramLabel = "FILE.json", description = "Also write the result as JSON.")
     Path json;
@@ -106,8 +98,8 @@ public final class GoodputCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (threads < 1 || threads > 256) {
-            throw usage("--threads: found " + threads + ", expected 1 to 256");
+        if (engineOptions.threads < 1 || engineOptions.threads > 256) {
+            throw usage("--threads: found " + engineOptions.threads + ", expected 1 to 256");
         }
         if (!(days > 0 && days <= MAX_DAYS)) {
             throw usage("--days: found " + days + ", expected a number of days in (0, " + (int) MAX_DAYS + "]");
@@ -154,7 +146,7 @@ public final class GoodputCommand implements Callable<Integer> {
         double sweeps = checkpointEvery.equals("sweep") ? 17 * 4 : 1; // 17 intervals down to a quarter of Young/Daly's
         WorkEstimate.longRun("goodput over " + days + " days x " + replications + " replications",
                 perReplication * replications * (1 + sweeps)).requireFits();
-        try (TaskEngine tasks = TaskEngines.open(engine, master, threads, "clustersim goodput " + scenario.name())) {
+        try (TaskEngine tasks = engineOptions.open("clustersim goodput " + scenario.name())) {
             if (checkpointEvery.equals("sweep")) {
                 intervalS = sweepIntervals(tasks, probe, sweepRows);
             } else {
@@ -278,7 +270,7 @@ public final class GoodputCommand implements Callable<Integer> {
             }
         }
         List<LongRun.Outcome> outcomes = tasks.map(all, x -> x.run().simulate(new java.util.SplittableRandom(x.seed())),
-                org.clustersim.cli.whatif.Progress.silent());
+                org.clustersim.cli.engine.Progress.silent());
         List<List<LongRun.Outcome>> out = new java.util.ArrayList<>();
         for (int r = 0; r < runs.size(); r++) {
             out.add(outcomes.subList(r * replications, (r + 1) * replications));

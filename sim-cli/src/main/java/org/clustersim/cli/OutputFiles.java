@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.ser.std.StdSerializer;
 
 import org.clustersim.cli.output.AtomicOutput;
 import org.clustersim.cli.output.OutputException;
+import org.clustersim.core.input.InputException;
 
 /**
  * A command's output files as one transaction ({@link AtomicOutput}): {@link #check} every

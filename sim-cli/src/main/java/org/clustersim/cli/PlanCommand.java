@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 import org.clustersim.cli.engine.TaskEngine;
-import org.clustersim.cli.engine.TaskEngines;
 import org.clustersim.cli.output.AtomicOutput;
 import org.clustersim.cli.plan.BaseScenario;
 import org.clustersim.cli.plan.Candidate;
@@ -100,16 +99,8 @@ public final class PlanCommand implements Callable<Integer> {
             + "tokens.")
     double price;
 
-    @Option(names = "--threads", paramLabel = "N", description = "Threads of the embedded pool (default: all cores).")
-    int threads = Runtime.getRuntime().availableProcessors();
-
-    @Option(names = "--engine", paramLabel = "local|spark", defaultValue = TaskEngines.LOCAL,
-            description = "Where candidates run: local (this JVM's threads) or spark (needs the sim-spark jar).")
-    String engine;
-
-    @Option(names = "--master", paramLabel = "URL", description = "Spark master: local[2], spark://host:7077, yarn, "
-            + "k8s://https://host:443 (default: what spark-submit set, else local[*]).")
-    String master;
+    @CommandLine.Mixin
+    TaskEngineOptions engineOptions = new TaskEngineOptions();
 
     @Option(names = "--out", paramLabel = "DIR", description = "Where the CSV, JSON and winner scenario go "
             + "(default ${DEFAULT-VALUE}).", defaultValue = "plans")
@@ -120,7 +111,7 @@ public final class PlanCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (top < 1 || wave < 1 || threads < 1 || price < 0 || nodes < 0) {
+        if (top < 1 || wave < 1 || engineOptions.threads < 1 || price < 0 || nodes < 0) {
             throw usage("--top, --wave and --threads must be at least 1, --price-per-gpu-hour and --nodes not "
                     + "negative");
         }
@@ -150,7 +141,7 @@ public final class PlanCommand implements Callable<Integer> {
         long t0 = System.nanoTime();
         PlanSearch.Result result;
         String engineName;
-        try (TaskEngine tasks = TaskEngines.open(engine, master, threads, "clustersim plan")) {
+        try (TaskEngine tasks = engineOptions.open("clustersim plan")) {
             engineName = tasks.describe();
             err.printf(Locale.ROOT, "plan: running on %s%n", engineName);
             err.flush();

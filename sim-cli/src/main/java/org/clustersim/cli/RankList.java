@@ -5,6 +5,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
+import org.clustersim.core.input.InputException;
 import org.clustersim.topology.Topology;
 
 /**

@@ -21,6 +21,7 @@ import org.clustersim.cli.scenario.Scenario;
 import org.clustersim.cli.scenario.ScenarioReader;
 import org.clustersim.core.Simulation;
 import org.clustersim.core.engine.Timeline;
+import org.clustersim.core.input.InputException;
 import org.clustersim.core.trace.ChromeTraceWriter;
 import org.clustersim.core.trace.TraceFormat;
 import org.clustersim.strategies.training.TrainingStep;

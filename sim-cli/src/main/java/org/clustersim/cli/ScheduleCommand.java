@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
+import org.clustersim.core.input.InputException;
 import org.clustersim.core.trace.ChromeTraceWriter;
 import org.clustersim.strategies.pipeline.AnalyticalBubble;
 import org.clustersim.strategies.pipeline.AsciiTimeline;

@@ -1,5 +1,6 @@
 package org.clustersim.cli;
 
+import org.clustersim.core.input.InputException;
 import org.clustersim.strategies.pipeline.PipelineSchedule;
 import org.clustersim.strategies.pipeline.ScheduleKind;
 import org.clustersim.strategies.pipeline.UniformCosts;

@@ -12,8 +12,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
+import org.clustersim.cli.engine.Progress;
 import org.clustersim.cli.engine.TaskEngine;
-import org.clustersim.cli.engine.TaskEngines;
 import org.clustersim.cli.output.AtomicOutput;
 import org.clustersim.cli.output.MemoryTracks;
 import org.clustersim.cli.output.RunSummary;
@@ -26,9 +26,9 @@ import org.clustersim.cli.study.SimulatedStep;
 import org.clustersim.cli.whatif.Cable;
 import org.clustersim.cli.whatif.Comparison;
 import org.clustersim.cli.whatif.Outcome;
-import org.clustersim.cli.whatif.Progress;
 import org.clustersim.cli.whatif.Ranking;
 import org.clustersim.cli.whatif.WhatIfStudy;
+import org.clustersim.core.input.InputException;
 import org.clustersim.core.input.InputFile;
 import org.clustersim.core.engine.Timeline;
 import org.clustersim.core.trace.ChromeTraceWriter;
@@ -87,17 +87,8 @@ public final class WhatIfCommand implements Callable<Integer> {
     /** Most parallel simulations accepted. */
     static final int MAX_THREADS = 256;
 
-    @Option(names = "--threads", paramLabel = "N", description = "Parallel simulations, at most 256 (default: all "
-            + "cores).")
-    int threads = Runtime.getRuntime().availableProcessors();
-
-    @Option(names = "--engine", paramLabel = "local|spark", defaultValue = TaskEngines.LOCAL,
-            description = "Where a sweep's variants run: local (this JVM's threads) or spark (needs the sim-spark jar).")
-    String engine;
-
-    @Option(names = "--master", paramLabel = "URL", description = "Spark master for --engine spark (default: what "
-            + "spark-submit set, else local[*]).")
-    String master;
+    @CommandLine.Mixin
+    TaskEngineOptions engineOptions = new TaskEngineOptions();
 
     @Option(names = "--json", paramLabel = "FILE.json", description = "Write the comparison or ranking as JSON.")
     Path json;
@@ -135,7 +126,7 @@ public final class WhatIfCommand implements Callable<Integer> {
         if (sweep == null && !variant) {
             throw usage("nothing to compare: give --fail, --degrade, --slow or --sweep");
         }
-        if (threads < 1 || threads > MAX_THREADS || sample < 0 || top < 0) {
+        if (engineOptions.threads < 1 || engineOptions.threads > MAX_THREADS || sample < 0 || top < 0) {
             throw usage("--threads must be from 1 to " + MAX_THREADS + ", --sample and --top at least 0");
         }
         if (!(slowFactor > 0 && slowFactor <= 1)) {
@@ -328,7 +319,7 @@ public final class WhatIfCommand implements Callable<Integer> {
         } else {
             throw usage("--sweep " + sweep + ": expected links, links=FILTER or stragglers");
         }
-        WorkEstimate.of(scenario, false).times(Math.min(threads, variants.size()), variants.size() + 1L)
+        WorkEstimate.of(scenario, false).times(Math.min(engineOptions.threads, variants.size()), variants.size() + 1L)
                 .requireFits();
         RunData[] baseline = new RunData[1];
         Outcome base = study.run("baseline", "", List.of(), reportOptions.wanted()
@@ -339,7 +330,7 @@ public final class WhatIfCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         Progress progress = new Progress(err, variants.size(), System.console() != null);
         List<Outcome> outcomes;
-        try (TaskEngine tasks = TaskEngines.open(engine, master, threads, "clustersim whatif " + scenario.name())) {
+        try (TaskEngine tasks = engineOptions.open("clustersim whatif " + scenario.name())) {
             err.printf(Locale.ROOT, "whatif: %d variants of %s on %s%n", variants.size(), scenario.name(),
                     tasks.describe());
             err.flush();

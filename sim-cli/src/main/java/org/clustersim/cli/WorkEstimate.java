@@ -4,6 +4,7 @@ import java.util.Locale;
 
 import org.clustersim.cli.scenario.Scenario;
 import org.clustersim.core.engine.TaskGraph;
+import org.clustersim.core.input.InputException;
 import org.clustersim.core.input.InputFile;
 import org.clustersim.strategies.training.TrainingStep;
 

@@ -100,8 +100,8 @@ class CalibrateCommandTest {
         DeviceProfile calibrated = new DeviceProfileReader(d).read(new SourceTreeReader().read(out), "").orElseThrow();
         d.throwIfAny();
         DeviceProfile shipped = DeviceProfiles.bundled("h100-sxm");
-        assertEquals(shipped.gemm(Precision.BF16), calibrated.gemm(Precision.BF16));
-        assertEquals(shipped.gemm(Precision.FP8), calibrated.gemm(Precision.FP8));
+        assertEquals(Precision.BF16.gemm(shipped), Precision.BF16.gemm(calibrated));
+        assertEquals(Precision.FP8.gemm(shipped), Precision.FP8.gemm(calibrated));
         assertEquals(new HashSet<>(shipped.attention().curves()), new HashSet<>(calibrated.attention().curves()));
         assertEquals(shipped.streamEfficiency(), calibrated.streamEfficiency(), 0);
         assertEquals(shipped.collectives(), calibrated.collectives());

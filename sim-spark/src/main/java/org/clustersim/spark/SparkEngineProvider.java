@@ -35,7 +35,7 @@ public final class SparkEngineProvider implements TaskEngineProvider {
         try {
             return new SparkEngine(new JavaSparkContext(conf));
         } catch (RuntimeException e) {
-            throw new org.clustersim.cli.InputException("--master " + conf.get("spark.master")
+            throw new org.clustersim.core.input.InputException("--master " + conf.get("spark.master")
                     + ": Spark could not start: " + e.getMessage());
         }
     }

@@ -8,7 +8,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
-import org.clustersim.cli.whatif.Progress;
 
 /**
  * A fixed pool of daemon threads in this JVM: the default engine. Results are collected from

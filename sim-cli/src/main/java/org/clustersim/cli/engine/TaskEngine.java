@@ -3,7 +3,6 @@ package org.clustersim.cli.engine;
 import java.io.Serializable;
 import java.util.List;
 
-import org.clustersim.cli.whatif.Progress;
 
 /**
  * Where a batch of independent simulations runs: threads of this JVM ({@link EmbeddedPool}) or

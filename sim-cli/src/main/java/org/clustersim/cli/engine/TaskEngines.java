@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
 
-import org.clustersim.cli.InputException;
+import org.clustersim.core.input.InputException;
 
 /**
  * Opens the engine {@code --engine} names: {@code local} is the embedded pool; any other name is

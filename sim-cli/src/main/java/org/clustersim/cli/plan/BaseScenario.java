@@ -15,7 +15,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 
 import static org.clustersim.cli.scenario.ScenarioFields.*;
 
-import org.clustersim.cli.InputException;
+import org.clustersim.core.input.InputException;
 import org.clustersim.topology.ClusterPresets;
 import org.clustersim.topology.ClusterSpec;
 import org.clustersim.topology.SuperPodSpec;

@@ -8,10 +8,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-import org.clustersim.cli.InputException;
+import org.clustersim.cli.engine.Progress;
 import org.clustersim.cli.engine.TaskEngine;
 import org.clustersim.cli.scenario.Scenario;
-import org.clustersim.cli.whatif.Progress;
+import org.clustersim.core.input.InputException;
 
 /**
  * A simulated design-space search (issue 15): every layout of a {@link DesignSpace} is written as

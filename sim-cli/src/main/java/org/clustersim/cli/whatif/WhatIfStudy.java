@@ -3,12 +3,14 @@ package org.clustersim.cli.whatif;
 import java.util.List;
 
 import org.clustersim.cli.engine.EmbeddedPool;
+import org.clustersim.cli.engine.Progress;
 import org.clustersim.cli.engine.TaskEngine;
 import org.clustersim.cli.scenario.Fault;
 import org.clustersim.cli.scenario.FaultEvents;
 import org.clustersim.cli.scenario.Scenario;
 import org.clustersim.cli.study.SimulatedStep;
 import org.clustersim.core.engine.TaskGraph;
+import org.clustersim.core.input.InputException;
 import org.clustersim.core.network.UnreachableException;
 import org.clustersim.strategies.training.TrainingStep;
 import org.clustersim.topology.Topology;
@@ -66,7 +68,7 @@ public final class WhatIfStudy {
     /**
      * One run with the scenario's faults plus {@code extra}; {@code timeline} receives the run when not null.
      *
-     * @throws org.clustersim.cli.InputException when a slowed GPU belongs to a replica that is not
+     * @throws InputException when a slowed GPU belongs to a replica that is not
      *         simulated task by task (it would change nothing)
      */
     public Outcome run(String label, String linkClass, List<Fault> extra,
@@ -85,7 +87,7 @@ public final class WhatIfStudy {
         for (Fault f : extra) {
             int device = f.target() == Fault.Target.GPU ? FaultEvents.deviceIndex(topology, f.name()) : -1;
             if (device >= 0 && !step.simulated(device)) {
-                throw new org.clustersim.cli.InputException(f.path() + ": " + f.name() + " is in data-parallel replica "
+                throw new InputException(f.path() + ": " + f.name() + " is in data-parallel replica "
                         + step.coordinates(device).dp() + ", and only replica 0 is simulated task by task "
                         + "(simulation.replicas: one), so slowing it would change nothing; slow a GPU of replica 0 "
                         + "(such as " + topology.device(step.device(0, 0, 0)).name() + ") or simulate all replicas");

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
-import org.clustersim.cli.InputException;
 import org.clustersim.cli.scenario.Scenario;
+import org.clustersim.core.input.InputException;
 
 /** How a plan writes a layout into a scenario. */
 class BaseScenarioTest {

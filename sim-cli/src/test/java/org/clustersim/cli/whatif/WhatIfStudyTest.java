@@ -10,6 +10,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
+import org.clustersim.cli.engine.Progress;
 import org.clustersim.cli.scenario.Fault;
 import org.clustersim.cli.scenario.ScenarioReader;
 import org.clustersim.core.Simulation;

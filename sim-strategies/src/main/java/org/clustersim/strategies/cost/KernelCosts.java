@@ -53,7 +53,7 @@ public record KernelCosts(DeviceProfile device, Precision precision, Fp8Recipe r
         if (adamMomentBytes != 2 && adamMomentBytes != 4) {
             throw new IllegalArgumentException("Adam's moments are 2 or 4 bytes, not " + adamMomentBytes);
         }
-        device.gemm(precision);
+        precision.gemm(device);
         if (attention != AttentionImpl.STANDARD && !device.attention().covers(attention)) {
             throw new IllegalArgumentException(device.name() + "'s profile has no " + attention.key()
                     + " attention table");
@@ -94,12 +94,12 @@ public record KernelCosts(DeviceProfile device, Precision precision, Fp8Recipe r
 
     /** A GEMM, kept in bf16 whatever the training precision when {@code bf16} (logits, router). */
     public double gemm(double m, double n, double k, boolean bf16) {
-        return launch((bf16 ? device.bf16Gemm() : device.gemm(precision)).ns(m, n, k), 1);
+        return launch((bf16 ? device.bf16Gemm() : precision.gemm(device)).ns(m, n, k), 1);
     }
 
     /** A grouped GEMM of {@code groups} products (m x k) by (k x n) at the training precision. */
     public double grouped(int groups, double m, double n, double k) {
-        GemmSurface s = device.gemm(precision);
+        GemmSurface s = precision.gemm(device);
         return launch(s.groupedNs(groups, m, n, k), 1);
     }
 
@@ -114,7 +114,7 @@ public record KernelCosts(DeviceProfile device, Precision precision, Fp8Recipe r
      */
     public double accumulate(double weights) {
         if (gradAccumulationFusion) {
-            GemmSurface s = device.gemm(precision);
+            GemmSurface s = precision.gemm(device);
             double extra = 2.0 * mainGradBytes - s.bytesPerElement();
             return s.memoryFactor() * extra * weights / s.hbmBytesPerS() * 1e9;
         }

@@ -2,7 +2,6 @@ package org.clustersim.strategies.device;
 
 import java.util.List;
 
-import org.clustersim.strategies.cost.Precision;
 import org.clustersim.topology.AcceleratorSpec;
 
 /**
@@ -57,15 +56,6 @@ public record DeviceProfile(String name, String description, double bf16Flops, d
         this(name, description, bf16Flops, fp8Flops, hbmBytes, hbmBytesPerS, streamEfficiency, bf16Gemm, fp8Gemm,
                 attention, defaultAttention, launch, kernels, adamBandwidthFraction, collectives, null,
                 ShardingHooks.NONE);
-    }
-
-    /** The GEMM surface a precision runs at (fp16 and bf16 share one). */
-    public GemmSurface gemm(Precision precision) {
-        GemmSurface s = precision == Precision.FP8 ? fp8Gemm : bf16Gemm;
-        if (s == null) {
-            throw new IllegalArgumentException(name + " has no " + precision + " GEMM surface");
-        }
-        return s;
     }
 
     /** The chip as the topology and the memory model see it. */

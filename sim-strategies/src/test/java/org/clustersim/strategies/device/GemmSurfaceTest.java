@@ -12,7 +12,7 @@ class GemmSurfaceTest {
     @Test
     void everyMeasuredShapeIsReproducedUpToTheBestRate() {
         for (Precision p : new Precision[] {Precision.BF16, Precision.FP8}) {
-            GemmSurface s = H100.gemm(p);
+            GemmSurface s = p.gemm(H100);
             assertTrue(s.points().size() >= 9, p + " points");
             for (GemmSurface.Point pt : s.points()) {
                 double expected = Math.min(pt.flopsPerS(), s.bestFlops());
@@ -24,7 +24,7 @@ class GemmSurfaceTest {
 
     @Test
     void betweenMeasuredShapesTheRateLiesBetweenItsNeighbours() {
-        GemmSurface s = H100.gemm(Precision.BF16);
+        GemmSurface s = Precision.BF16.gemm(H100);
         double r3k = s.flopsPerSecond(3072, 3072, 3072);
         assertTrue(r3k > 641e12 && r3k < 780e12, "3072^3 between 2048^3 (641) and 4096^3 (780): " + r3k / 1e12);
         double thin = s.flopsPerSecond(4096, 4096, 768);
@@ -36,7 +36,7 @@ class GemmSurfaceTest {
 
     @Test
     void smallShapesAreMemoryAndLatencyBound() {
-        GemmSurface s = H100.gemm(Precision.BF16);
+        GemmSurface s = Precision.BF16.gemm(H100);
         assertTrue(s.flopsPerSecond(128, 128, 128) < 0.05 * s.bestFlops());
         assertTrue(s.ns(128, 128, 128) > 3_000, "a tiny GEMM still costs microseconds");
     }
@@ -44,7 +44,7 @@ class GemmSurfaceTest {
     /** DeepGEMM's masked grouped FP8 GEMMs on H800 (kernels.md section 1): groups x rows at n x k = 4096 x 7168. */
     @Test
     void groupedGemmsMatchDeepGemmsMaskedLayouts() {
-        GemmSurface s = H100.gemm(Precision.FP8);
+        GemmSurface s = Precision.FP8.gemm(H100);
         double[][] published = {{2, 512, 1040}, {4, 256, 932}};
         for (double[] row : published) {
             int groups = (int) row[0];

@@ -1,4 +1,4 @@
-package org.clustersim.cli.whatif;
+package org.clustersim.cli.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,4 +1,4 @@
-package org.clustersim.cli.whatif;
+package org.clustersim.cli.engine;
 
 import java.io.PrintWriter;
 import java.util.Locale;
