@@ -10,12 +10,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
-import org.clustersim.cli.calibration.CalibratedProfile;
-import org.clustersim.cli.calibration.Calibration;
-import org.clustersim.cli.calibration.CalibrationReport;
-import org.clustersim.cli.calibration.GemmPrecision;
-import org.clustersim.cli.calibration.NcclOp;
-import org.clustersim.cli.calibration.ProfileYaml;
+import org.clustersim.study.calibration.CalibratedProfile;
+import org.clustersim.study.calibration.Calibration;
+import org.clustersim.study.calibration.CalibrationReport;
+import org.clustersim.study.calibration.GemmPrecision;
+import org.clustersim.study.calibration.NcclOp;
+import org.clustersim.study.calibration.ProfileYaml;
 import org.clustersim.core.input.InputException;
 
 import picocli.CommandLine.Command;

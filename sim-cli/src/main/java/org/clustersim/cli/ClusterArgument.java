@@ -3,7 +3,7 @@ package org.clustersim.cli;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-import org.clustersim.cli.scenario.ScenarioReader;
+import org.clustersim.study.scenario.ScenarioReader;
 import org.clustersim.core.input.InputException;
 import org.clustersim.topology.ClusterPresets;
 import org.clustersim.topology.ClusterSpec;

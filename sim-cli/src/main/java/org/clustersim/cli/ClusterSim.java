@@ -67,7 +67,7 @@ public final class ClusterSim implements Runnable {
                 err.flush();
                 return BAD_INPUT;
             }
-            var cut = org.clustersim.cli.whatif.WhatIfStudy.unreachable(ex);
+            var cut = org.clustersim.study.whatif.WhatIfStudy.unreachable(ex);
             if (cut != null) {
                 err.println("error: the faults cut the cluster apart: " + InputError.printable(cut.getMessage()));
                 err.println("nothing was written; drop or shorten the fault, or pick a link with a redundant path");

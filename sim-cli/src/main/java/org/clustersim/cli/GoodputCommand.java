@@ -7,12 +7,12 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
-import org.clustersim.cli.engine.TaskEngine;
-import org.clustersim.cli.scenario.Scenario;
-import org.clustersim.cli.scenario.ScenarioReader;
-import org.clustersim.cli.whatif.Cable;
-import org.clustersim.cli.whatif.Outcome;
-import org.clustersim.cli.whatif.WhatIfStudy;
+import org.clustersim.study.engine.TaskEngine;
+import org.clustersim.study.scenario.Scenario;
+import org.clustersim.study.scenario.ScenarioReader;
+import org.clustersim.study.whatif.Cable;
+import org.clustersim.study.whatif.Outcome;
+import org.clustersim.study.whatif.WhatIfStudy;
 import org.clustersim.core.input.InputException;
 import org.clustersim.core.reliability.FailureClass;
 import org.clustersim.core.reliability.FailureRates;
@@ -270,7 +270,7 @@ public final class GoodputCommand implements Callable<Integer> {
             }
         }
         List<LongRun.Outcome> outcomes = tasks.map(all, x -> x.run().simulate(new java.util.SplittableRandom(x.seed())),
-                org.clustersim.cli.engine.Progress.silent());
+                org.clustersim.study.engine.Progress.silent());
         List<List<LongRun.Outcome>> out = new java.util.ArrayList<>();
         for (int r = 0; r < runs.size(); r++) {
             out.add(outcomes.subList(r * replications, (r + 1) * replications));

@@ -9,13 +9,13 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
-import org.clustersim.cli.engine.TaskEngine;
+import org.clustersim.study.engine.TaskEngine;
 import org.clustersim.cli.output.AtomicOutput;
-import org.clustersim.cli.plan.BaseScenario;
-import org.clustersim.cli.plan.Candidate;
-import org.clustersim.cli.plan.DesignSpace;
-import org.clustersim.cli.plan.PlanReport;
-import org.clustersim.cli.plan.PlanSearch;
+import org.clustersim.study.plan.BaseScenario;
+import org.clustersim.study.plan.Candidate;
+import org.clustersim.study.plan.DesignSpace;
+import org.clustersim.study.plan.PlanReport;
+import org.clustersim.study.plan.PlanSearch;
 import org.clustersim.strategies.pipeline.ScheduleKind;
 
 import picocli.CommandLine;

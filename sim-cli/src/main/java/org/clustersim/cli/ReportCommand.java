@@ -11,8 +11,8 @@ import org.clustersim.cli.report.PlotFiles;
 import org.clustersim.cli.report.Report;
 import org.clustersim.cli.report.RunData;
 import org.clustersim.cli.report.RunPage;
-import org.clustersim.cli.scenario.Scenario;
-import org.clustersim.cli.scenario.ScenarioReader;
+import org.clustersim.study.scenario.Scenario;
+import org.clustersim.study.scenario.ScenarioReader;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;

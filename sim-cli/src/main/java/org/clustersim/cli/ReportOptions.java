@@ -8,7 +8,7 @@ import org.clustersim.cli.output.AtomicOutput;
 import org.clustersim.cli.report.HtmlReport;
 import org.clustersim.cli.report.PlotFiles;
 import org.clustersim.cli.report.Report;
-import org.clustersim.cli.scenario.Scenario;
+import org.clustersim.study.scenario.Scenario;
 import org.clustersim.core.engine.Timeline;
 import org.clustersim.core.network.LinkUsage;
 

@@ -17,8 +17,8 @@ import org.clustersim.cli.output.StepRun;
 import org.clustersim.cli.output.SummaryText;
 import org.clustersim.cli.report.RunData;
 import org.clustersim.cli.report.RunPage;
-import org.clustersim.cli.scenario.Scenario;
-import org.clustersim.cli.scenario.ScenarioReader;
+import org.clustersim.study.scenario.Scenario;
+import org.clustersim.study.scenario.ScenarioReader;
 import org.clustersim.core.Simulation;
 import org.clustersim.core.engine.Timeline;
 import org.clustersim.core.input.InputException;
@@ -164,7 +164,7 @@ public final class RunCommand implements Callable<Integer> {
                 "clustersim " + Version.current()), scenario, timeline);
         OutputFiles.write(files);
         PrintWriter err = spec.commandLine().getErr();
-        for (String w : org.clustersim.cli.scenario.Fault.lateWarnings(scenario.faults(), timeline.makespan())) {
+        for (String w : org.clustersim.study.scenario.Fault.lateWarnings(scenario.faults(), timeline.makespan())) {
             err.println("warning: " + w);
         }
         err.flush();

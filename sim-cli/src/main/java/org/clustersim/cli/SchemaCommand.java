@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
-import org.clustersim.cli.scenario.ScenarioSchema;
+import org.clustersim.study.scenario.ScenarioSchema;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;

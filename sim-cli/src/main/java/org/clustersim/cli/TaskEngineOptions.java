@@ -2,8 +2,8 @@ package org.clustersim.cli;
 
 import java.util.ListResourceBundle;
 
-import org.clustersim.cli.engine.TaskEngine;
-import org.clustersim.cli.engine.TaskEngines;
+import org.clustersim.study.engine.TaskEngine;
+import org.clustersim.study.engine.TaskEngines;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

@@ -40,7 +40,7 @@ public final class TopologyCommand implements Callable<Integer> {
         Topology t;
         if (links && java.nio.file.Files.isRegularFile(java.nio.file.Path.of(cluster))) {
             // a scenario: also say which traffic classes its step puts on each link
-            var step = new org.clustersim.cli.scenario.ScenarioReader().read(java.nio.file.Path.of(cluster))
+            var step = new org.clustersim.study.scenario.ScenarioReader().read(java.nio.file.Path.of(cluster))
                     .trainingStep();
             t = step.topology();
             traffic = org.clustersim.cli.output.LinkTraffic.classes(step.build().graph(), t);
@@ -64,7 +64,7 @@ public final class TopologyCommand implements Callable<Integer> {
                     "latency ns", traffic == null ? "" : "  traffic (static routes)");
             for (Link l : t.links()) {
                 out.printf(Locale.ROOT, "%-44s %-20s %-20s %-14s %8.1f %10d%s%n", l.name(), l.src().name(),
-                        l.dst().name(), org.clustersim.cli.whatif.Cable.classOf(l), l.bandwidthBytesPerS() / 1e9,
+                        l.dst().name(), org.clustersim.study.whatif.Cable.classOf(l), l.bandwidthBytesPerS() / 1e9,
                         l.latencyNs(), traffic == null ? "" : "  " + (traffic.get(l.id()).isEmpty() ? "-"
                                 : String.join(",", traffic.get(l.id()))));
             }

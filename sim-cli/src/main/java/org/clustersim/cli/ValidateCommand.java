@@ -3,8 +3,8 @@ package org.clustersim.cli;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
-import org.clustersim.cli.scenario.Scenario;
-import org.clustersim.cli.scenario.ScenarioReader;
+import org.clustersim.study.scenario.Scenario;
+import org.clustersim.study.scenario.ScenarioReader;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;

@@ -2,7 +2,7 @@ package org.clustersim.cli;
 
 import java.util.Locale;
 
-import org.clustersim.cli.scenario.Scenario;
+import org.clustersim.study.scenario.Scenario;
 import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.core.input.InputException;
 import org.clustersim.core.input.InputFile;

@@ -30,7 +30,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class CalibrateCommandTest {
-    static final Path FIXTURES = Path.of("src", "test", "resources", "calibration");
+    static final Path FIXTURES = Path.of("..", "sim-study", "src", "test", "resources", "calibration");
     static final Path DOCS = Path.of("..", "docs", "calibration");
     static final String GEMM = FIXTURES.resolve("h100-bf16-gemm.csv").toString();
     static final String FP8 = FIXTURES.resolve("h800-fp8-deepgemm.csv").toString();

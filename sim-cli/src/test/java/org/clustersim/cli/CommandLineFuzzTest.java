@@ -23,8 +23,8 @@ import java.util.stream.Stream;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 
 import org.clustersim.cli.output.AtomicOutput;
-import org.clustersim.cli.scenario.Scenario;
-import org.clustersim.cli.scenario.ScenarioReader;
+import org.clustersim.study.scenario.Scenario;
+import org.clustersim.study.scenario.ScenarioReader;
 
 /**
  * Coverage-guided fuzzing (Jazzer) of the whole command line: the scenario reader through every

@@ -16,8 +16,8 @@ import java.util.Map;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import org.clustersim.cli.output.StepRun;
-import org.clustersim.cli.scenario.Scenario;
-import org.clustersim.cli.scenario.ScenarioReader;
+import org.clustersim.study.scenario.Scenario;
+import org.clustersim.study.scenario.ScenarioReader;
 import org.junit.jupiter.api.Test;
 
 /** {@link JsonOutput} writes the bytes Jackson's data binding writes, without it. */

@@ -9,8 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import org.clustersim.cli.output.StepRun;
-import org.clustersim.cli.scenario.Scenario;
-import org.clustersim.cli.scenario.ScenarioReader;
+import org.clustersim.study.scenario.Scenario;
+import org.clustersim.study.scenario.ScenarioReader;
 import org.clustersim.core.Simulation;
 import org.clustersim.core.engine.Timeline;
 import org.junit.jupiter.api.Test;

@@ -28,7 +28,7 @@ import org.jgrapht.graph.DefaultEdge;
  * Which Java package uses which, read from source text (no compiled classes needed, so it sees
  * every module at once): a file's {@code package} line, and every qualified name in its code
  * (imports, static imports, wildcard imports, fully qualified references such as
- * {@code org.clustersim.cli.engine.Progress.silent()}) that starts with a package some source
+ * {@code org.clustersim.study.engine.Progress.silent()}) that starts with a package some source
  * file declares. Comments, string and character literals and text blocks are skipped, so a
  * {@code {@link ...}} or a message naming a class is no dependency. Same-package references need
  * no qualification in Java and are no edge anyway.

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The whatif, goodput and topology --links commands end to end on the two-SU test scenario. */
 class WhatIfCommandTest {
-    static final String SCENARIO = Path.of("src", "test", "resources", "whatif-2su.yaml").toString();
+    static final String SCENARIO = Path.of("..", "sim-study", "src", "test", "resources", "whatif-2su.yaml").toString();
 
     @TempDir
     Path dir;

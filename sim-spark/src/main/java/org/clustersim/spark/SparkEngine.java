@@ -10,8 +10,8 @@ import org.apache.spark.api.java.function.Function;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
 
-import org.clustersim.cli.engine.Progress;
-import org.clustersim.cli.engine.TaskEngine;
+import org.clustersim.study.engine.Progress;
+import org.clustersim.study.engine.TaskEngine;
 
 /**
  * Apache Spark as a {@link TaskEngine}: the inputs become an RDD with one partition per input, so

@@ -3,8 +3,8 @@ package org.clustersim.spark;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 
-import org.clustersim.cli.engine.TaskEngine;
-import org.clustersim.cli.engine.TaskEngineProvider;
+import org.clustersim.study.engine.TaskEngine;
+import org.clustersim.study.engine.TaskEngineProvider;
 
 /**
  * {@code --engine spark}: starts a Spark context for the command. {@code --master} wins; otherwise

@@ -27,7 +27,7 @@ class SparkPlanTest {
         "--global-batch", "16", "--seq", "1024", "--tp", "1,2,4", "--pp", "1,2", "--cp", "1", "--mb", "1",
         "--recompute", "selective", "--schedule", "1f1b", "--top", "2", "--wave", "2"};
     /** sim-cli's two-SU test scenario. */
-    private static final String TWO_SU = Path.of("..", "sim-cli", "src", "test", "resources", "whatif-2su.yaml")
+    private static final String TWO_SU = Path.of("..", "sim-study", "src", "test", "resources", "whatif-2su.yaml")
             .toString();
 
     @Test

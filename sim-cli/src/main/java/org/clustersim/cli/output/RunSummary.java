@@ -6,9 +6,9 @@ import java.util.Map;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 
-import org.clustersim.cli.scenario.Scenario;
-import org.clustersim.cli.study.SimulatedStep;
-import org.clustersim.cli.study.StepFigures;
+import org.clustersim.study.scenario.Scenario;
+import org.clustersim.study.SimulatedStep;
+import org.clustersim.study.StepFigures;
 import org.clustersim.strategies.training.TrainingStep;
 import org.clustersim.topology.Link;
 

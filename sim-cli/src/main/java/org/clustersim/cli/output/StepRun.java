@@ -1,7 +1,7 @@
 package org.clustersim.cli.output;
 
-import org.clustersim.cli.scenario.Scenario;
-import org.clustersim.cli.study.SimulatedStep;
+import org.clustersim.study.scenario.Scenario;
+import org.clustersim.study.SimulatedStep;
 import org.clustersim.core.Simulation;
 import org.clustersim.strategies.training.TrainingStep;
 

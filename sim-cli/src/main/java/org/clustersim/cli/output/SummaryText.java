@@ -5,7 +5,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 
-import org.clustersim.cli.scenario.Scenario;
+import org.clustersim.study.scenario.Scenario;
 
 /** Renders a {@link RunSummary} as the short human-readable report {@code clustersim run} prints. */
 public final class SummaryText {

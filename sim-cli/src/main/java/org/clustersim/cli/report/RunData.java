@@ -3,7 +3,7 @@ package org.clustersim.cli.report;
 import java.util.List;
 
 import org.clustersim.cli.output.RunSummary;
-import org.clustersim.cli.scenario.Scenario;
+import org.clustersim.study.scenario.Scenario;
 import org.clustersim.core.Simulation;
 import org.clustersim.core.engine.Counters;
 import org.clustersim.strategies.training.TrainingStep;

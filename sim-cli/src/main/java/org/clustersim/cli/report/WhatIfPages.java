@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Locale;
 
 import org.clustersim.cli.output.RunSummary;
-import org.clustersim.cli.whatif.Comparison;
-import org.clustersim.cli.whatif.Outcome;
+import org.clustersim.study.whatif.Comparison;
+import org.clustersim.study.whatif.Outcome;
 
 /**
  * The reports of {@code clustersim whatif}: a baseline and its faulty variant side by side

@@ -7,7 +7,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 
-import org.clustersim.cli.scenario.ScenarioReader;
+import org.clustersim.study.scenario.ScenarioReader;
 import org.junit.jupiter.api.Test;
 
 class ParallelGroupsTest {

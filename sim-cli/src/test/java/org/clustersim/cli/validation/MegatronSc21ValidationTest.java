@@ -8,9 +8,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
-import org.clustersim.cli.scenario.Scenario;
-import org.clustersim.cli.scenario.ScenarioReader;
-import org.clustersim.cli.study.SimulatedStep;
+import org.clustersim.study.scenario.Scenario;
+import org.clustersim.study.scenario.ScenarioReader;
+import org.clustersim.study.SimulatedStep;
 import org.clustersim.strategies.training.TrainingStep;
 import org.junit.jupiter.api.Test;
 

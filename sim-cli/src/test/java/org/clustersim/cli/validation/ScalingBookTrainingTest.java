@@ -8,9 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 
-import org.clustersim.cli.scenario.Scenario;
-import org.clustersim.cli.scenario.ScenarioReader;
-import org.clustersim.cli.study.SimulatedStep;
+import org.clustersim.study.scenario.Scenario;
+import org.clustersim.study.scenario.ScenarioReader;
+import org.clustersim.study.SimulatedStep;
 import org.clustersim.core.engine.Task;
 import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.core.engine.Timeline;

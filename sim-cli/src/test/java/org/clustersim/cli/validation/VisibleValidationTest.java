@@ -20,8 +20,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import org.clustersim.cli.ClusterSim;
-import org.clustersim.cli.scenario.Scenario;
-import org.clustersim.cli.scenario.ScenarioReader;
+import org.clustersim.study.scenario.Scenario;
+import org.clustersim.study.scenario.ScenarioReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,0 +1,24 @@
+package org.clustersim.study.plan;
+
+import java.io.Serializable;
+import java.util.TreeMap;
+
+/**
+ * A simulated candidate's figures, taken from its {@link org.clustersim.study.StepFigures}: those
+ * {@code clustersim run} reports.
+ *
+ * @param index                the candidate's index
+ * @param stepTimeNs           simulated step time
+ * @param mfu                  model FLOPs utilisation
+ * @param bubbleFraction       mean compute idle time over step time
+ * @param exposedCommFraction  mean exposed communication over step time
+ * @param exposedByKindNs      mean exposed communication per GPU by traffic kind (tp-comm, pp-p2p, dp-comm, ...)
+ * @param interferenceFraction mean compute time lost to communication kernels over step time
+ * @param peakMemoryBytes      highest simulated peak memory over GPUs
+ * @param oom                  that peak exceeds HBM (the candidate is then not ranked)
+ */
+public record Evaluation(int index, long stepTimeNs, double mfu, double bubbleFraction, double exposedCommFraction,
+                         TreeMap<String, Long> exposedByKindNs, double interferenceFraction, long peakMemoryBytes,
+                         boolean oom) implements Serializable {
+    private static final long serialVersionUID = 1L;
+}

@@ -1,0 +1,284 @@
+package org.clustersim.study.plan;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * A finished search as people and programs read it: the printed ranking with each candidate's
+ * breakdown, the Pareto front of throughput against memory headroom, and the same as CSV (one
+ * row per candidate, whatever became of it) and JSON. Everything here is a function of the
+ * search's result, so outputs are byte-identical for identical inputs.
+ *
+ * <p>Throughput is tokens per second per GPU; with a price per GPU-hour the ranking also shows
+ * dollars per million tokens (the same order: the GPU count is fixed).
+ */
+public final class PlanReport {
+    private final PlanSearch.Result result;
+    private final double pricePerGpuHour;
+
+    /** @param pricePerGpuHour dollars per GPU-hour, 0 for none */
+    public PlanReport(PlanSearch.Result result, double pricePerGpuHour) {
+        this.result = result;
+        this.pricePerGpuHour = pricePerGpuHour;
+    }
+
+    /** Tokens per second per GPU of a simulated candidate. */
+    public double tokensPerGpuSecond(Evaluation e) {
+        return result.frame().tokensPerStep() / (e.stepTimeNs() / 1e9) / result.frame().gpus();
+    }
+
+    /** Dollars per million tokens, or 0 without a price. */
+    public double dollarsPerMillionTokens(Evaluation e) {
+        return pricePerGpuHour <= 0 ? 0
+                : pricePerGpuHour * result.frame().gpus() * (e.stepTimeNs() / 1e9) / 3600
+                / result.frame().tokensPerStep() * 1e6;
+    }
+
+    /** Memory headroom of a simulated candidate: HBM minus its simulated peak, bytes. */
+    public long headroom(Evaluation e) {
+        return result.frame().hbmBytes() - e.peakMemoryBytes();
+    }
+
+    /**
+     * The candidates no other ranked candidate beats on both throughput and memory headroom, by
+     * throughput (fastest first).
+     */
+    public List<Evaluation> pareto() {
+        List<Evaluation> front = new ArrayList<>();
+        long most = Long.MIN_VALUE;
+        for (Evaluation e : result.ranking()) { // fastest first, ties by index
+            if (headroom(e) > most) {
+                front.add(e);
+                most = headroom(e);
+            }
+        }
+        return front;
+    }
+
+    /** The ranked winner. */
+    public Evaluation winner() {
+        return result.ranking().get(0);
+    }
+
+    /** The printed report. */
+    public void print(PrintWriter out, int top, String winnerFile) {
+        PlanSearch.Frame f = result.frame();
+        out.printf(Locale.ROOT, "plan: %s on %s (%d GPUs), global batch %d x %d tokens%n",
+                modelName(), f.clusterName(), f.gpus(), f.globalBatch(), f.seqLen());
+        int dropped = result.dropped().values().stream().mapToInt(Integer::intValue).sum();
+        out.printf(Locale.ROOT, "layouts     %d formed%s%n", result.candidates().size(),
+                dropped == 0 ? "" : ", " + dropped + " left out (" + tally(result.dropped()) + ")");
+        long invalid = result.count(Screening.Verdict.INVALID);
+        long oom = result.count(Screening.Verdict.OUT_OF_MEMORY);
+        long fit = result.count(Screening.Verdict.VALID);
+        out.printf(Locale.ROOT, "screening   %d rejected by the scenario reader%s%n", invalid,
+                invalid == 0 ? "" : " (" + tally(result.reasons(Screening.Verdict.INVALID)) + ")");
+        out.printf(Locale.ROOT, "            %d exceed %.0f GB of HBM by the memory model%s%n", oom, f.hbmBytes() / 1e9,
+                oom == 0 ? "" : " (" + oomSummary() + ")");
+        out.printf(Locale.ROOT, "            %d fit and were bounded below (the critical path of their compute alone)%n", fit);
+        long oomAfter = result.evaluations().values().stream().filter(Evaluation::oom).count();
+        out.printf(Locale.ROOT, "search      %d simulated in %d wave%s, %d skipped: their bound exceeds the %d%s "
+                + "best step%s%n", result.evaluations().size(), result.waves(), result.waves() == 1 ? "" : "s",
+                result.skipped(), keep(), ordinal(keep()),
+                oomAfter == 0 ? "" : "; " + oomAfter + " simulated over HBM, not ranked");
+        if (result.ranking().isEmpty()) {
+            out.println();
+            out.println("no candidate fits in memory: shard more (tp, pp, zero), recompute, or allow more layouts");
+            out.flush();
+            return;
+        }
+        out.println();
+        boolean price = pricePerGpuHour > 0;
+        out.printf(Locale.ROOT, "%4s  %-56s %8s %9s%s %6s %7s %8s  %-26s %7s %8s%n", "rank", "layout", "step s",
+                "tok/s/GPU", price ? String.format(Locale.ROOT, " %8s", "$/Mtok") : "", "MFU", "bubble", "exposed",
+                "exposed ms by kind", "interf.", "peak GB");
+        List<Evaluation> ranking = result.ranking();
+        for (int i = 0; i < Math.min(top, ranking.size()); i++) {
+            Evaluation e = ranking.get(i);
+            out.printf(Locale.ROOT, "%4d  %-56s %8.3f %9.0f%s %5.1f%% %6.1f%% %7.1f%%  %-26s %6.1f%% %8.1f%n", i + 1,
+                    layout(e).label(), e.stepTimeNs() / 1e9, tokensPerGpuSecond(e),
+                    price ? String.format(Locale.ROOT, " %8.3f", dollarsPerMillionTokens(e)) : "", 100 * e.mfu(),
+                    100 * e.bubbleFraction(), 100 * e.exposedCommFraction(), byKind(e), 100 * e.interferenceFraction(),
+                    e.peakMemoryBytes() / 1e9);
+        }
+        out.println();
+        out.println("Pareto front, throughput against memory headroom (simulated candidates):");
+        for (Evaluation e : pareto()) {
+            out.printf(Locale.ROOT, "      %-56s %9.0f tok/s/GPU  %6.1f GB free%n", layout(e).label(),
+                    tokensPerGpuSecond(e), headroom(e) / 1e9);
+        }
+        out.println();
+        out.printf(Locale.ROOT, "winner      %s: %s%n", layout(winner()).label(), winnerFile);
+        out.flush();
+    }
+
+    private int keep = 1;
+
+    /** How many rows the pruning protected (for the message). */
+    public PlanReport keeping(int k) {
+        this.keep = k;
+        return this;
+    }
+
+    private int keep() {
+        return keep;
+    }
+
+    private static String ordinal(int n) {
+        return n == 1 ? "st" : n == 2 ? "nd" : n == 3 ? "rd" : "th";
+    }
+
+    private String oomSummary() {
+        long worst = 0;
+        long least = Long.MAX_VALUE;
+        for (Screening s : result.screenings()) {
+            if (s.verdict() == Screening.Verdict.OUT_OF_MEMORY) {
+                worst = Math.max(worst, s.memory().peakBytes());
+                least = Math.min(least, s.memory().peakBytes());
+            }
+        }
+        return String.format(Locale.ROOT, "predicted peaks %.0f to %.0f GB", least / 1e9, worst / 1e9);
+    }
+
+    private String modelName() {
+        String n = result.candidates().get(0).name();
+        return n.substring(0, n.indexOf("-tp"));
+    }
+
+    private Layout layout(Evaluation e) {
+        return result.candidates().get(e.index()).layout();
+    }
+
+    private static String byKind(Evaluation e) {
+        StringBuilder b = new StringBuilder();
+        e.exposedByKindNs().forEach((k, v) -> {
+            if (v > 0) {
+                b.append(b.length() == 0 ? "" : " ").append(k.replace("-comm", "").replace("-p2p", ""))
+                        .append(' ').append(Math.round(v / 1e6));
+            }
+        });
+        return b.length() == 0 ? "-" : b.toString();
+    }
+
+    private static String tally(Map<String, Integer> counts) {
+        List<String> parts = new ArrayList<>();
+        counts.forEach((k, v) -> parts.add(k + ": " + v));
+        return String.join("; ", parts);
+    }
+
+    /** One CSV row per candidate in enumeration order: its layout, fate and figures. */
+    public String csv() {
+        StringBuilder b = new StringBuilder("index,tp,pp,cp,ep,vp,dp,microBatch,recompute,zero,schedule,status,reason,"
+                + "predictedPeakGB,boundSeconds,stepSeconds,rank,tokensPerGpuSecond,dollarsPerMillionTokens,mfu,"
+                + "bubbleFraction,exposedCommFraction,interferenceFraction,peakMemoryGB\n");
+        Map<Integer, Integer> rank = new LinkedHashMap<>();
+        for (int i = 0; i < result.ranking().size(); i++) {
+            rank.put(result.ranking().get(i).index(), i + 1);
+        }
+        for (Candidate c : result.candidates()) {
+            Layout l = c.layout();
+            Screening s = result.screenings().get(c.index());
+            Evaluation e = result.evaluations().get(c.index());
+            b.append(String.format(Locale.ROOT, "%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%s,%s,%s,", c.index(), l.tp(), l.pp(),
+                    l.cp(), l.ep(), l.vp(), l.dp(), l.mb(), l.recompute(), l.zero(), l.schedule(), status(s, e),
+                    quote(s.reason())));
+            b.append(s.memory() == null ? "" : String.format(Locale.ROOT, "%.3f", s.memory().peakBytes() / 1e9))
+                    .append(',');
+            b.append(s.verdict() == Screening.Verdict.VALID ? String.format(Locale.ROOT, "%.6f", s.boundNs() / 1e9) : "")
+                    .append(',');
+            if (e == null) {
+                b.append(",,,,,,,,,\n");
+            } else {
+                b.append(String.format(Locale.ROOT, "%.6f,%s,%.1f,%s,%.5f,%.5f,%.5f,%.5f,%.3f%n", e.stepTimeNs() / 1e9,
+                        rank.containsKey(c.index()) ? rank.get(c.index()).toString() : "", tokensPerGpuSecond(e),
+                        pricePerGpuHour > 0 ? String.format(Locale.ROOT, "%.5f", dollarsPerMillionTokens(e)) : "",
+                        e.mfu(), e.bubbleFraction(), e.exposedCommFraction(), e.interferenceFraction(),
+                        e.peakMemoryBytes() / 1e9));
+            }
+        }
+        return b.toString();
+    }
+
+    private static String status(Screening s, Evaluation e) {
+        return switch (s.verdict()) {
+            case INVALID -> "invalid";
+            case OUT_OF_MEMORY -> "out-of-memory";
+            case VALID -> e == null ? "skipped" : e.oom() ? "simulated-out-of-memory" : "simulated";
+        };
+    }
+
+    private static String quote(String text) {
+        if (text.isEmpty()) {
+            return "";
+        }
+        return '"' + text.replace("\"", "\"\"").replace('\n', ' ') + '"';
+    }
+
+    /** The JSON document: inputs, counts, the ranking with breakdowns, the Pareto front and the winner. */
+    public Map<String, Object> json(String winnerFile) {
+        PlanSearch.Frame f = result.frame();
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("model", modelName());
+        doc.put("cluster", f.clusterName());
+        doc.put("gpus", f.gpus());
+        doc.put("globalBatch", f.globalBatch());
+        doc.put("seqLen", f.seqLen());
+        doc.put("pricePerGpuHour", pricePerGpuHour);
+        doc.put("layouts", result.candidates().size());
+        doc.put("leftOut", result.dropped());
+        doc.put("invalid", result.reasons(Screening.Verdict.INVALID));
+        doc.put("outOfMemory", result.count(Screening.Verdict.OUT_OF_MEMORY));
+        doc.put("fit", result.count(Screening.Verdict.VALID));
+        doc.put("simulated", result.evaluations().size());
+        doc.put("skipped", result.skipped());
+        doc.put("waves", result.waves());
+        List<Map<String, Object>> ranking = new ArrayList<>();
+        for (Evaluation e : result.ranking()) {
+            ranking.add(row(e));
+        }
+        doc.put("ranking", ranking);
+        List<Map<String, Object>> front = new ArrayList<>();
+        for (Evaluation e : pareto()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("index", e.index());
+            m.put("layout", layout(e).label());
+            m.put("tokensPerGpuSecond", tokensPerGpuSecond(e));
+            m.put("headroomBytes", headroom(e));
+            front.add(m);
+        }
+        doc.put("pareto", front);
+        if (!result.ranking().isEmpty()) {
+            Map<String, Object> w = row(winner());
+            w.put("scenarioFile", winnerFile);
+            doc.put("winner", w);
+        }
+        return doc;
+    }
+
+    private Map<String, Object> row(Evaluation e) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        Layout l = layout(e);
+        m.put("index", e.index());
+        m.put("layout", l);
+        m.put("boundSeconds", result.screenings().get(e.index()).boundNs() / 1e9);
+        m.put("stepTimeNs", e.stepTimeNs());
+        m.put("stepTimeSeconds", e.stepTimeNs() / 1e9);
+        m.put("tokensPerGpuSecond", tokensPerGpuSecond(e));
+        if (pricePerGpuHour > 0) {
+            m.put("dollarsPerMillionTokens", dollarsPerMillionTokens(e));
+        }
+        m.put("mfu", e.mfu());
+        m.put("bubbleFraction", e.bubbleFraction());
+        m.put("exposedCommFraction", e.exposedCommFraction());
+        m.put("exposedByKindNs", e.exposedByKindNs());
+        m.put("interferenceFraction", e.interferenceFraction());
+        m.put("peakMemoryBytes", e.peakMemoryBytes());
+        m.put("predictedPeakMemoryBytes", result.screenings().get(e.index()).memory().peakBytes());
+        m.put("headroomBytes", headroom(e));
+        return m;
+    }
+}

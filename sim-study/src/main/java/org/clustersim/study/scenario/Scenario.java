@@ -1,0 +1,265 @@
+package org.clustersim.study.scenario;
+
+import org.clustersim.core.input.InputFileException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+import org.clustersim.strategies.training.ContextParallel;
+import org.clustersim.strategies.training.LayerSplit;
+import org.clustersim.strategies.training.Layout;
+import org.clustersim.strategies.training.AllToAllAlgorithm;
+import org.clustersim.strategies.training.Mesh;
+import org.clustersim.strategies.training.ShardingOptions;
+import org.clustersim.strategies.training.StepSequence;
+import org.clustersim.strategies.training.TrainingStep;
+import org.clustersim.strategies.cost.Fp8Recipe;
+import org.clustersim.strategies.cost.KernelCosts;
+import org.clustersim.strategies.cost.LayerCostModel;
+import org.clustersim.strategies.cost.Precision;
+import org.clustersim.strategies.cost.RecomputeModule;
+import org.clustersim.strategies.device.AttentionImpl;
+import org.clustersim.strategies.device.DeviceProfile;
+import org.clustersim.strategies.model.TransformerModel;
+import org.clustersim.strategies.pipeline.CombinedOneFOneB;
+import org.clustersim.strategies.pipeline.PipelineSchedule;
+import org.clustersim.strategies.pipeline.ScheduleKind;
+import org.clustersim.core.Simulation;
+import org.clustersim.topology.ClusterSpec;
+import org.clustersim.topology.Topology;
+
+/**
+ * A validated scenario: everything needed to simulate one training step, or several back to back. Built only by
+ * {@link ScenarioReader}, which guarantees the values are consistent.
+ *
+ * @param name        scenario name (the file's stem unless given)
+ * @param source      the file it was read from
+ * @param cluster     the cluster
+ * @param model       the model
+ * @param device      the GPU's device profile (bundled, the scenario's own file, with overrides)
+ * @param attention   attention implementation
+ * @param blockingSends pipeline sends block the sending rank until they complete
+ * @param parallelism the parallel layout
+ * @param schedule    the pipeline schedule
+ * @param training    batch, sequence and precision settings
+ * @param fidelity    network model
+ * @param routing     how equal-cost paths are chosen
+ * @param faults      link, switch, NIC and GPU faults
+ * @param allReplicas simulate every data-parallel replica (else one, standing for all)
+ * @param allowOom    simulate even when a GPU's peak memory exceeds its HBM
+ * @param interference slow compute while communication kernels run beside it (the device
+ *                    profile's communication section); off: overlap is free
+ * @param steps       consecutive training steps to simulate; summaries report the last
+ * @param kernel      the discrete-event kernel that runs the step (the same result on either)
+ * @param output      output paths named in the file
+ */
+public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProfile device, TransformerModel model,
+                       AttentionImpl attention, boolean blockingSends,
+                       Parallelism parallelism, ScheduleKind schedule, Training training, Simulation.Fidelity fidelity,
+                       Simulation.Routing routing, List<Fault> faults, boolean allReplicas, boolean allowOom,
+                       boolean interference, int steps, Simulation.Kernel kernel, Output output) {
+
+    public Scenario {
+        faults = List.copyOf(faults);
+    }
+
+    /**
+     * The faults as simulation events on {@code topology}.
+     *
+     * @throws InputFileException naming each fault whose target does not exist, with the nearest names
+     */
+    public FaultEvents faultEvents(Topology topology) {
+        return FaultEvents.resolve(faults, topology, source);
+    }
+
+    /**
+     * The parallel layout as the scenario gives it: the step's {@link Layout} (built by
+     * {@link Layout#builder()}, its rules {@link org.clustersim.strategies.training.LayoutRules}) and
+     * what the scenario adds around it. The accessors below name the layout's parts as the file does.
+     *
+     * @param layout mesh, ZeRO sharding, sequence and context parallelism, communication options
+     * @param vp model chunks per rank: v of the interleaved schedule, 2 for ZB-V and DualPipeV, else 1
+     * @param layersPerStage layers of each stage, or {@code null} for an even split
+     * @param overlapParamGather with ZeRO 1 or 2, all-gather updated weights per bucket ahead of the next
+     *                   forward (Megatron-core's --overlap-param-gather) instead of after the optimizer
+     * @param overlapMoeExpertParallelComm Megatron-core's --overlap-moe-expert-parallel-comm: the
+     *                   combined 1F1B schedule ({@link CombinedOneFOneB}), one microbatch's forward run with
+     *                   another's backward so that each one's all-to-alls run under the other's compute
+     */
+    public record Parallelism(Layout layout, int vp, int[] layersPerStage, boolean overlapParamGather,
+                              boolean overlapMoeExpertParallelComm) {
+        /** GPUs the layout occupies: tp x cp x pp x dp. */
+        public int gpus() {
+            return layout.mesh().gpus();
+        }
+
+        /** Tensor-parallel size. */
+        public int tp() {
+            return layout.mesh().tp();
+        }
+
+        /** Pipeline-parallel size. */
+        public int pp() {
+            return layout.mesh().pp();
+        }
+
+        /** Data-parallel size. */
+        public int dp() {
+            return layout.mesh().dp();
+        }
+
+        /** Context-parallel size. */
+        public int cp() {
+            return layout.mesh().cp();
+        }
+
+        /** Expert-parallel size. */
+        public int ep() {
+            return layout.mesh().ep();
+        }
+
+        /** Expert tensor-parallel size (tp unless given, as in Megatron-core). */
+        public int etp() {
+            return layout.mesh().etp();
+        }
+
+        /** Mesh dimensions, innermost first. */
+        public List<Mesh.Dim> order() {
+            return layout.mesh().order();
+        }
+
+        /** ZeRO stage 0..3. */
+        public int zero() {
+            return layout.zero().stage();
+        }
+
+        /** Ranks ZeRO shards over (hybrid sharding), 0 for all of dp x cp. */
+        public int shardGroup() {
+            return layout.zero().shardGroup();
+        }
+
+        /** Which framework runs ZeRO 3 and its options (the defaults below ZeRO 3). */
+        public ShardingOptions sharding() {
+            return layout.zero().options();
+        }
+
+        /** Megatron sequence parallelism with TP. */
+        public boolean sequenceParallel() {
+            return layout.sequenceParallel();
+        }
+
+        /** How context parallelism exchanges keys and values. */
+        public ContextParallel cpVariant() {
+            return layout.cpKind();
+        }
+
+        /** Reduce gradient buckets during the backward (else after it). */
+        public boolean overlapGradReduce() {
+            return layout.comm().overlapGradReduce();
+        }
+
+        /** Gradient bucket size. */
+        public long gradBucketBytes() {
+            return layout.comm().bucketBytes();
+        }
+
+        /** Megatron-core's --tp-comm-overlap (Transformer Engine userbuffers). */
+        public boolean tpCommOverlap() {
+            return layout.comm().tpCommOverlap();
+        }
+
+        /** How MoE token all-to-alls are sent. */
+        public AllToAllAlgorithm allToAll() {
+            return layout.comm().allToAll();
+        }
+    }
+
+    /**
+     * Batch and numerics.
+     *
+     * @param globalBatch sequences per optimizer step
+     * @param microBatch  sequences per microbatch
+     * @param seqLen      tokens per sequence
+     * @param precision   matrix-multiply precision
+     * @param fp8Recipe   how FP8 scales its tensors (meaningful with precision fp8)
+     * @param recompute   activation recomputation
+     * @param gradAccumulationFusion weight-gradient GEMMs accumulate into the fp32 main gradient
+     * @param fp8ParamGather ZeRO gathers FP8 weights (with precision fp8)
+     * @param mainGradBytes bytes of a main-gradient element (4 fp32, 2 bf16 or fp16)
+     * @param recomputeModules under selective recomputation, the modules recomputed (empty: the
+     *                   attention core, Megatron-core's default)
+     * @param adamMomentBytes bytes of each Adam moment (4 fp32, 2 bf16 under the precision-aware optimizer)
+     */
+    public record Training(int globalBatch, int microBatch, int seqLen, Precision precision, Fp8Recipe fp8Recipe,
+                           Recompute recompute, boolean gradAccumulationFusion, boolean fp8ParamGather,
+                           int mainGradBytes, Set<RecomputeModule> recomputeModules, int adamMomentBytes) {
+    }
+
+    /** Activation recomputation policy. */
+    public enum Recompute {
+        NONE, SELECTIVE, FULL;
+
+        /** The cost model's form of the policy. */
+        public LayerCostModel.Recompute cost() {
+            return LayerCostModel.Recompute.valueOf(name());
+        }
+    }
+
+    /**
+     * Output paths given in the file; command-line flags take precedence.
+     *
+     * @param trace   Chrome trace path
+     * @param summary JSON summary path
+     * @param linkCounters whether the trace carries a throughput track per link
+     */
+    public record Output(Optional<String> trace, Optional<String> summary, boolean linkCounters) {
+    }
+
+    /**
+     * Model FLOPs of one step: three times the model's forward over every sequence (Megatron-LM's
+     * count; MoE layers count their active weights). The numerator of MFU.
+     */
+    public double modelFlopsPerStep() {
+        return 3.0 * training.globalBatch() * model.modelForwardFlops(1, training.seqLen());
+    }
+
+    /** Microbatches per step per pipeline: globalBatch / (microBatch x dp). */
+    public int microbatches() {
+        return training.globalBatch() / (training.microBatch() * parallelism.dp());
+    }
+
+    /** What each kernel costs on this cluster's GPUs with this scenario's numerics. */
+    public KernelCosts kernelCosts() {
+        return new KernelCosts(device, training.precision(), training.fp8Recipe(), attention,
+                training.gradAccumulationFusion(), training.fp8ParamGather(), training.mainGradBytes(),
+                training.adamMomentBytes());
+    }
+
+    /** The steps to simulate back to back and how each step's weight update reaches the next. */
+    public StepSequence stepSequence() {
+        return new StepSequence(steps, parallelism.overlapParamGather());
+    }
+
+    /**
+     * The pipeline schedule as run: the named one, or with the MoE all-to-all overlap Megatron-core's
+     * combined 1F1B form of it.
+     */
+    public PipelineSchedule pipelineSchedule() {
+        PipelineSchedule base = schedule.schedule(parallelism.vp());
+        return parallelism.overlapMoeExpertParallelComm() ? new CombinedOneFOneB(base) : base;
+    }
+
+    /** The training step this scenario describes. */
+    public TrainingStep trainingStep() {
+        Parallelism par = parallelism;
+        return TrainingStep.builder(model, cluster.build()).layout(par.layout())
+                .schedule(pipelineSchedule()).split(par.layersPerStage() == null ? null
+                        : LayerSplit.of(model.layers(), par.layersPerStage()))
+                .blockingSends(blockingSends).replicas(allReplicas ? par.dp() : 1)
+                .batch(microbatches(), training.microBatch(), training.seqLen())
+                .kernels(kernelCosts()).recompute(training.recompute().cost())
+                .recomputeModules(training.recomputeModules())
+                .build();
+    }
+}
