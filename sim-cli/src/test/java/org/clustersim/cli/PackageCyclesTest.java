@@ -38,6 +38,33 @@ class PackageCyclesTest {
         assertEquals(List.of(), graph.cycles(), "package cycles; move the type to the package that owns it");
     }
 
+    /**
+     * The study layer sits between the model and the command line: nothing in sim-study uses a
+     * package of sim-cli, and sim-spark builds on the study layer's job-engine interface, with the
+     * command line on its class path at run time only (so that its jar can run under spark-submit).
+     */
+    @Test
+    void theStudyLayerAndTheSparkEngineDoNotBuildOnTheCommandLine() throws IOException {
+        PackageGraph graph = PackageGraph.ofSourceRoots(List.of(REPO.resolve("sim-study/src/main/java"),
+                REPO.resolve("sim-spark/src/main/java"), REPO.resolve("sim-cli/src/main/java")));
+        for (String user : graph.packages()) {
+            if (!user.startsWith("org.clustersim.cli")) {
+                for (String used : graph.packages()) {
+                    if (used.startsWith("org.clustersim.cli")) {
+                        assertFalse(graph.uses(user, used), user + " uses the command line's " + used);
+                    }
+                }
+            }
+        }
+        assertTrue(graph.uses("org.clustersim.spark", "org.clustersim.study.engine"), "the Spark engine is a TaskEngine");
+        String pom = Files.readString(REPO.resolve("sim-spark/pom.xml"));
+        java.util.regex.Matcher cli = java.util.regex.Pattern.compile(
+                "<artifactId>sim-cli</artifactId>\\s*(<scope>(\\w+)</scope>)?").matcher(pom);
+        while (cli.find()) {
+            assertEquals("runtime", cli.group(2), "sim-spark may take sim-cli at runtime scope only");
+        }
+    }
+
     @Test
     void aCycleIsNamedWithTheFilesThatMakeIt() {
         PackageGraph graph = PackageGraph.of(Map.of(
