@@ -33,7 +33,10 @@ public final class Simulation {
     public enum Routing {
         /** A static hash of the flow picks the next hop (the default). */
         ECMP,
-        /** The next hop carrying the fewest flows when the flow starts (adaptive routing). */
+        /**
+         * When the flow starts, the equal-cost next hop whose way on to the destination leaf has
+         * the least-loaded busiest link, in flows (adaptive routing).
+         */
         ADAPTIVE
     }
 

@@ -18,7 +18,8 @@ public interface Router {
 
     /**
      * The route of a flow under adaptive routing: where several equal-cost next hops exist, the
-     * one carrying the fewest flows right now is taken (ties broken as ECMP would), which is how
+     * one whose way on to the destination leaf has the busiest link carrying the fewest flows
+     * right now is taken (only a strictly lower load displaces the hash's choice), which is how
      * adaptive routing spreads flows that a static hash would collide. Routers without path
      * diversity (dimension-order tori) return the static route.
      *

@@ -67,8 +67,9 @@ public final class FlowNetwork implements FabricNetwork {
     }
 
     /**
-     * @param adaptive route each flow, when it starts, over the equal-cost next hops carrying the
-     *                 fewest flows (adaptive routing) instead of by a static hash
+     * @param adaptive route each flow, when it starts, through the equal-cost next hop whose way on
+     *                 to the destination leaf has the least-loaded busiest link (flows counted per
+     *                 link; adaptive routing) instead of by a static hash
      */
     public FlowNetwork(Topology topology, SimKernel kernel, LinkStates states, Counters counters, boolean adaptive) {
         this(topology, kernel, states, counters, adaptive, FEW_FLOWS, true);
