@@ -21,9 +21,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * Jackson's data binding ({@link OutputFiles#mapper()}) writes for them. Any other type goes
  * through that data binding, inside the same document.
  *
- * <p>Why: data binding builds its serializers by introspection on first use. In a cold JVM that
- * loaded about 500 classes and took about a quarter of a second of every command that writes a
- * summary, more than simulating a small scenario. Walking records needs only their accessors.
+ * <p>Why: data binding builds its serializers by introspection on first use, which in a cold JVM
+ * costs more than simulating a small scenario (measured in docs/benchmarks.md, "Scale", tenth
+ * round). Walking records needs only their accessors.
  */
 final class JsonOutput {
     private static final JsonFactory FACTORY = JsonFactory.builder().build();

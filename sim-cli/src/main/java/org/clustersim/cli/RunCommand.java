@@ -93,8 +93,8 @@ public final class RunCommand implements Callable<Integer> {
      * As {@link #simulate(Scenario, boolean, boolean)}, refusing up front work that cannot fit in
      * the heap ({@link WorkEstimate}; {@code withTrace} counts the trace's size too). Each GPU's
      * memory over time is a counter track for the trace and the report only: it is recorded when
-     * one of them is wanted ({@code withTrace}, {@code linkCounters}), not for a summary alone,
-     * where it cost 0.2 s of a 16,384-GPU step with every replica.
+     * one of them is wanted ({@code withTrace}, {@code linkCounters}), not for a summary alone
+     * (its cost on the largest steps: docs/benchmarks.md, "Scale", ninth round).
      */
     static Simulated simulate(Scenario scenario, boolean allowOom, boolean linkCounters, boolean withTrace) {
         long t0 = System.nanoTime();

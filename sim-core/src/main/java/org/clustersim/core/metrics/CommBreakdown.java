@@ -90,11 +90,10 @@ public record CommBreakdown(int device, Map<String, Long> exposedNs, Map<String,
         }
 
         /*
-         * The loop below runs for every task of every device: 26 M visits for a 16,384-GPU step
-         * with every replica. It is kept small, and free of branches that profiling never sees
-         * taken, so the JIT compiles it early and once: the whole measure in one method took
-         * 0.4 s per C2 compilation, and it was compiled again after a category's first sighting
-         * on a new thread deoptimised it.
+         * The loop below runs for every task of every device (tens of millions of visits for the
+         * largest steps). It is kept small, and free of branches that profiling never sees taken,
+         * so the JIT compiles it early and once (the measurements behind this: docs/benchmarks.md,
+         * "Scale", ninth round).
          */
 
         /**
