@@ -16,6 +16,10 @@ import java.util.List;
  * the flows on every link at that moment. Down links are avoided; distances
  * to each destination leaf are computed by a breadth-first search over the live switch links
  * and cached until a link changes state, as are the routes themselves.
+ *
+ * <p>Why this class is long: it is on the flow model's hot path; the per-leaf distance tables,
+ * their densely numbered switch arrays and the adaptive scan that reads them in place share
+ * private arrays, which a split would have to expose or copy.
  */
 public final class SwitchedRouter implements Router {
     private final List<Link> links;

@@ -17,6 +17,10 @@ import java.util.Map;
  * each task occupies, its dependencies, its dependents and each stream's queue as compressed
  * sparse rows (an offset array and one flat {@code int[]} each). {@link Task} is a view of one
  * row; the engine reads the rows directly.
+ *
+ * <p>Why this class is long: the rows, their {@link Builder} (appending, resequencing a queue,
+ * copying a replica's rows) and the depth renumbering all write the same private arrays with
+ * array loops; keeping them in one class keeps those arrays out of any other class's reach.
  */
 public final class TaskGraph {
     /** Tasks from which {@link #renumbered} gathers its arrays in parallel (below, threads cost more than they save). */

@@ -33,6 +33,10 @@ import org.clustersim.strategies.model.TransformerModel;
  * core by default) to the Bi of the block holding it. Each block keeps its per-op times so the trace can show where a layer's
  * time goes.
  *
+ * <p>Why this class is long: it lists every op of a layer's three passes in the order the
+ * framework runs them, so that each pass's breakdown can be read against Megatron-core's code in
+ * one place; the costs themselves come from {@link KernelCosts}.
+ *
  * @param model     the transformer
  * @param costs     the device's kernel costs at the training precision
  * @param tp        tensor-parallel size t

@@ -32,6 +32,10 @@ import java.util.TreeMap;
  * nope + rope, d_v = v, as Megatron-LM's MLA branch counts them (which also counts the latent
  * norms as one multiply-add per element; we leave norms out everywhere).
  *
+ * <p>Why this class is long: the model's dimensions, their checks and every count derived from
+ * them (parameters, FLOPs per part) stay together, so that one published model maps to one
+ * record and the counts cannot drift apart; the derivations are short methods.
+ *
  * <p>Parameters: the matrices, two norms per layer (and the latent norms of latent attention),
  * the embedding and output projection, the final norm. A learned position table (max positions
  * x h, under 0.3% of the SC'21 models) and linear biases are not counted.

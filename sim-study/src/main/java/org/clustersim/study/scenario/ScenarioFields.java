@@ -33,6 +33,9 @@ import org.clustersim.topology.TorusSpec;
  * Every field of the scenario format (docs/scenario-format.md): the single definition that
  * {@link ScenarioReader} checks fields with and {@link ScenarioSchema} writes the JSON Schema
  * from. Ranges, accepted names and constant defaults live here only.
+ *
+ * <p>Why this class is long: it is the format's catalogue, one declaration per field; split, the
+ * one definition would be scattered again.
  */
 public final class ScenarioFields {
     /** Upper bound of counts (servers, replicas, sequences): 2^24. */
