@@ -2,6 +2,7 @@ package org.clustersim.strategies.training;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 import org.clustersim.strategies.cost.LayerCostModel;
 import org.clustersim.strategies.model.TransformerModel;
@@ -86,12 +87,15 @@ public final class LayoutRules {
         }
     }
 
-    /** DeepSpeed's pipeline engine takes ZeRO 0 or 1: its ZeRO 3 runs without pipeline parallelism. */
+    /**
+     * A framework whose ZeRO 3 runs without pipeline parallelism ({@link ShardingFramework#pipelineRefusal}:
+     * DeepSpeed's pipeline engine takes ZeRO 0 or 1) refuses more than one stage or chunk per rank.
+     */
     public static void deepSpeed(List<Violation> out, int zero, Zero3Impl impl, int pp, int chunks) {
-        if (impl == Zero3Impl.DEEPSPEED && zero == 3 && (pp > 1 || chunks > 1)) {
-            out.add(new Violation("zero3Impl", "found deepspeed with " + (pp > 1 ? "pp: " + pp : chunks
-                    + " model chunks per rank") + "; DeepSpeed's pipeline engine runs ZeRO 0 or 1 only: expected pp: 1 "
-                    + "and one chunk"));
+        Optional<String> refusal = impl.framework().pipelineRefusal();
+        if (refusal.isPresent() && zero == 3 && (pp > 1 || chunks > 1)) {
+            out.add(new Violation("zero3Impl", "found " + impl.id() + " with " + (pp > 1 ? "pp: " + pp : chunks
+                    + " model chunks per rank") + "; " + refusal.get() + ": expected pp: 1 and one chunk"));
         }
     }
 

@@ -1,10 +1,9 @@
 package org.clustersim.strategies.training;
 
-import java.util.List;
-
 /**
- * What ZeRO 3 holds unsharded on one GPU besides the shards, by framework ({@link Zero3Impl}):
- * gathered bf16 weights and the gradient buffers of the layers being reduced.
+ * What ZeRO 3 holds unsharded on one GPU besides the shards, as its framework
+ * ({@link ShardingFramework}) says: gathered bf16 weights and the gradient buffers of the layers
+ * being reduced.
  *
  * <ul>
  *   <li>Megatron-FSDP: two units (layers) of weights and two of unsharded main gradients, the
@@ -31,46 +30,11 @@ final class ShardedMemory {
 
     /** Bytes of gathered bf16 weights on a GPU of pipeline rank {@code p} at their peak. */
     double gatheredWeightBytes(int p) {
-        double maxLayer = step.parameters().maxLayer();
-        ShardingOptions o = step.sharding();
-        return switch (o.impl()) {
-            case MEGATRON_FSDP -> 2 * 2 * maxLayer;
-            case FSDP2 -> 2 * ((o.reshardAfterForward() ? maxLayer : rankLayers(p)) + 2 * maxLayer);
-            case DEEPSPEED -> 2 * deepSpeedPeakLive();
-        };
+        return step.sharding().impl().framework().gatheredWeightBytes(step, p);
     }
 
     /** Bytes of unsharded gradient buffers on one GPU during the backward. */
     double gradientBufferBytes() {
-        double maxLayer = step.parameters().maxLayer();
-        int reduce = step.shardedGradReduceBytes();
-        return switch (step.sharding().impl()) {
-            case MEGATRON_FSDP -> 2 * maxLayer * reduce;
-            case FSDP2 -> maxLayer * (2 + 2.0 * reduce);
-            case DEEPSPEED -> step.sharding().deepSpeed().reduceBucket() * (double) reduce + 2 * maxLayer;
-        };
-    }
-
-    /** Layer parameters of every chunk pipeline rank {@code p} holds. */
-    private double rankLayers(int p) {
-        var placement = step.schedule().placement(step.pp(), step.microbatches());
-        double sum = 0;
-        for (int chunk = 0; chunk < placement.chunksPerRank(); chunk++) {
-            sum += step.parameters().stageLayers(placement.stageOfChunk(p, chunk));
-        }
-        return sum;
-    }
-
-    /** DeepSpeed's gathered elements at their peak over one micro-step's forward and backward. */
-    private double deepSpeedPeakLive() {
-        List<List<LayerTensors.Tensor>> layers = ShardedWeights.stageTensors(step, 0);
-        DeepSpeedCoordinator c = new DeepSpeedCoordinator(layers, step.sharding().deepSpeed());
-        for (int l = 0; l < layers.size(); l++) {
-            c.pass(l, true);
-        }
-        for (int l = layers.size() - 1; l >= 0; l--) {
-            c.pass(l, false);
-        }
-        return c.peakLive();
+        return step.sharding().impl().framework().gradientBufferBytes(step);
     }
 }

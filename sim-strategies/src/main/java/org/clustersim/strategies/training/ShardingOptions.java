@@ -22,7 +22,7 @@ public record ShardingOptions(Zero3Impl impl, boolean reshardAfterForward, int g
         if (impl == null || deepSpeed == null) {
             throw new IllegalArgumentException("a ZeRO-3 implementation and DeepSpeed's settings are required");
         }
-        if (!reshardAfterForward && impl != Zero3Impl.FSDP2) {
+        if (!reshardAfterForward && !impl.framework().keepsGatheredWeightsAfterForward()) {
             throw new IllegalArgumentException("only fsdp2 keeps gathered weights after the forward "
                     + "(reshard_after_forward=False); " + impl.id() + " always reshards");
         }
@@ -53,11 +53,7 @@ public record ShardingOptions(Zero3Impl impl, boolean reshardAfterForward, int g
         if (gradReduceBytes != 0) {
             return gradReduceBytes;
         }
-        return switch (impl) {
-            case MEGATRON_FSDP -> mainGradBytes;
-            case FSDP2 -> 4;
-            case DEEPSPEED -> 2;
-        };
+        return impl.framework().defaultReduceBytes(mainGradBytes);
     }
 
     /**

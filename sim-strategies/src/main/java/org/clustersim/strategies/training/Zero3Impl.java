@@ -29,17 +29,29 @@ import java.util.Map;
  *       (deepspeedai/DeepSpeed, deepspeed/runtime/zero/partitioned_param_coordinator.py,
  *       stage3.py, config.py) ({@link DeepSpeedCoordinator}).</li>
  * </ul>
+ *
+ * The enum is the name scenarios use; each constant carries its {@link ShardingFramework}
+ * ({@link MegatronFsdp}, {@link Fsdp2}, {@link DeepSpeedZero3}), which the step builder and the
+ * memory model ask instead of switching on the constant.
  */
 public enum Zero3Impl {
-    DEEPSPEED("deepspeed"), FSDP2("fsdp2"), MEGATRON_FSDP("megatron-fsdp");
+    DEEPSPEED("deepspeed", new DeepSpeedZero3()), FSDP2("fsdp2", new Fsdp2()),
+    MEGATRON_FSDP("megatron-fsdp", new MegatronFsdp());
 
     /** What scenarios get without {@code zero3Impl}: the behaviour the simulator always had. */
     public static final Zero3Impl DEFAULT = MEGATRON_FSDP;
 
     private final String id;
+    private final ShardingFramework framework;
 
-    Zero3Impl(String id) {
+    Zero3Impl(String id, ShardingFramework framework) {
         this.id = id;
+        this.framework = framework;
+    }
+
+    /** What the framework does its own way: the one place that differs per implementation. */
+    ShardingFramework framework() {
+        return framework;
     }
 
     /** The name scenario files use. */

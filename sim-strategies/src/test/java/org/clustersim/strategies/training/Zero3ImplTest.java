@@ -156,7 +156,7 @@ class Zero3ImplTest {
         // by the hooks of the layer before; the last layers of the forward may still be held)
         double backward = uses.subList(8, 16).stream().flatMap(u -> u.issued.stream()).mapToDouble(g -> g.params).sum();
         assertTrue(backward >= 6 * PARTITIONED, () -> "backward gathered " + backward);
-        DeepSpeedCoordinator c = new DeepSpeedCoordinator(ShardedWeights.stageTensors(step(tight, 1), 0),
+        DeepSpeedCoordinator c = new DeepSpeedCoordinator(DeepSpeedZero3.stageTensors(step(tight, 1)),
                 tight.deepSpeed());
         for (int l = 0; l < 8; l++) {
             c.pass(l, true);
