@@ -30,9 +30,9 @@ for s in $scenarios; do
   # A run that failed before opening the trace leaves the reader waiting: open the FIFO once.
   if kill -0 "$reader" 2>/dev/null; then : > "$work/trace" || true; fi
   wait "$reader" || true
-  # The printed trace path names the temporary folder and the last line gives the wall time:
-  # drop both before hashing.
-  grep -v -e "^trace " -e "^simulated .* events in .* s$" "$work/stdout" > "$work/stdout.kept" || true
+  # The printed output paths name the temporary folder and one line gives the wall time: write
+  # the folder as WORK and drop the wall-time line before hashing.
+  grep -v -e "^simulated .* events in .* s$" "$work/stdout" | sed "s|$work|WORK|g" > "$work/stdout.kept" || true
   echo "$s exit $rc"
   echo "$s stdout $(sha256sum < "$work/stdout.kept" | cut -c1-64)"
   for f in summary.json gpus.csv; do
