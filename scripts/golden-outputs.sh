@@ -10,7 +10,8 @@
 #   diff before.txt after.txt
 #
 # Extra arguments are passed to every run (for example --trace-format=perfetto). Set
-# GOLDEN_SCENARIOS to a space-separated list of files to check only those.
+# GOLDEN_SCENARIOS to a space-separated list of files to check only those, and GOLDEN_COMMAND to
+# run another build (for example "java -jar /tmp/old.jar") instead of ./clustersim.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -23,7 +24,7 @@ for s in $scenarios; do
   sha256sum < "$work/trace" > "$work/trace.sha" &
   reader=$!
   set +e
-  ./clustersim run --allow-oom --summary="$work/summary.json" --csv="$work/gpus.csv" \
+  ${GOLDEN_COMMAND:-./clustersim} run --allow-oom --summary="$work/summary.json" --csv="$work/gpus.csv" \
     --trace="$work/trace" "$@" "$s" > "$work/stdout" 2> "$work/stderr"
   rc=$?
   set -e
