@@ -10,7 +10,8 @@
 #   diff before.txt after.txt
 #
 # Extra arguments are passed to every run (for example --trace-format=perfetto). Set
-# GOLDEN_SCENARIOS to a space-separated list of files to check only those.
+# GOLDEN_SCENARIOS to a space-separated list of files to check only those, and GOLDEN_COMMAND to
+# run another build (for example "java -jar /tmp/old.jar") instead of ./clustersim.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -23,16 +24,16 @@ for s in $scenarios; do
   sha256sum < "$work/trace" > "$work/trace.sha" &
   reader=$!
   set +e
-  ./clustersim run --allow-oom --summary="$work/summary.json" --csv="$work/gpus.csv" \
+  ${GOLDEN_COMMAND:-./clustersim} run --allow-oom --summary="$work/summary.json" --csv="$work/gpus.csv" \
     --trace="$work/trace" "$@" "$s" > "$work/stdout" 2> "$work/stderr"
   rc=$?
   set -e
   # A run that failed before opening the trace leaves the reader waiting: open the FIFO once.
   if kill -0 "$reader" 2>/dev/null; then : > "$work/trace" || true; fi
   wait "$reader" || true
-  # The printed trace path names the temporary folder and the last line gives the wall time:
-  # drop both before hashing.
-  grep -v -e "^trace " -e "^simulated .* events in .* s$" "$work/stdout" > "$work/stdout.kept" || true
+  # The printed output paths name the temporary folder and one line gives the wall time: write
+  # the folder as WORK and drop the wall-time line before hashing.
+  grep -v -e "^simulated .* events in .* s$" "$work/stdout" | sed "s|$work|WORK|g" > "$work/stdout.kept" || true
   echo "$s exit $rc"
   echo "$s stdout $(sha256sum < "$work/stdout.kept" | cut -c1-64)"
   for f in summary.json gpus.csv; do
