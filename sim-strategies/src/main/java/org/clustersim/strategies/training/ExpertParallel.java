@@ -43,7 +43,11 @@ final class ExpertParallel {
     /** With an expert TP of its own: the shared experts' input the attention's TP group gathers, bf16. */
     private final long sharedBytes;
     private final Map<Integer, Work.Communication> merged = new HashMap<>();
-    private final Map<String, Work.Communication> mergedEtp = new HashMap<>();
+    /** The merged expert-TP collective per operation and first GPU of the group. */
+    private final Map<MergedKey, Work.Communication> mergedEtp = new HashMap<>();
+
+    private record MergedKey(CollectiveOp op, int firstDevice) {
+    }
 
     /**
      * Where an MoE layer's tokens go: {@code groupsOf} gives the expert-parallel groups a GPU's
@@ -128,7 +132,7 @@ final class ExpertParallel {
         }
         if (etp > 1) {
             int[] devices = chain.devices();
-            Work.Communication work = mergedEtp.computeIfAbsent(op + "/" + devices[0], k -> {
+            Work.Communication work = mergedEtp.computeIfAbsent(new MergedKey(op, devices[0]), k -> {
                 List<Work.Communication> parts = new ArrayList<>();
                 for (int start = 0; start < devices.length; start += etp) {
                     parts.add(plans.plan("etp", op, Arrays.copyOfRange(devices, start, start + etp), routedBytes));

@@ -29,7 +29,11 @@ final class GradientReduction {
     private final CollectiveOp op;
     private final int shard;
     /** The tied-embedding all-reduces, built once per (TP rank, context rank, replica). */
-    private final Map<String, Integer> embeddingTasks = new HashMap<>();
+    /** The embedding's gradient all-reduce task per TP rank, CP rank and replica. */
+    private final Map<EmbeddingKey, Integer> embeddingTasks = new HashMap<>();
+
+    private record EmbeddingKey(int tp, int cp, int replica) {
+    }
     /** The expert-gradient reductions each GPU's optimizer waits for, filled as TP ranks are reduced. */
     private final Map<Integer, List<Integer>> expertTasks = new HashMap<>();
 
@@ -158,14 +162,14 @@ final class GradientReduction {
      * optimizer step, in fp32.
      */
     private List<Integer> embeddingSync(int t, int embedRank, int logitsRank) {
-        String key = "embedding/" + t;
         List<Integer> tasks = new ArrayList<>();
         int lastStage = step.stages() - 1;
         long bytes = Math.round((double) step.model().vocab() * step.model().hidden() / step.tp()
                 * step.kernels().mainGradBytes());
         for (int d = 0; d < step.replicas(); d++) {
             for (int c = 0; c < step.cp(); c++) {
-                Integer known = embeddingTasks.get(key + "/" + c + "/" + d);
+                EmbeddingKey key = new EmbeddingKey(t, c, d);
+                Integer known = embeddingTasks.get(key);
                 if (known == null) {
                     int[] first = pipelines.get(d).gradientsReady(embedRank, 0);
                     int[] last = pipelines.get(d).gradientsReady(logitsRank, lastStage);
@@ -173,7 +177,7 @@ final class GradientReduction {
                     known = dpc.reduce("embedding grad all-reduce", CollectiveOp.ALL_REDUCE,
                             new int[] {step.device(t, c, embedRank, d), step.device(t, c, logitsRank, d)}, 1, bytes,
                             deps, "dp");
-                    embeddingTasks.put(key + "/" + c + "/" + d, known);
+                    embeddingTasks.put(key, known);
                 }
                 tasks.add(known);
             }

@@ -32,12 +32,32 @@ final class GroupPlans {
     /** The model's experts, for the node limit of MoE exchanges (null for a dense model). */
     private final TransformerModel.Experts experts;
     private final AllToAllAlgorithm allToAll;
-    private final Map<String, Collectives.Choice> chosen = new HashMap<>();
-    private final Map<String, Work.Communication> planned = new HashMap<>();
+    /** The algorithm chosen per kind of group, operation, size and group size. */
+    private final Map<ChoiceKey, Collectives.Choice> chosen = new HashMap<>();
+    /** The plan made per kind of group, operation, size and the group's GPUs. */
+    private final Map<PlanKey, Work.Communication> planned = new HashMap<>();
     /** Every plan made, with what it was made for, in the order made. */
     private final List<Made> made = new ArrayList<>();
 
     private record Made(String kind, CollectiveOp op, int[] devices, long bytes, Work.Communication work) {
+    }
+
+    private record ChoiceKey(String kind, CollectiveOp op, long bytes, int groupSize) {
+    }
+
+    /** A plan's key: the GPUs compared by value, not by array identity. */
+    private record PlanKey(String kind, CollectiveOp op, long bytes, int[] devices) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof PlanKey k && k.bytes == bytes && k.op == op && k.kind.equals(kind)
+                    && java.util.Arrays.equals(k.devices, devices);
+        }
+
+        @Override
+        public int hashCode() {
+            return (kind.hashCode() * 31 + op.hashCode()) * 31 + Long.hashCode(bytes) * 31
+                    + java.util.Arrays.hashCode(devices);
+        }
     }
 
     GroupPlans(Topology topology, TransformerModel.Experts experts) {
@@ -53,12 +73,14 @@ final class GroupPlans {
     /** A collective's plan for this group, choosing the algorithm once per operation, size and group size. */
     Work.Communication plan(String kind, CollectiveOp op, int[] devices, long bytes) {
         // the same collective over the same GPUs recurs every layer and microbatch: plan it once
-        return planned.computeIfAbsent(kind + "/" + op.name() + "/" + bytes + "/" + java.util.Arrays.toString(devices),
-                k -> {
-                    Work.Communication work = planFresh(kind, op, devices, bytes);
-                    made.add(new Made(kind, op, devices.clone(), bytes, work));
-                    return work;
-                });
+        Work.Communication work = planned.get(new PlanKey(kind, op, bytes, devices));
+        if (work == null) {
+            work = planFresh(kind, op, devices, bytes);
+            int[] group = devices.clone();
+            planned.put(new PlanKey(kind, op, bytes, group), work);
+            made.add(new Made(kind, op, group, bytes, work));
+        }
+        return work;
     }
 
     /**
@@ -98,7 +120,7 @@ final class GroupPlans {
             // token exchanges across servers go rail-aligned, as NCCL's PXN sends them
             return Collectives.plan(PXN.name(), op, group, bytes, topology).work();
         }
-        String key = kind + "/" + op.name() + "/" + bytes + "/" + devices.length;
+        ChoiceKey key = new ChoiceKey(kind, op, bytes, devices.length);
         Collectives.Choice c = chosen.get(key);
         if (c == null) {
             c = Collectives.plan("auto", op, group, bytes, topology);

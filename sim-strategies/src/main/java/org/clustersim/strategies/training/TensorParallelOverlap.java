@@ -56,7 +56,10 @@ final class TensorParallelOverlap {
     private final TensorParallel tensor;
     private final LayerCostModel cost;
     private final Map<LayerCostModel.Block, Optional<Parts>> parts = new IdentityHashMap<>();
-    private final Map<String, Optional<LayerCostModel.OpTime>> chunkTimes = new java.util.HashMap<>();
+    private final Map<ChunkKey, Optional<LayerCostModel.OpTime>> chunkTimes = new java.util.HashMap<>();
+
+    private record ChunkKey(String op, int chunks) {
+    }
 
     /** Where the block's middle (attention core or activation) goes: it may carry its own communication. */
     @FunctionalInterface
@@ -178,7 +181,7 @@ final class TensorParallelOverlap {
 
     /** {@link #chunk(LayerCostModel.Block, int)} by op name, costed once per op and chunk count (surface lookups). */
     private Optional<LayerCostModel.OpTime> chunk(String op, int chunks) {
-        return chunkTimes.computeIfAbsent(op + "/" + chunks, k -> cost.gemmChunk(op, chunks).map(t -> {
+        return chunkTimes.computeIfAbsent(new ChunkKey(op, chunks), k -> cost.gemmChunk(op, chunks).map(t -> {
             CommKernels kernels = cost.costs().device().commKernels();
             double e = kernels == null ? 1 : kernels.overlappedGemmEfficiency();
             return new LayerCostModel.OpTime(t.op(), t.fNs() / e, t.biNs() / e, t.wNs() / e);
