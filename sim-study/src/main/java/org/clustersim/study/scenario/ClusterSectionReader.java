@@ -1,0 +1,151 @@
+package org.clustersim.study.scenario;
+
+import static org.clustersim.study.scenario.ScenarioFields.*;
+import static org.clustersim.study.scenario.SectionChecks.given;
+
+import java.nio.file.Path;
+import java.util.Optional;
+
+import org.clustersim.core.input.Diagnostics;
+import org.clustersim.core.input.Section;
+import org.clustersim.core.input.SourceNode;
+import org.clustersim.core.input.SourceTreeReader;
+import org.clustersim.strategies.device.DeviceProfile;
+import org.clustersim.strategies.device.DeviceProfileReader;
+import org.clustersim.strategies.device.DeviceProfiles;
+import org.clustersim.topology.AcceleratorSpec;
+import org.clustersim.topology.ClusterSpec;
+import org.clustersim.topology.FatTreeSpec;
+import org.clustersim.topology.SuperPodSpec;
+import org.clustersim.topology.SwitchedClusterSpec;
+
+/**
+ * The {@code cluster} section of a GPU scenario: the preset's servers, their fabric, and the
+ * device profile of their GPUs ({@code deviceProfile} with {@code deviceOverrides}, also used for
+ * TPU chips by {@link TpuSectionReader}). Kept apart from {@link ScenarioReader}, which calls it.
+ */
+final class ClusterSectionReader {
+    /** The {@code cluster} section. */
+    private final Section section;
+    private final Path scenario;
+    private final SourceTreeReader treeReader;
+
+    /** The cluster and the device profile of its GPUs. */
+    record ClusterChoice(ClusterSpec spec, DeviceProfile device) {
+    }
+
+    /**
+     * @param cluster    the {@code cluster} section
+     * @param scenario   the scenario file, against whose folder a profile file resolves
+     * @param treeReader reads a profile file
+     */
+    ClusterSectionReader(Section cluster, Path scenario, SourceTreeReader treeReader) {
+        this.section = cluster;
+        this.scenario = scenario;
+        this.treeReader = treeReader;
+    }
+
+    /**
+     * {@code cluster.deviceProfile} (a bundled profile's name, or a profile file relative to the
+     * scenario) with {@code cluster.deviceOverrides} laid over it; by default the bundled profile
+     * of the preset's GPU.
+     */
+    Optional<DeviceProfile> deviceProfile(String chip) {
+        Optional<String> named = DEVICE_PROFILE.text(section);
+        SourceNode tree;
+        if (named.isPresent() && DeviceProfiles.has(named.get())) {
+            tree = DeviceProfiles.tree(named.get());
+        } else if (named.isPresent()) {
+            Path dir = scenario.toAbsolutePath().getParent();
+            Path profile = dir == null ? Path.of(named.get()) : dir.resolve(named.get());
+            if (!java.nio.file.Files.isRegularFile(profile)) {
+                section.error("deviceProfile", "found '" + named.get() + "', expected a bundled profile ("
+                        + String.join(", ", DeviceProfiles.NAMES) + ") or a profile file relative to the scenario");
+                return Optional.empty();
+            }
+            tree = treeReader.read(profile);
+            Diagnostics own = new Diagnostics(profile);
+            new DeviceProfileReader(own).read(tree, "");
+            own.throwIfAny();
+        } else if (DeviceProfiles.has(chip)) {
+            tree = DeviceProfiles.tree(chip);
+        } else {
+            section.error("preset", "the preset's GPU (" + chip + ") has no bundled device profile; give "
+                    + "cluster.deviceProfile");
+            return Optional.empty();
+        }
+        SourceNode overrides = section.node(DEVICE_OVERRIDES.name()).orElse(null);
+        if (overrides != null) {
+            if (!(overrides instanceof SourceNode.MapNode m)) {
+                section.error("deviceOverrides", "found " + overrides.describe() + ", expected a mapping of profile fields");
+                return Optional.empty();
+            }
+            tree = SourceNode.overlay(tree, m);
+        }
+        return new DeviceProfileReader(section.diagnostics()).read(tree, overrides == null ? "" : section.pathOf("deviceOverrides"));
+    }
+
+    /**
+     * A GPU cluster: the preset's servers, or as many as the layout needs, on a single switch, a
+     * rail-optimized or a fat-tree fabric. Empty after reporting errors.
+     */
+    Optional<ClusterChoice> read(String presetName, Scenario.Parallelism par) {
+        String fabric = FABRIC.choice(section);
+        boolean rails = fabric.equals("rail-optimized");
+        boolean fatTree = fabric.equals("fat-tree");
+        int levels = LEVELS.integer(section);
+        int radix = RADIX.integer(section);
+        if (!fatTree && (given(section, "levels") || given(section, "radix"))) {
+            section.error(given(section, "levels") ? "levels" : "radix", "only a fat-tree fabric takes levels and radix");
+        }
+        SwitchedClusterSpec base = SwitchedClusterSpec.preset(presetName, 1).orElseThrow();
+        Optional<DeviceProfile> device = deviceProfile(base.accelerator().name());
+        // without a usable profile the rest of the section is still read, for its own errors
+        AcceleratorSpec chip = device.map(DeviceProfile::accelerator).orElse(base.accelerator());
+        int gpusPerNode = GPUS_PER_NODE.integer(section, base.gpusPerNode());
+        int defaultNodes = Math.max(1, (par.gpus() + gpusPerNode - 1) / gpusPerNode);
+        int nodes = NODES.integer(section, defaultNodes);
+        double nvlink = NVLINK_BW.number(section).map(g -> g * 1e9).orElse(base.nvlinkBytesPerS());
+        long nvlinkLat = NVLINK_LAT.number(section).map(Math::round).orElse(base.nvlinkLatencyNs());
+        double nic = NIC_BW.number(section).map(g -> g * 1e9).orElse(base.nicBytesPerS());
+        long gpuNicLat = GPU_NIC_LAT.number(section).map(Math::round).orElse(base.gpuNicLatencyNs());
+        long nicSwitchLat = NIC_LAT.number(section).map(Math::round).orElse(base.nicSwitchLatencyNs());
+        double ratio = OVERSUBSCRIPTION.number(section).orElse((Double) OVERSUBSCRIPTION.dflt());
+        if (!rails && !fatTree) {
+            if (given(section, "oversubscription") && ratio != 1) {
+                section.error("oversubscription", "found " + ratio + ", but a single-switch fabric has no level to "
+                        + "oversubscribe; use fabric: rail-optimized or fat-tree");
+            }
+            return device.map(dev -> new ClusterChoice(new SwitchedClusterSpec(base.name(), chip, nodes, gpusPerNode,
+                    nvlink, nvlinkLat, nic, gpuNicLat, nicSwitchLat), dev));
+        }
+        if (fatTree) {
+            double[] ratios = levels == 2 ? new double[] {ratio} : new double[] {ratio, 1};
+            try {
+                FatTreeSpec tree = new FatTreeSpec(base.name() + "-fattree", chip, nodes, gpusPerNode, nvlink, nic,
+                        radix, ratios);
+                return device.map(dev -> new ClusterChoice(tree, dev));
+            } catch (IllegalArgumentException e) {
+                section.error("nodes", "found " + nodes + ": " + e.getMessage());
+                return Optional.empty();
+            }
+        }
+        int perUnit = Math.min(nodes, 32);
+        int units = (nodes + 31) / 32;
+        if (nodes > 32 && (nodes % 32 != 0 || (units > 8 && units % 4 != 0))) {
+            section.error("nodes", "found " + nodes + ", but a rail-optimized fabric is built from scalable units of 32 "
+                    + "servers: expected up to 32 servers, or 32 x (1..8 or a multiple of 4)");
+            return Optional.empty();
+        }
+        SuperPodSpec pod;
+        try {
+            pod = new SuperPodSpec(base.name() + "-rails", chip, units, gpusPerNode, perUnit, nvlink, nvlinkLat, nic,
+                    gpuNicLat, nicSwitchLat, ratio);
+        } catch (IllegalArgumentException e) {
+            section.error(given(section, "gpusPerNode") ? "gpusPerNode" : "nodes", "found " + nodes + " servers of " + gpusPerNode
+                    + " GPUs: " + e.getMessage());
+            return Optional.empty();
+        }
+        return device.map(dev -> new ClusterChoice(pod, dev));
+    }
+}

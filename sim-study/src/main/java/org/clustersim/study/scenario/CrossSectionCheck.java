@@ -1,0 +1,120 @@
+package org.clustersim.study.scenario;
+
+import static org.clustersim.study.scenario.ScenarioFields.*;
+import static org.clustersim.study.scenario.SectionChecks.given;
+import static org.clustersim.study.scenario.SectionChecks.report;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import org.clustersim.core.input.Section;
+import org.clustersim.strategies.cost.RecomputeModule;
+import org.clustersim.strategies.model.TransformerModel;
+import org.clustersim.strategies.pipeline.ScheduleKind;
+import org.clustersim.strategies.training.AllToAllAlgorithm;
+import org.clustersim.strategies.training.LayoutRules;
+import org.clustersim.strategies.training.Mesh;
+import org.clustersim.topology.ClusterSpec;
+
+/**
+ * The checks that span sections of a scenario, run once each section has read without errors:
+ * the layer split over the stages, experts and context parallelism against the model, the
+ * cluster's GPUs against the layout, the batch against the schedule, and the MoE all-to-all
+ * against the servers. Kept apart from {@link ScenarioReader}, which calls it.
+ */
+final class CrossSectionCheck {
+    private final Section clusterSec;
+    private final Section parSec;
+    private final Section schedSec;
+    private final Section trainSec;
+
+    /** The sections an error is reported at. */
+    CrossSectionCheck(Section clusterSec, Section parSec, Section schedSec, Section trainSec) {
+        this.clusterSec = clusterSec;
+        this.parSec = parSec;
+        this.schedSec = schedSec;
+        this.trainSec = trainSec;
+    }
+
+    /** Reports what does not fit together; run only on a scenario whose sections read without errors. */
+    void check(ClusterSpec cluster, TransformerModel model, Scenario.Parallelism par, ScheduleKind schedule,
+               Scenario.Training training) {
+        int stages = par.pp() * (schedule == ScheduleKind.DUALPIPE ? 1 : par.vp());
+        List<LayoutRules.Violation> broken = new ArrayList<>();
+        LayoutRules.layerSplit(broken, par.layersPerStage(), stages, par.pp(), par.vp(), model.layers());
+        LayoutRules.experts(broken, model, par.tp(), par.ep(), par.etp());
+        LayoutRules.contextParallel(broken, par.cp(), training.seqLen());
+        report(parSec, broken);
+        if (cluster.gpus() != par.gpus()) {
+            String where = given(clusterSec, "nodes") ? "nodes" : "gpusPerNode";
+            clusterSec.error(where, "the cluster has " + cluster.gpus() + " GPUs (" + cluster.nodes() + " nodes x "
+                    + cluster.gpusPerNode() + "), but the layout tp x cp x pp x dp uses " + par.gpus()
+                    + "; expected them to be equal");
+        }
+        // a long: microBatch x dp overflows an int (2^24 x 256 is 0), and a 0 divides nothing
+        long perStep = (long) training.microBatch() * par.dp();
+        if (training.globalBatch() % perStep != 0) {
+            trainSec.error("globalBatch", "found " + training.globalBatch()
+                    + ", expected a multiple of training.microBatch x parallelism.dp (" + perStep + ")");
+        } else {
+            int m = (int) (training.globalBatch() / perStep);
+            try {
+                schedule.schedule(par.vp() == 0 ? 1 : par.vp()).validate(par.pp(), m);
+            } catch (IllegalArgumentException e) {
+                schedSec.error("kind", e.getMessage() + " (m = training.globalBatch / (microBatch x dp) = " + m + ")");
+            }
+        }
+        List<LayoutRules.Violation> overlap = new ArrayList<>();
+        LayoutRules.moeOverlap(overlap, par.overlapMoeExpertParallelComm(), par.ep(), par.pp(), schedule,
+                training.recompute().cost());
+        report(parSec, overlap);
+        allToAll(cluster, model, par);
+        if (training.recomputeModules().contains(RecomputeModule.MLA_UP_PROJ) && model.latentAttention() == null) {
+            trainSec.error("recomputeModules", "found mla_up_proj, but " + model.name() + " has no latent attention "
+                    + "(model.latentAttention)");
+        }
+        if (!(training.precision().peak(cluster.accelerator()) > 0)) {
+            trainSec.error("precision", "found " + training.precision().name().toLowerCase(java.util.Locale.ROOT)
+                    + ", but " + cluster.accelerator().name() + " has no such tensor cores; expected bf16 or fp16");
+        }
+    }
+
+    /**
+     * Whether the chosen MoE all-to-all can run: any choice but auto needs expert parallelism;
+     * node-limited needs the model's node limit; pxn and node-limited need every EP group to span
+     * servers with as many GPUs on each (the rail-aligned plans pair GPUs by local index).
+     */
+    private void allToAll(ClusterSpec cluster, TransformerModel model, Scenario.Parallelism par) {
+        AllToAllAlgorithm a = par.allToAll();
+        List<LayoutRules.Violation> broken = new ArrayList<>();
+        LayoutRules.allToAll(broken, a, model, par.ep());
+        report(parSec, broken);
+        if (a == AllToAllAlgorithm.AUTO || !broken.isEmpty()) {
+            return;
+        }
+        if (a == AllToAllAlgorithm.DIRECT || cluster.gpus() != par.gpus()) {
+            return;
+        }
+        Mesh mesh = par.layout().mesh();
+        int perNode = cluster.gpusPerNode();
+        for (int p = 0; p < par.pp(); p++) {
+            for (int[] group : mesh.experts().expertParallelGroups(p)) {
+                Map<Integer, Integer> onNode = new java.util.TreeMap<>();
+                for (int d : group) {
+                    onNode.merge(d / perNode, 1, Integer::sum);
+                }
+                String why = onNode.size() < 2 ? "sits in one server"
+                        : onNode.values().stream().distinct().count() > 1 ? "takes unequal numbers of GPUs from "
+                        + "its servers" : null;
+                if (why != null) {
+                    parSec.error("allToAll", "found " + a.id() + ", but the EP group of GPU " + group[0] + " ("
+                            + group.length + " GPUs, stage " + p + ") " + why + "; " + a.id() + " pairs GPUs by local index across servers: expected EP "
+                            + "groups spanning servers with as many GPUs on each, or direct / auto");
+                    return;
+                }
+            }
+        }
+    }
+}
