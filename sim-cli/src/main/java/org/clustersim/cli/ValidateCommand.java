@@ -28,7 +28,7 @@ public final class ValidateCommand implements Callable<Integer> {
         var step = s.trainingStep();
         var faults = s.faultEvents(step.topology());
         spec.commandLine().getOut().printf("%s: ok (%s, %d GPUs, pp=%d, %s, %d microbatches%s)%n", scenarioFile,
-                s.model().name(), s.cluster().gpus(), s.parallelism().pp(), s.schedule().id(), s.microbatches(),
+                s.model().name(), s.cluster().gpus(), s.parallelism().layout().mesh().pp(), s.schedule().id(), s.microbatches(),
                 s.faults().isEmpty() ? "" : ", " + s.faults().size() + " fault" + (s.faults().size() == 1 ? "" : "s")
                         + " touching " + faults.links().stream().map(e -> e.linkId()).distinct().count() + " links and "
                         + faults.devices().stream().map(e -> e.device()).distinct().count() + " GPUs");

@@ -104,7 +104,7 @@ public record WorkEstimate(String what, long tasks, long events, long heapBytes,
             }
         }
         return ofCounts(s.name(), gpus, simulated, s.microbatches(), s.stepSequence().steps(), s.model().layers(),
-                s.parallelism().pp(), s.model().experts() != null, trace);
+                s.parallelism().layout().mesh().pp(), s.model().experts() != null, trace);
     }
 
     /** The estimate from the counts that decide it (for tests and callers without a scenario). */

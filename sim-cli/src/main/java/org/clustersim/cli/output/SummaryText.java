@@ -27,13 +27,13 @@ public final class SummaryText {
                                 m.experts().shared() > 0 ? " + " + m.experts().shared() + " shared" : "",
                                 m.experts().capacityFactor(), m.activeParameters() / 1e9, m.parameters() / 1e9));
         out.printf(Locale.ROOT, "layout     tp=%d%s pp=%d dp=%d%s%s%s%s%s, schedule %s%s, %d microbatches of %d x %d "
-                + "tokens, recompute %s%n", p.tp(), p.cp() > 1 ? " cp=" + p.cp() + (p.cpVariant()
-                        == org.clustersim.strategies.training.ContextParallel.RING ? " (ring)" : "") : "", p.pp(), p.dp(),
-                (p.ep() > 1 ? " ep=" + p.ep() : "") + (p.etp() != p.tp() ? " etp=" + p.etp() : ""), p.zero() > 0 ? " zero=" + p.zero() : "",
-                p.shardGroup() > 0 ? " (hybrid, shards of " + p.shardGroup() + ")" : "",
-                p.sequenceParallel() ? " +sp" : "",
-                p.order().equals(org.clustersim.strategies.training.Mesh.DEFAULT_ORDER) ? "" : " order "
-                        + String.join("-", p.order().stream().map(org.clustersim.strategies.training.Mesh.Dim::id).toList()), s.schedule().id(),
+                + "tokens, recompute %s%n", p.layout().mesh().tp(), p.layout().mesh().cp() > 1 ? " cp=" + p.layout().mesh().cp() + (p.layout().cpKind()
+                        == org.clustersim.strategies.training.ContextParallel.RING ? " (ring)" : "") : "", p.layout().mesh().pp(), p.layout().mesh().dp(),
+                (p.layout().mesh().ep() > 1 ? " ep=" + p.layout().mesh().ep() : "") + (p.layout().mesh().etp() != p.layout().mesh().tp() ? " etp=" + p.layout().mesh().etp() : ""), p.layout().zero().stage() > 0 ? " zero=" + p.layout().zero().stage() : "",
+                p.layout().zero().shardGroup() > 0 ? " (hybrid, shards of " + p.layout().zero().shardGroup() + ")" : "",
+                p.layout().sequenceParallel() ? " +sp" : "",
+                p.layout().mesh().order().equals(org.clustersim.strategies.training.Mesh.DEFAULT_ORDER) ? "" : " order "
+                        + String.join("-", p.layout().mesh().order().stream().map(org.clustersim.strategies.training.Mesh.Dim::id).toList()), s.schedule().id(),
                 p.vp() > 1 ? " (" + p.vp() + " chunks per rank)" : "", s.microbatches(), s.training().microBatch(),
                 s.training().seqLen(), s.training().recompute().name().toLowerCase(Locale.ROOT));
         for (ParallelGroups.Group g : r.groups()) {

@@ -34,8 +34,8 @@ public final class RunPage {
     static String subtitle(RunData data, String generator) {
         var p = data.scenario().parallelism();
         return String.format(Locale.ROOT, "%s, %d GPUs (%s), tp=%d cp=%d pp=%d dp=%d, %s schedule, %d microbatches; %s",
-                data.scenario().source(), data.summary().gpus(), data.scenario().cluster().name(), p.tp(), p.cp(),
-                p.pp(), p.dp(), data.scenario().schedule().id(), data.scenario().microbatches(), generator);
+                data.scenario().source(), data.summary().gpus(), data.scenario().cluster().name(), p.layout().mesh().tp(), p.layout().mesh().cp(),
+                p.layout().mesh().pp(), p.layout().mesh().dp(), data.scenario().schedule().id(), data.scenario().microbatches(), generator);
     }
 
     /** The four figures of a run, each under its own heading when {@code headings}; ids start with {@code prefix}. */

@@ -46,8 +46,8 @@ class TpuScenarioFilesTest {
                 assertEquals(perDevice * torus.gpus(), s.training().globalBatch(), name + ": per_device_batch_size");
                 assertEquals(2048, s.training().seqLen(), name);
                 assertEquals(Scenario.Recompute.FULL, s.training().recompute(), name);
-                assertTrue(s.parallelism().shardGroup() == 0 || s.parallelism().shardGroup() * slices
-                        == s.parallelism().dp(), name + ": FSDP inside a slice, data parallel across");
+                assertTrue(s.parallelism().layout().zero().shardGroup() == 0 || s.parallelism().layout().zero().shardGroup() * slices
+                        == s.parallelism().layout().mesh().dp(), name + ": FSDP inside a slice, data parallel across");
             }
         }
     }

@@ -41,11 +41,11 @@ final class CrossSectionCheck {
     /** Reports what does not fit together; run only on a scenario whose sections read without errors. */
     void check(ClusterSpec cluster, TransformerModel model, Scenario.Parallelism par, ScheduleKind schedule,
                Scenario.Training training) {
-        int stages = par.pp() * (schedule == ScheduleKind.DUALPIPE ? 1 : par.vp());
+        int stages = par.layout().mesh().pp() * (schedule == ScheduleKind.DUALPIPE ? 1 : par.vp());
         List<LayoutRules.Violation> broken = new ArrayList<>();
-        LayoutRules.layerSplit(broken, par.layersPerStage(), stages, par.pp(), par.vp(), model.layers());
-        LayoutRules.experts(broken, model, par.tp(), par.ep(), par.etp());
-        LayoutRules.contextParallel(broken, par.cp(), training.seqLen());
+        LayoutRules.layerSplit(broken, par.layersPerStage(), stages, par.layout().mesh().pp(), par.vp(), model.layers());
+        LayoutRules.experts(broken, model, par.layout().mesh().tp(), par.layout().mesh().ep(), par.layout().mesh().etp());
+        LayoutRules.contextParallel(broken, par.layout().mesh().cp(), training.seqLen());
         report(parSec, broken);
         if (cluster.gpus() != par.gpus()) {
             String where = given(clusterSec, "nodes") ? "nodes" : "gpusPerNode";
@@ -54,20 +54,20 @@ final class CrossSectionCheck {
                     + "; expected them to be equal");
         }
         // a long: microBatch x dp overflows an int (2^24 x 256 is 0), and a 0 divides nothing
-        long perStep = (long) training.microBatch() * par.dp();
+        long perStep = (long) training.microBatch() * par.layout().mesh().dp();
         if (training.globalBatch() % perStep != 0) {
             trainSec.error("globalBatch", "found " + training.globalBatch()
                     + ", expected a multiple of training.microBatch x parallelism.dp (" + perStep + ")");
         } else {
             int m = (int) (training.globalBatch() / perStep);
             try {
-                schedule.schedule(par.vp() == 0 ? 1 : par.vp()).validate(par.pp(), m);
+                schedule.schedule(par.vp() == 0 ? 1 : par.vp()).validate(par.layout().mesh().pp(), m);
             } catch (IllegalArgumentException e) {
                 schedSec.error("kind", e.getMessage() + " (m = training.globalBatch / (microBatch x dp) = " + m + ")");
             }
         }
         List<LayoutRules.Violation> overlap = new ArrayList<>();
-        LayoutRules.moeOverlap(overlap, par.overlapMoeExpertParallelComm(), par.ep(), par.pp(), schedule,
+        LayoutRules.moeOverlap(overlap, par.overlapMoeExpertParallelComm(), par.layout().mesh().ep(), par.layout().mesh().pp(), schedule,
                 training.recompute().cost());
         report(parSec, overlap);
         allToAll(cluster, model, par);
@@ -87,9 +87,9 @@ final class CrossSectionCheck {
      * servers with as many GPUs on each (the rail-aligned plans pair GPUs by local index).
      */
     private void allToAll(ClusterSpec cluster, TransformerModel model, Scenario.Parallelism par) {
-        AllToAllAlgorithm a = par.allToAll();
+        AllToAllAlgorithm a = par.layout().comm().allToAll();
         List<LayoutRules.Violation> broken = new ArrayList<>();
-        LayoutRules.allToAll(broken, a, model, par.ep());
+        LayoutRules.allToAll(broken, a, model, par.layout().mesh().ep());
         report(parSec, broken);
         if (a == AllToAllAlgorithm.AUTO || !broken.isEmpty()) {
             return;
@@ -99,7 +99,7 @@ final class CrossSectionCheck {
         }
         Mesh mesh = par.layout().mesh();
         int perNode = cluster.gpusPerNode();
-        for (int p = 0; p < par.pp(); p++) {
+        for (int p = 0; p < par.layout().mesh().pp(); p++) {
             for (int[] group : mesh.experts().expertParallelGroups(p)) {
                 Map<Integer, Integer> onNode = new java.util.TreeMap<>();
                 for (int d : group) {

@@ -94,85 +94,21 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
             return layout.mesh().gpus();
         }
 
-        /** Tensor-parallel size. */
-        public int tp() {
-            return layout.mesh().tp();
-        }
 
-        /** Pipeline-parallel size. */
-        public int pp() {
-            return layout.mesh().pp();
-        }
 
-        /** Data-parallel size. */
-        public int dp() {
-            return layout.mesh().dp();
-        }
 
-        /** Context-parallel size. */
-        public int cp() {
-            return layout.mesh().cp();
-        }
 
-        /** Expert-parallel size. */
-        public int ep() {
-            return layout.mesh().ep();
-        }
 
-        /** Expert tensor-parallel size (tp unless given, as in Megatron-core). */
-        public int etp() {
-            return layout.mesh().etp();
-        }
 
-        /** Mesh dimensions, innermost first. */
-        public List<Mesh.Dim> order() {
-            return layout.mesh().order();
-        }
 
-        /** ZeRO stage 0..3. */
-        public int zero() {
-            return layout.zero().stage();
-        }
 
-        /** Ranks ZeRO shards over (hybrid sharding), 0 for all of dp x cp. */
-        public int shardGroup() {
-            return layout.zero().shardGroup();
-        }
 
-        /** Which framework runs ZeRO 3 and its options (the defaults below ZeRO 3). */
-        public ShardingOptions sharding() {
-            return layout.zero().options();
-        }
 
-        /** Megatron sequence parallelism with TP. */
-        public boolean sequenceParallel() {
-            return layout.sequenceParallel();
-        }
 
-        /** How context parallelism exchanges keys and values. */
-        public ContextParallel cpVariant() {
-            return layout.cpKind();
-        }
 
-        /** Reduce gradient buckets during the backward (else after it). */
-        public boolean overlapGradReduce() {
-            return layout.comm().overlapGradReduce();
-        }
 
-        /** Gradient bucket size. */
-        public long gradBucketBytes() {
-            return layout.comm().bucketBytes();
-        }
 
-        /** Megatron-core's --tp-comm-overlap (Transformer Engine userbuffers). */
-        public boolean tpCommOverlap() {
-            return layout.comm().tpCommOverlap();
-        }
 
-        /** How MoE token all-to-alls are sent. */
-        public AllToAllAlgorithm allToAll() {
-            return layout.comm().allToAll();
-        }
     }
 
     /**
@@ -226,7 +162,7 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
 
     /** Microbatches per step per pipeline: globalBatch / (microBatch x dp). */
     public int microbatches() {
-        return training.globalBatch() / (training.microBatch() * parallelism.dp());
+        return training.globalBatch() / (training.microBatch() * parallelism.layout().mesh().dp());
     }
 
     /** What each kernel costs on this cluster's GPUs with this scenario's numerics. */
@@ -256,7 +192,7 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
         return TrainingStep.builder(model, cluster.build()).layout(par.layout())
                 .schedule(pipelineSchedule()).split(par.layersPerStage() == null ? null
                         : LayerSplit.of(model.layers(), par.layersPerStage()))
-                .blockingSends(blockingSends).replicas(allReplicas ? par.dp() : 1)
+                .blockingSends(blockingSends).replicas(allReplicas ? par.layout().mesh().dp() : 1)
                 .batch(microbatches(), training.microBatch(), training.seqLen())
                 .kernels(kernelCosts()).recompute(training.recompute().cost())
                 .recomputeModules(training.recomputeModules())

@@ -74,8 +74,8 @@ public final class ScenarioReader {
         boolean blockingSends = P2P.choice(schedSec);
         int chunks = parallelism.chunks(schedule, declared.vp());
         Scenario.Training training = new TrainingSectionReader(trainSec).read();
-        long bucket = given(parSec, BUCKET.name()) ? declared.gradBucketBytes()
-                : TrainingStep.defaultBucketBytes(declared.dp() * declared.cp(), training.mainGradBytes());
+        long bucket = given(parSec, BUCKET.name()) ? declared.layout().comm().bucketBytes()
+                : TrainingStep.defaultBucketBytes(declared.layout().mesh().dp() * declared.layout().mesh().cp(), training.mainGradBytes());
         Scenario.Parallelism par = new Scenario.Parallelism(Layout.builder().layout(declared.layout())
                 .bucketBytes(bucket).layout(), chunks, declared.layersPerStage(), declared.overlapParamGather(),
                 declared.overlapMoeExpertParallelComm());

@@ -316,7 +316,7 @@ final class TpuSectionReader {
         int shardGroup = fsdp > 1 && fsdp < m.dp() ? fsdp : 0;
         boolean tensor = m.tp() > 1;
         Layout layout = Layout.builder().layout(declared.layout()).mesh(m).zero(zero).shardGroup(shardGroup)
-                .sharding(zero == 3 ? ShardingOptions.defaults() : declared.sharding()).sequenceParallel(tensor)
+                .sharding(zero == 3 ? ShardingOptions.defaults() : declared.layout().zero().options()).sequenceParallel(tensor)
                 .tpCommOverlap(tensor && collectiveMatmul).layout();
         return new Scenario.Parallelism(layout, declared.vp(), declared.layersPerStage(), false, false);
     }

@@ -34,8 +34,8 @@ class BaseScenarioTest {
         Scenario s = new org.clustersim.study.scenario.ScenarioReader().readText(java.nio.file.Path.of("x.yaml"), text);
         assertEquals(16_384, s.cluster().gpus());
         assertEquals(126, s.model().layers());
-        assertEquals(16, s.parallelism().pp());
-        assertTrue(s.parallelism().sequenceParallel());
+        assertEquals(16, s.parallelism().layout().mesh().pp());
+        assertTrue(s.parallelism().layout().sequenceParallel());
         InputException e = org.junit.jupiter.api.Assertions.assertThrows(InputException.class,
                 () -> BaseScenario.of(null, "llama3-70b", "tpu-v5p-8x8x8", 0, 8, 8));
         assertTrue(e.getMessage().contains("plan takes dgx-h100") && e.getMessage().contains("superpod-h100-64su"), e.getMessage());

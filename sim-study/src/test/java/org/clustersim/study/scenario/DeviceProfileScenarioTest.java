@@ -152,10 +152,10 @@ class DeviceProfileScenarioTest {
     void gradientBucketsFollowMegatronCoresRuleUnlessGiven() throws IOException {
         Scenario eight = new ScenarioReader().read(write("a.yaml", scenario("", "", "").replace("tp: 8", "dp: 8")
                 .replace("globalBatch: 4", "globalBatch: 8")));
-        assertEquals(40_000_000L * 4, eight.parallelism().gradBucketBytes(), "40 M fp32 gradients");
+        assertEquals(40_000_000L * 4, eight.parallelism().layout().comm().bucketBytes(), "40 M fp32 gradients");
         Scenario bf16 = new ScenarioReader().read(write("b.yaml", scenario("", "", "  mainGradDtype: bf16\n")
                 .replace("tp: 8", "dp: 8").replace("globalBatch: 4", "globalBatch: 8")));
-        assertEquals(40_000_000L * 2, bf16.parallelism().gradBucketBytes());
+        assertEquals(40_000_000L * 2, bf16.parallelism().layout().comm().bucketBytes());
         double fp32Grads = new MemoryModel(eight.trainingStep()).states(0).gradients();
         assertEquals(fp32Grads / 2, new MemoryModel(bf16.trainingStep()).states(0).gradients(), 1,
                 "bf16 main gradients hold half the memory");
@@ -165,10 +165,10 @@ class DeviceProfileScenarioTest {
                 parallelism: {dp: 32, cp: 2}
                 training: {globalBatch: 32, seqLen: 4096}
                 """));
-        assertEquals(64_000_000L * 4, wide.parallelism().gradBucketBytes(), "1 M per data-parallel and context rank");
+        assertEquals(64_000_000L * 4, wide.parallelism().layout().comm().bucketBytes(), "1 M per data-parallel and context rank");
         Scenario given = new ScenarioReader().read(write("d.yaml", scenario("", "", "").replace("tp: 8",
                 "dp: 8\n  gradBucketMB: 25").replace("globalBatch: 4", "globalBatch: 8")));
-        assertEquals(25_000_000L, given.parallelism().gradBucketBytes());
+        assertEquals(25_000_000L, given.parallelism().layout().comm().bucketBytes());
     }
 
     @Test

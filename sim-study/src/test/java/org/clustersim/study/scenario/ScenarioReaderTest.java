@@ -57,7 +57,7 @@ class ScenarioReaderTest {
     void readsAValidScenario() throws IOException {
         Scenario s = new ScenarioReader().read(write("s.yaml", VALID));
         assertEquals("small", s.name());
-        assertEquals(8, s.parallelism().pp());
+        assertEquals(8, s.parallelism().layout().mesh().pp());
         assertEquals(ScheduleKind.GPIPE, s.schedule());
         assertEquals(8, s.microbatches(), "16 sequences in microbatches of 2");
         assertEquals(96, s.model().layers());
@@ -168,7 +168,7 @@ class ScenarioReaderTest {
     @Test
     void readsTheAllToAllAlgorithm() throws IOException {
         Scenario auto = new ScenarioReader().read(write("a.yaml", MOE));
-        assertEquals(AllToAllAlgorithm.AUTO, auto.parallelism().allToAll());
+        assertEquals(AllToAllAlgorithm.AUTO, auto.parallelism().layout().comm().allToAll());
         assertEquals(AllToAllAlgorithm.AUTO, auto.trainingStep().allToAll());
         for (AllToAllAlgorithm a : List.of(AllToAllAlgorithm.PXN, AllToAllAlgorithm.DIRECT)) {
             Scenario s = new ScenarioReader().read(write("b.yaml", MOE.replace("  ep: 8", "  ep: 8\n  allToAll: "
@@ -181,7 +181,7 @@ class ScenarioReaderTest {
         // inside one server only direct (or auto) can run
         Scenario inServer = new ScenarioReader().read(write("d.yaml", DSV3.replace("  order: tp-cp-dp-pp",
                 "  order: tp-cp-dp-pp\n  allToAll: direct")));
-        assertEquals(AllToAllAlgorithm.DIRECT, inServer.parallelism().allToAll());
+        assertEquals(AllToAllAlgorithm.DIRECT, inServer.parallelism().layout().comm().allToAll());
     }
 
     @Test
@@ -359,7 +359,7 @@ class ScenarioReaderTest {
     void readsAMixtureOfExpertsLayoutWithOverrides() throws IOException {
         Scenario s = new ScenarioReader().read(write("s.yaml", MOE.replace("preset: mixtral-8x7b",
                 "preset: mixtral-8x7b\n  capacityFactor: 1.25\n  sharedExperts: 1\n  expertImbalance: 1.3")));
-        assertEquals(8, s.parallelism().ep());
+        assertEquals(8, s.parallelism().layout().mesh().ep());
         assertEquals(8, s.model().experts().count());
         assertEquals(2, s.model().experts().topK());
         assertEquals(1.25, s.model().experts().capacityFactor());
@@ -407,7 +407,7 @@ class ScenarioReaderTest {
     @Test
     void expertTensorParallelismDefaultsToTpAndFoldsWithEpOverAStage() throws IOException {
         Scenario plain = new ScenarioReader().read(write("s.yaml", MOE));
-        assertEquals(2, plain.parallelism().etp(), "Megatron-core: expert TP is TP when unset");
+        assertEquals(2, plain.parallelism().layout().mesh().etp(), "Megatron-core: expert TP is TP when unset");
         // EP 16 no longer has to divide DP 8: with expert TP 1 it folds over the stage's 2 x 8 GPUs
         Scenario folded = new ScenarioReader().read(write("f.yaml", MOE.replace("preset: mixtral-8x7b",
                 "preset: deepseek-v3-like\n  layers: 32\n  denseLayers: 0").replace("ep: 8", "ep: 16\n  etp: 1")));
@@ -436,7 +436,7 @@ class ScenarioReaderTest {
         Scenario s = new ScenarioReader().read(write("s.yaml", MOE.replace("ep: 8",
                 "ep: 8\n  order: tp-dp-pp-cp\n  zero: 1\n  shardGroup: 4\n  cpVariant: ring")));
         assertEquals(List.of(org.clustersim.strategies.training.Mesh.Dim.TP, org.clustersim.strategies.training.Mesh.Dim.DP,
-                org.clustersim.strategies.training.Mesh.Dim.PP, org.clustersim.strategies.training.Mesh.Dim.CP), s.parallelism().order());
+                org.clustersim.strategies.training.Mesh.Dim.PP, org.clustersim.strategies.training.Mesh.Dim.CP), s.parallelism().layout().mesh().order());
         assertEquals(4, s.trainingStep().shardSize());
         assertEquals(org.clustersim.strategies.training.ContextParallel.RING, s.trainingStep().cpKind());
         InputError order = only(errors(MOE.replace("ep: 8", "ep: 8\n  order: tp-pp-dp")));
@@ -485,7 +485,7 @@ class ScenarioReaderTest {
     void neutralValuesOfUnimplementedFieldsAreAccepted() throws IOException {
         Scenario s = new ScenarioReader().read(write("s.yaml", VALID.replace("  pp: 8",
                 "  pp: 8\n  tp: 1\n  dp: 1\n  cp: 1\n  zero: 0\n  sequenceParallel: false") + "faults: []\n"));
-        assertEquals(1, s.parallelism().tp());
+        assertEquals(1, s.parallelism().layout().mesh().tp());
     }
 
     @Test
@@ -732,11 +732,11 @@ class ScenarioReaderTest {
         assertTrue(e.message().contains("set parallelism.sequenceParallel: true"), e.message());
         Scenario on = new ScenarioReader().read(write("on.yaml",
                 layout.replace("  tpCommOverlap: true\n", "  tpCommOverlap: true\n  sequenceParallel: true\n")));
-        assertTrue(on.parallelism().tpCommOverlap());
+        assertTrue(on.parallelism().layout().comm().tpCommOverlap());
         assertTrue(on.interference(), "interference is on unless the scenario turns it off");
         assertTrue(on.trainingStep().tpCommOverlap());
         Scenario off = new ScenarioReader().read(write("off.yaml", VALID + "simulation:\n  interference: false\n"));
         assertEquals(false, off.interference());
-        assertEquals(false, off.parallelism().tpCommOverlap(), "Megatron-core's default");
+        assertEquals(false, off.parallelism().layout().comm().tpCommOverlap(), "Megatron-core's default");
     }
 }

@@ -60,11 +60,11 @@ class TpuScenarioTest {
     void aMeshBecomesTheTrainingLayoutWithTensorOnTheXRings() throws IOException {
         Scenario s = read("preset: tpu-v5p\ntopology: 4x4x4", "mesh: {ici_fsdp: 16, ici_tensor: 4}", "");
         Scenario.Parallelism p = s.parallelism();
-        assertEquals(4, p.tp());
-        assertEquals(16, p.dp());
-        assertEquals(3, p.zero(), "fsdp shards weights, gradients and optimizer state");
-        assertEquals(0, p.shardGroup(), "the whole data axis is one FSDP group");
-        assertTrue(p.sequenceParallel() && p.tpCommOverlap(), "tensor parallelism as a collective matmul");
+        assertEquals(4, p.layout().mesh().tp());
+        assertEquals(16, p.layout().mesh().dp());
+        assertEquals(3, p.layout().zero().stage(), "fsdp shards weights, gradients and optimizer state");
+        assertEquals(0, p.layout().zero().shardGroup(), "the whole data axis is one FSDP group");
+        assertTrue(p.layout().sequenceParallel() && p.layout().comm().tpCommOverlap(), "tensor parallelism as a collective matmul");
         TorusSpec torus = (TorusSpec) s.cluster();
         assertEquals(100e9, torus.iciBytesPerS(), "v5p: 1200 GB/s per chip over 6 links, both ways");
         Topology t = torus.build();
@@ -78,7 +78,7 @@ class TpuScenarioTest {
     void anExplicitMappingPlacesTheAxesWhereItSays() throws IOException {
         Scenario s = read("preset: tpu-v5p\ntopology: 4x4x4", "mesh: {ici_fsdp: -1, ici_tensor: 4}\n"
                 + "meshMapping: {tensor: [z], fsdp: [x, y]}", "");
-        assertEquals(16, s.parallelism().dp(), "-1 takes what the tensor axis leaves");
+        assertEquals(16, s.parallelism().layout().mesh().dp(), "-1 takes what the tensor axis leaves");
         Topology t = s.cluster().build();
         assertEquals("slice0.chip[0,0,1]", chip(t, 1), "tensor rank 1 along z");
         assertEquals("slice0.chip[1,0,0]", chip(t, 4), "fsdp rank 1 along x");
@@ -93,8 +93,8 @@ class TpuScenarioTest {
     void slicesJoinedByDcnShardInsideASliceAndReplicateAcross() throws IOException {
         Scenario s = read("preset: tpu-v5e\ntopology: 4x4\nslices: 2", "mesh: {ici_fsdp: 16, dcn_data: 2}", "");
         Scenario.Parallelism p = s.parallelism();
-        assertEquals(32, p.dp());
-        assertEquals(16, p.shardGroup(), "hybrid: FSDP inside the slice, data parallel across");
+        assertEquals(32, p.layout().mesh().dp());
+        assertEquals(16, p.layout().zero().shardGroup(), "hybrid: FSDP inside the slice, data parallel across");
         TorusSpec torus = (TorusSpec) s.cluster();
         assertEquals(2, torus.slices());
         assertEquals(50e9, torus.iciBytesPerS(), "v5e: 400 GB/s per chip over 4 ports, both ways");
@@ -161,8 +161,8 @@ class TpuScenarioTest {
     void meshDegreesTakeMinusOneForTheRestButNotZero() throws IOException {
         Scenario s = read("preset: tpu-v5e\ntopology: 4x4\nslices: 2", "mesh: {ici_fsdp: -1, ici_tensor: 2, "
                 + "dcn_data: -1}", "");
-        assertEquals(2, s.parallelism().tp());
-        assertEquals(16, s.parallelism().dp(), "fsdp 8 inside the slice, data 2 across");
+        assertEquals(2, s.parallelism().layout().mesh().tp());
+        assertEquals(16, s.parallelism().layout().mesh().dp(), "fsdp 8 inside the slice, data 2 across");
         InputError zero = only(errors("preset: tpu-v5e\ntopology: 4x4", "mesh: {ici_fsdp: 16, ici_data: 0}", ""));
         assertEquals("parallelism.mesh.ici_data", zero.path());
         assertTrue(zero.message().contains("or -1"), zero.message());

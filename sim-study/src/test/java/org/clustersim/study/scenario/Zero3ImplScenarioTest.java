@@ -52,12 +52,12 @@ class Zero3ImplScenarioTest {
 
     @Test
     void zeroThreeDefaultsToMegatronFsdpAndEachImplementationIsRead() throws IOException {
-        assertEquals(ShardingOptions.defaults(), read("dp: 8\nzero: 3").parallelism().sharding());
+        assertEquals(ShardingOptions.defaults(), read("dp: 8\nzero: 3").parallelism().layout().zero().options());
         assertEquals(Zero3Impl.MEGATRON_FSDP, ShardingOptions.defaults().impl());
         ShardingOptions fsdp2 = read("dp: 8\nzero: 3\nzero3Impl: fsdp2\nreshardAfterForward: false\n"
-                + "gradReduceDtype: bf16").parallelism().sharding();
+                + "gradReduceDtype: bf16").parallelism().layout().zero().options();
         assertEquals(new ShardingOptions(Zero3Impl.FSDP2, false, 2, ShardingOptions.DeepSpeedConfig.DEFAULTS), fsdp2);
-        assertEquals(Zero3Impl.DEEPSPEED, read("dp: 8\nzero: 3\nzero3Impl: deepspeed").parallelism().sharding().impl());
+        assertEquals(Zero3Impl.DEEPSPEED, read("dp: 8\nzero: 3\nzero3Impl: deepspeed").parallelism().layout().zero().options().impl());
         assertEquals(Zero3Impl.FSDP2, read("dp: 8\nzero: 3\nzero3Impl: fsdp2").trainingStep().sharding().impl());
     }
 
@@ -87,7 +87,7 @@ class Zero3ImplScenarioTest {
                 onlyError("dp: 8\nzero: 3\nreshardAfterForward: false").path(), "megatron-fsdp, the default");
         // true is what every framework does, but it is still FSDP2's own option
         assertEquals(ShardingOptions.of(Zero3Impl.FSDP2),
-                read("dp: 8\nzero: 3\nzero3Impl: fsdp2\nreshardAfterForward: true").parallelism().sharding());
+                read("dp: 8\nzero: 3\nzero3Impl: fsdp2\nreshardAfterForward: true").parallelism().layout().zero().options());
     }
 
     @Test
