@@ -399,15 +399,23 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
     }
 
     /**
-     * One of {@code chunks} row chunks of a dense block's tensor-parallel GEMM ({@code qkv},
-     * {@code proj}, {@code fc1}, {@code fc2}) in the forward and the input-gradient pass, as
-     * Transformer Engine's userbuffers overlap splits it: each chunk its own GEMM of rows / chunks
-     * at the surface's rate for that shape (smaller chunks run less efficiently). The weight
-     * gradient is not chunked (0 here). Empty for any other op, or for latent attention's QKV.
+     * A dense block's tensor-parallel GEMM on one TP rank: its forward multiplies (rows x k) by
+     * (k x n); the input gradient is (rows x n) by (n x k), the weight gradient (k x rows) by
+     * (rows x n).
+     *
+     * @param rows the tokens it multiplies (the all-gathered sequence under sequence parallelism)
+     * @param k    its input width
+     * @param n    its output width on this rank
      */
-    public java.util.Optional<OpTime> gemmChunk(String op, int chunks) {
+    public record TensorParallelGemm(double rows, double k, double n) {
+    }
+
+    /**
+     * The shape of a dense block's tensor-parallel GEMM ({@code qkv}, {@code proj}, {@code fc1},
+     * {@code fc2}); empty for any other op, or for latent attention's QKV.
+     */
+    public java.util.Optional<TensorParallelGemm> tensorParallelGemm(String op) {
         double h = model.hidden();
-        double rows = tokens() / chunks;
         double f = model.ffn() / (double) tp;
         double[] kn = switch (op) {
             case "qkv" -> model.latentAttention() == null ? new double[] {h, model.qkvWidth() / (double) tp} : null;
@@ -416,10 +424,22 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
             case "fc2" -> new double[] {f, h};
             default -> null;
         };
-        if (kn == null) {
-            return java.util.Optional.empty();
-        }
-        return java.util.Optional.of(new OpTime(op, costs.gemm(rows, kn[1], kn[0]), costs.gemm(rows, kn[0], kn[1]), 0));
+        return kn == null ? java.util.Optional.empty()
+                : java.util.Optional.of(new TensorParallelGemm(tokens(), kn[0], kn[1]));
+    }
+
+    /**
+     * One of {@code chunks} row chunks of a dense block's tensor-parallel GEMM ({@code qkv},
+     * {@code proj}, {@code fc1}, {@code fc2}) in the forward and the input-gradient pass, as
+     * Transformer Engine's userbuffers overlap splits it: each chunk its own GEMM of rows / chunks
+     * at the surface's rate for that shape (smaller chunks run less efficiently). The weight
+     * gradient is not chunked (0 here). Empty as for {@link #tensorParallelGemm}.
+     */
+    public java.util.Optional<OpTime> gemmChunk(String op, int chunks) {
+        return tensorParallelGemm(op).map(g -> {
+            double rows = g.rows() / chunks;
+            return new OpTime(op, costs.gemm(rows, g.n(), g.k()), costs.gemm(rows, g.k(), g.n()), 0);
+        });
     }
 
     /** The MLP block, without recomputation. */

@@ -12,18 +12,10 @@ package org.clustersim.strategies.device;
  * @param nvlink  a collective inside the scale-up domain (NVLink / NVSwitch)
  * @param network a collective whose flows cross the network (its kernel drives the NICs too)
  * @param p2p     a point-to-point send/receive (pipeline stages, context-parallel rings)
- * @param overlappedGemmEfficiency the fraction of its standalone rate a GEMM keeps when Transformer
- *                Engine's userbuffers split it into chunks pipelined with their all-gather or
- *                reduce-scatter (stream synchronisation between chunks, the copy engines' HBM
- *                traffic): on 8 x H100, an all-gather + GEMM of m = k = 32k, n = 8k ran at 626
- *                TFLOP/s per GPU against about 785 alone (kernels.md section 7)
  */
-public record CommKernels(int sms, Kernel nvlink, Kernel network, Kernel p2p, double overlappedGemmEfficiency) {
+public record CommKernels(int sms, Kernel nvlink, Kernel network, Kernel p2p) {
 
     public CommKernels {
-        if (!(overlappedGemmEfficiency > 0 && overlappedGemmEfficiency <= 1)) {
-            throw new IllegalArgumentException("overlapped GEMM efficiency must be in (0, 1]: " + overlappedGemmEfficiency);
-        }
         for (Kernel k : new Kernel[] {nvlink, network, p2p}) {
             if (k.sms() > sms) {
                 throw new IllegalArgumentException("a communication kernel cannot take " + k.sms() + " of " + sms + " SMs");

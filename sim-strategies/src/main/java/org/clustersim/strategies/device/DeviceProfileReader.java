@@ -217,15 +217,25 @@ public final class DeviceProfileReader {
         return counts.size() == Op.values().length ? new KernelCounts(counts) : null;
     }
 
+    /**
+     * A field older profiles carried: a per-chunk efficiency for TP overlap. Rejected with its
+     * reason rather than ignored, so a profile that relied on it learns its results change.
+     */
+    static final String REMOVED_OVERLAP_FACTOR = "overlappedGemmEfficiency";
+
     private CommKernels commKernels(Section c) {
         int sms = c.requiredInteger("sms", 1, 100_000).orElse(1);
         CommKernels.Kernel nvlink = kernel(c.section("nvlink"), sms);
         CommKernels.Kernel network = kernel(c.section("network"), sms);
         CommKernels.Kernel p2p = kernel(c.section("p2p"), sms);
-        double gemm = c.optionalNumber("overlappedGemmEfficiency", 0.01, 1).orElse(1.0);
+        if (c.has(REMOVED_OVERLAP_FACTOR)) {
+            c.error(REMOVED_OVERLAP_FACTOR, "removed: tensor-parallel overlap (tpCommOverlap) is now costed from each"
+                    + " GEMM chunk's shape and the SMs Transformer Engine's userbuffers take beside it; a blanket"
+                    + " factor on top counted the same loss twice. Delete this line (docs/device-profiles.md)");
+        }
         c.finish();
         return nvlink == null || network == null || p2p == null ? null
-                : new CommKernels(sms, nvlink, network, p2p, gemm);
+                : new CommKernels(sms, nvlink, network, p2p);
     }
 
     private CommKernels.Kernel kernel(Section k, int sms) {

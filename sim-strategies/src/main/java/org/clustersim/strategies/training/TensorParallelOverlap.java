@@ -18,11 +18,14 @@ import org.clustersim.strategies.device.CommKernels;
 /**
  * Megatron-core's {@code --tp-comm-overlap}: Transformer Engine's userbuffers split the
  * sequence-parallel all-gathers and reduce-scatters of a block into chunks pipelined with the
- * GEMMs that consume or produce them, with TE's defaults (initialize_ub; kernels.md, section 7):
+ * GEMMs that consume or produce them, with TE's defaults (pytorch/module/base.py initialize_ub,
+ * common/comm_gemm_overlap/comm_gemm_overlap.cpp; kernels.md, section 7):
  * <ul>
  * <li>ring exchange for the column-parallel GEMM's input (QKV, fc1 forward; proj, fc2 input
- *     gradient in the backward): tp - 1 peer-to-peer steps over the copy engines, chunk k of the
- *     GEMM starting once the k-th step has brought its rows (chunk 0 is local);</li>
+ *     gradient in the backward): tp - 1 peer-to-peer steps, each a copy-engine memcpy flagged by
+ *     single-thread kernels ({@code use_ce}, 1 comm SM), chunk k of the GEMM starting once the
+ *     k-th step has brought its rows (chunk 0 is local). No SM margin
+ *     ({@code set_sm_margin} false): the GEMM chunks keep every SM;</li>
  * <li>pipeline for the row-parallel GEMM's output (proj, fc2 forward): the GEMM in 4 splits, each
  *     split's reduce-scatter running on 16 SMs while the next split computes; the block's
  *     residual waits for the last;</li>
@@ -30,12 +33,16 @@ import org.clustersim.strategies.device.CommKernels;
  *     weight gradient) under its input-gradient GEMM, and the reduce-scatter of that input
  *     gradient under its weight-gradient GEMM, both on 16 SMs.</li>
  * </ul>
- * The tasks are real: chunked GEMMs on the compute stream, userbuffers transfers on two streams
- * of their own, so how much is hidden (and how much compute the SM-driven chunks slow, through
- * {@link CommInterference}) emerges from the timeline. Each chunk is costed as a GEMM of its own
- * shape ({@link LayerCostModel#gemmChunk}), so chunking loses what smaller GEMMs lose.
- * Blocks whose GEMMs are not the plain column/row pair (latent attention) fall back to the
- * exposed collectives. Only inside one server: userbuffers are single-node.
+ * For pipeline and bulk TE sets an SM margin: it launches those GEMMs on {@code _math_sms} = SMs
+ * - 16 for their whole length, so the userbuffers kernels have SMs of their own. Here those GEMMs
+ * take the time of their output tiles spread over the SMs left ({@link #marginStretch}), and the
+ * userbuffers transfers beside them take only their HBM share ({@link #computeShare}). The tasks
+ * are real: chunked GEMMs on the compute stream, userbuffers transfers on streams of their own,
+ * so how much is hidden emerges from the timeline. Each chunk is costed once, as a GEMM of its
+ * own shape on the device's GEMM surface ({@link LayerCostModel#gemmChunk}): chunking loses what
+ * smaller GEMMs lose, and no further efficiency factor applies. Blocks whose GEMMs are not the
+ * plain column/row pair (latent attention) fall back to the exposed collectives. Only inside one
+ * server: userbuffers are single-node.
  *
  * <p>On a TPU torus the same decomposition is XLA's collective matmul (Wang et al., "Overlap
  * Communication with Dependent Computation via Decomposition in Large Deep Learning Models",
@@ -49,6 +56,12 @@ final class TensorParallelOverlap {
     /** TE's defaults: the ring exchange drives copy engines from 1 SM; pipeline and bulk use 16. */
     static final int RING_SMS = 1;
     static final int UB_SMS = 16;
+    /**
+     * Output tile of a large Hopper BF16 GEMM (CUTLASS's sm90 128 x 256 warp-specialized tile),
+     * for counting waves under the SM margin. Uncertain: cuBLAS picks its tile per shape.
+     */
+    static final int TILE_ROWS = 128;
+    static final int TILE_COLS = 256;
     static final int PIPELINE_SPLITS = 4;
     /** The op selective recomputation adds to the attention block (LayerCostModel's withReplay). */
     private static final String RECOMPUTE = "recompute";
@@ -102,7 +115,11 @@ final class TensorParallelOverlap {
         this.tensor = tensor;
         this.cost = cost;
         this.ringExchange = ringExchange;
+        this.kernels = cost.costs().device().commKernels();
     }
+
+    /** The profile's SM count and communication kernels; null without them (no SM margin then). */
+    private final CommKernels kernels;
 
     /**
      * The block cut around GEMMs {@code first} and {@code second}, or empty when it lacks either
@@ -125,15 +142,18 @@ final class TensorParallelOverlap {
     private int forward(Chain chain, Parts b, String name, Middle middle) {
         Pass f = Pass.F;
         chain.compute(name + " pre", b.pre(), f);
-        ringGemm(chain, name + " " + op(b.first()), chunk(b.first(), tensor.tp()).fNs(), f.flops(b.first()));
+        ringGemm(chain, tensor, ringExchange, name + " " + op(b.first()), chunk(b.first(), tensor.tp()).fNs(),
+                f.flops(b.first()));
         middle.emit(chain, f, b.mid());
         int scattered = -1;
         int[] ub = chain.streams(UB_STREAM);
         long chunk = tensor.activationBytes() / PIPELINE_SPLITS;
         String gemm = name + " " + op(b.second());
+        LayerCostModel.TensorParallelGemm shape = shape(b.second());
+        double splitNs = chunk(b.second(), PIPELINE_SPLITS).fNs() * marginStretch(shape.rows() / PIPELINE_SPLITS, shape.n());
         for (int i = 1; i <= PIPELINE_SPLITS; i++) {
             int split = chain.compute(gemm + " " + i + "/" + PIPELINE_SPLITS,
-                    chunk(b.second(), PIPELINE_SPLITS).fNs(), f.flops(b.second()) / PIPELINE_SPLITS);
+                    splitNs, f.flops(b.second()) / PIPELINE_SPLITS);
             scattered = chain.graph().communicate(name + " tp-rs " + i + "/" + PIPELINE_SPLITS, userbuffers(chain), ub,
                     tensor.work(chain.devices(), CollectiveOp.REDUCE_SCATTER, chunk), split);
         }
@@ -144,7 +164,8 @@ final class TensorParallelOverlap {
         boolean weights = p == Pass.B;
         chain.compute(name + " post", b.post(), p);
         String second = name + " " + op(b.second());
-        ringGemm(chain, second + " dgrad", chunk(b.second(), tensor.tp()).biNs(), b.second().biFlops());
+        ringGemm(chain, tensor, ringExchange, second + " dgrad", chunk(b.second(), tensor.tp()).biNs(),
+                b.second().biFlops());
         if (weights) {
             chain.compute(second + " wgrad", b.second().wNs(), b.second().wFlops());
         }
@@ -153,7 +174,10 @@ final class TensorParallelOverlap {
         TaskGraph.Builder graph = chain.graph();
         int[] ub = chain.streams(UB_STREAM);
         int before = chain.last();
-        int dgrad = chain.compute(first + " dgrad", b.first().biNs(), b.first().biFlops());
+        // both bulk GEMMs run on the SMs the userbuffers kernels leave
+        LayerCostModel.TensorParallelGemm shape = shape(b.first());
+        int dgrad = chain.compute(first + " dgrad", b.first().biNs() * marginStretch(shape.rows(), shape.k()),
+                b.first().biFlops());
         int gathered = -1;
         if (weights) {
             // the input's all-gather for the weight gradient starts with the input-gradient GEMM
@@ -166,36 +190,52 @@ final class TensorParallelOverlap {
         int scattered = graph.communicate(name + " tp-rs bulk", userbuffers(chain), ub,
                 tensor.work(chain.devices(), CollectiveOp.REDUCE_SCATTER, tensor.activationBytes()), dgrad);
         if (weights) {
-            chain.computeAfter(first + " wgrad", b.first().wNs(), b.first().wFlops(), gathered);
+            chain.computeAfter(first + " wgrad", b.first().wNs() * marginStretch(shape.k(), shape.n()),
+                    b.first().wFlops(), gathered);
         }
         return chain.computeAfter(name + " pre", b.pre(), p, scattered);
     }
 
-    /**
-     * One of {@code chunks} row chunks of a GEMM, at the surface's rate for the chunk's shape and
-     * the fraction of it chunked GEMMs keep under userbuffers overlap (the device profile's).
-     */
+    /** One of {@code chunks} row chunks of a GEMM, at the surface's rate for the chunk's shape. */
     private LayerCostModel.OpTime chunk(LayerCostModel.Block gemm, int chunks) {
         return chunk(op(gemm), chunks).orElseThrow();
     }
 
     /** {@link #chunk(LayerCostModel.Block, int)} by op name, costed once per op and chunk count (surface lookups). */
     private Optional<LayerCostModel.OpTime> chunk(String op, int chunks) {
-        return chunkTimes.computeIfAbsent(new ChunkKey(op, chunks), k -> cost.gemmChunk(op, chunks).map(t -> {
-            CommKernels kernels = cost.costs().device().commKernels();
-            double e = kernels == null ? 1 : kernels.overlappedGemmEfficiency();
-            return new LayerCostModel.OpTime(t.op(), t.fNs() / e, t.biNs() / e, t.wNs() / e);
-        }));
+        return chunkTimes.computeIfAbsent(new ChunkKey(op, chunks), k -> cost.gemmChunk(op, chunks));
+    }
+
+    private LayerCostModel.TensorParallelGemm shape(LayerCostModel.Block gemm) {
+        return cost.tensorParallelGemm(op(gemm)).orElseThrow();
+    }
+
+    /**
+     * How much longer a GEMM with an output of {@code rows x cols} takes on the SMs TE's SM margin
+     * leaves it (all but {@link #UB_SMS}) than on all of them: its {@link #TILE_ROWS} x
+     * {@link #TILE_COLS} output tiles spread evenly over the SMs (cuBLAS's persistent Hopper
+     * kernels balance the last wave), each SM's share of them at least one tile. A GEMM whose
+     * tiles fit on the SMs left loses nothing; a large one takes SMs / (SMs - 16) as long. 1 when
+     * the profile has no SM count.
+     */
+    double marginStretch(double rows, double cols) {
+        return kernels == null ? 1 : marginStretch(rows, cols, kernels.sms(), kernels.sms() - UB_SMS);
+    }
+
+    static double marginStretch(double rows, double cols, int sms, int mathSms) {
+        double tiles = Math.ceil(rows / TILE_ROWS) * Math.ceil(cols / TILE_COLS);
+        return Math.max(1, tiles / mathSms) / Math.max(1, tiles / sms);
     }
 
     /**
      * A column-parallel GEMM fed by a ring exchange: tp chunks of {@code chunkNs} each, chunk k
      * waiting for the k-th step, each step passing one tp-th of the gathered tensor to the next rank.
      */
-    private void ringGemm(Chain chain, String name, double chunkNs, double flops) {
+    static void ringGemm(Chain chain, TensorParallel tensor, RingExchange exchange, String name, double chunkNs,
+                         double flops) {
         int tp = tensor.tp();
         int[] ring = chain.streams(RING_STREAM);
-        Work.Communication shift = ringShift(chain.devices(), tensor.activationBytes() / tp);
+        Work.Communication shift = ringShift(tensor, exchange, chain.devices(), tensor.activationBytes() / tp);
         int before = chain.last();
         int arrived = -1;
         for (int k = 0; k < tp; k++) {
@@ -213,11 +253,12 @@ final class TensorParallelOverlap {
     }
 
     /** One ring step: every GPU sends {@code bytes} to the next rank of its TP group, in every CP group. */
-    private Work.Communication ringShift(int[] devices, long bytes) {
+    private static Work.Communication ringShift(TensorParallel tensor, RingExchange exchange, int[] devices,
+                                               long bytes) {
         int tp = tensor.tp();
         List<Flow> flows = new ArrayList<>();
-        boolean both = ringExchange.bidirectional() && tp > 2;
-        long wire = (long) Math.ceil((both ? bytes / 2.0 : bytes) / ringExchange.efficiency());
+        boolean both = exchange.bidirectional() && tp > 2;
+        long wire = (long) Math.ceil((both ? bytes / 2.0 : bytes) / exchange.efficiency());
         for (int c = 0; c < tensor.cp(); c++) {
             for (int t = 0; t < tp; t++) {
                 flows.add(new Flow(devices[c * tp + t], devices[c * tp + (t + 1) % tp], wire));
@@ -238,12 +279,14 @@ final class TensorParallelOverlap {
     }
 
     /**
-     * What a task moved by {@code transport} (the ring exchange or userbuffers) takes from
-     * compute: its SMs, and for the SM-driven kinds the NVLink traffic's HBM share.
+     * What a task moved by {@code transport} takes from the compute beside it: a ring-exchange
+     * step its one SM (the GEMM chunks keep every SM, so the flag kernels displace one); a
+     * userbuffers kernel only its NVLink traffic's HBM share, its 16 SMs being those the SM margin
+     * already took from the GEMM it runs under.
      */
     static double computeShare(TaskTag.Transport transport, CommKernels kernels) {
         return transport == TaskTag.Transport.RING_EXCHANGE ? (double) RING_SMS / kernels.sms()
-                : kernels.computeShare(new CommKernels.Kernel(UB_SMS, kernels.nvlink().hbmShare()));
+                : kernels.computeShare(new CommKernels.Kernel(0, kernels.nvlink().hbmShare()));
     }
 
     private static String op(LayerCostModel.Block gemm) {

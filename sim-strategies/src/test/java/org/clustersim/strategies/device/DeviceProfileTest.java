@@ -131,6 +131,19 @@ class DeviceProfileTest {
     }
 
     @Test
+    void theRemovedOverlappedGemmEfficiencyIsRejectedWithItsLineAndReason() throws IOException {
+        Path f = broken("  p2p: {sms: 2, hbmShare: 0}", "  p2p: {sms: 2, hbmShare: 0}\n  overlappedGemmEfficiency: 0.80");
+        List<InputError> errs = errors(f);
+        assertEquals(1, errs.size(), errs.toString());
+        InputError e = errs.get(0);
+        assertEquals("communication.overlappedGemmEfficiency", e.path());
+        assertEquals(lineOf(f, "overlappedGemmEfficiency"), e.location().line());
+        assertTrue(e.message().startsWith("removed: "), e.message());
+        assertEquals(f, e.file());
+        assertTrue(e.format().contains("profile.yaml"), e.format());
+    }
+
+    @Test
     void aProfileWithoutCommunicationLeavesOverlapFree() throws IOException {
         String text = new String(DeviceProfile.class.getResourceAsStream(DeviceProfiles.resource("h100-sxm"))
                 .readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);

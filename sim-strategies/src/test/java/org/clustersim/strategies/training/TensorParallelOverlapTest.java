@@ -135,17 +135,25 @@ class TensorParallelOverlapTest {
     }
 
     @Test
-    void aGemmSplitBesideAnSmDrivenReduceScatterIsStretchedByItsShare() {
-        Run r = run(true, true);
+    void pipelinedSplitsRunOnTheSmsTheMarginLeavesAndTheirReduceScattersTakeOnlyHbm() {
+        Run free = run(true, false);
         String mlp = " L1 mlp";
+        // TE launches the pipelined fc2 on 132 - 16 SMs throughout: a split of 1024 rows x 8192
+        // (256 tiles of 128 x 256) by k = 28672 / 8 takes 132 / 116 of its time on all SMs,
+        // the first split (nothing beside it yet) as much as the others
+        double alone = KernelCosts.of(DeviceProfiles.bundled("h100-sxm"), Precision.BF16).gemm(1024, 8192, 3584);
+        for (int i = 1; i <= 4; i++) {
+            assertEquals(Math.round(alone * 132 / 116), free.duration(free.task(mlp + " fc2 " + i + "/4")), 1,
+                    "split " + i);
+        }
+        Run r = run(true, true);
         int rs1 = r.task(mlp + " tp-rs 1/4");
         int split2 = r.task(mlp + " fc2 2/4");
-        // 16 SMs of 132 plus the NVLink kernels' HBM share: 0.1212 + 0.03
-        double share = 16.0 / 132 + H100.nvlink().hbmShare();
+        // the reduce-scatter's 16 SMs are the margin's: beside the split it takes its HBM share only
         long beside = Math.min(r.timeline().end(rs1), r.timeline().end(split2)) - r.timeline().start(split2);
         assertTrue(beside > 0, "the first reduce-scatter runs while the second split computes");
-        assertEquals(beside * share, r.timeline().interferenceNs(split2), 1e-6 * beside);
-        // and the ring exchange's single SM costs an fc1 chunk only 1/132 of the time beside it
+        assertEquals(beside * H100.nvlink().hbmShare(), r.timeline().interferenceNs(split2), 1e-6 * beside);
+        // and the ring exchange's single SM costs an fc1 chunk (on every SM) 1/132 of the time beside it
         // (the steps run back to back from the first chunk on: userbuffers hold every chunk)
         int chunk2 = r.task(mlp + " fc1 2/8");
         long ringBeside = 0;
@@ -156,9 +164,16 @@ class TensorParallelOverlapTest {
         }
         assertTrue(ringBeside > 0);
         assertEquals(ringBeside / 132.0, r.timeline().interferenceNs(chunk2), 1e-6 * ringBeside);
-        Run free = run(true, false);
         assertEquals(0, free.timeline().interferenceNs(free.task(mlp + " fc2 2/4")));
         assertTrue(free.duration(free.task(mlp + " fc2 2/4")) < r.duration(split2), "the stretch shows in the slice");
+    }
+
+    @Test
+    void smallGemmsWhoseTilesFitOnTheSmsLeftLoseNothingToTheMargin() {
+        // 96 tiles fit on 116 SMs; 256 spread 132 / 116 longer; 120 tiles: 120 / 116 of one wave
+        assertEquals(1, TensorParallelOverlap.marginStretch(1024, 3072, 132, 116), 1e-12);
+        assertEquals(132.0 / 116, TensorParallelOverlap.marginStretch(1024, 8192, 132, 116), 1e-12);
+        assertEquals(120.0 / 116, TensorParallelOverlap.marginStretch(1920, 2048, 132, 116), 1e-12);
     }
 
     @Test
