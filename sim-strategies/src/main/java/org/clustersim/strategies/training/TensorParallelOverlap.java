@@ -36,9 +36,12 @@ import org.clustersim.strategies.device.CommKernels;
  * For pipeline and bulk TE sets an SM margin: it launches those GEMMs on {@code _math_sms} = SMs
  * - 16 for their whole length, so the userbuffers kernels have SMs of their own. Here those GEMMs
  * take the time of their output tiles spread over the SMs left ({@link #marginStretch}), and the
- * userbuffers transfers beside them take only their HBM share ({@link #computeShare}). The tasks
- * are real: chunked GEMMs on the compute stream, userbuffers transfers on streams of their own,
- * so how much is hidden emerges from the timeline. Each chunk is costed once, as a GEMM of its
+ * userbuffers transfers beside them take only their HBM share ({@link #computeShare}). The last
+ * reduce-scatter chunk (32 SMs in TE) has no compute beside it: the block waits for it. TE
+ * launches the chunks round-robin on 3 compute streams; each is a persistent GEMM that fills the
+ * SMs, so here they run back to back on the compute stream. The tasks are real: chunked GEMMs on
+ * the compute stream, userbuffers transfers on streams of their own, so how much is hidden
+ * emerges from the timeline. Each chunk is costed once, as a GEMM of its
  * own shape on the device's GEMM surface ({@link LayerCostModel#gemmChunk}): chunking loses what
  * smaller GEMMs lose, and no further efficiency factor applies. Blocks whose GEMMs are not the
  * plain column/row pair (latent attention) fall back to the exposed collectives. Only inside one
@@ -95,6 +98,8 @@ final class TensorParallelOverlap {
     }
 
     private final RingExchange ringExchange;
+    /** The profile's SM count and communication kernels; null without them (no SM margin then). */
+    private final CommKernels kernels;
 
     /**
      * How the ring steps move data.
@@ -117,9 +122,6 @@ final class TensorParallelOverlap {
         this.ringExchange = ringExchange;
         this.kernels = cost.costs().device().commKernels();
     }
-
-    /** The profile's SM count and communication kernels; null without them (no SM margin then). */
-    private final CommKernels kernels;
 
     /**
      * The block cut around GEMMs {@code first} and {@code second}, or empty when it lacks either
