@@ -20,7 +20,15 @@ import org.junit.jupiter.api.Test;
  * scenarios/validation/megatron-sc21/. Like is compared with like: the paper's own FLOP count (its
  * equation 3, recomputation included) divided by the simulated step time (the step as {@code
  * clustersim run} simulates and reports it, {@link SimulatedStep}) and the GPU count.
- * The published throughputs are never used to set any parameter.
+ * The published throughputs are never used to set any parameter, and the scenarios carry no
+ * device override (ValidationScenarioKnobsTest): the bundled A100 profile runs as it is.
+ *
+ * <p>Goal (issue 30, shared with the other fidelity work): mean absolute error at most 5%, no row
+ * over 12%. Not reached: without the former {@code memory.streamEfficiency: 0.36} override (a fit
+ * to this table) every row comes out 15-31% optimistic. The bounds below are regression guards
+ * (today's error plus a small margin), not the goal; see docs/validation.md for the mechanisms
+ * still missing (A100 GEMM rates at these shapes under 2021's cuBLAS, the score matrix's
+ * element-wise kernels of 2021 without an A100 single-kernel measurement).
  */
 class MegatronSc21ValidationTest {
     /** name, layers, hidden, GPUs, batch, published TFLOP/s per GPU. */
@@ -39,12 +47,15 @@ class MegatronSc21ValidationTest {
         return 96 * batch * s * layers * h * h * (1 + s / (6 * h) + v / (16 * layers * h));
     }
 
-    /** Bounds set from what the simulator reaches (worst row 8.9%, mean 4.7%), to catch drift. */
-    static final double ROW_BOUND = 0.12;
-    static final double MEAN_BOUND = 0.07;
+    /**
+     * Regression guards, not the goal (mean 5%, no row over 12%): today's worst row (GPT 1.7B,
+     * +30.3%) and mean absolute error (21.2%), every row optimistic, plus a small margin.
+     */
+    static final double ROW_BOUND = 0.32;
+    static final double MEAN_BOUND = 0.23;
 
     @Test
-    void everyRowWithin12PercentAndMeanAbsoluteErrorWithin7Percent() {
+    void everyRowAndTheMeanWithinTodaysRegressionGuards() {
         StringBuilder table = new StringBuilder(
                 "| model | GPUs | published TFLOP/s | simulated TFLOP/s | error |\n|---|---|---|---|---|\n");
         List<Double> errors = new ArrayList<>();

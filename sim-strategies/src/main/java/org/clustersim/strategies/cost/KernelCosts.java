@@ -82,6 +82,24 @@ public record KernelCosts(DeviceProfile device, Precision precision, Fp8Recipe r
         return 4 + 4 + 2 * adamMomentBytes + 4 + 2 * adamMomentBytes + 2;
     }
 
+    /**
+     * Bytes per parameter that fp16 training's loss scaling adds to the optimizer step, 0 in bf16
+     * or FP8 (no grad scaler). Megatron-LM's {@code Float16OptimizerWithFloat16Params.step}
+     * (megatron/optimizer/optimizer.py at NVIDIA/Megatron-LM commit aed2f75, April 2021, as in
+     * Megatron-core today) first copies each main gradient into the fp32 gradient of the master
+     * weight ({@code .float()}: reads g, writes 4; nothing when the main gradient is already
+     * fp32, where {@code .float()} returns the same tensor), then unscales it and checks it for
+     * inf/NaN in one pass ({@code torch._amp_foreach_non_finite_check_and_unscale_}: reads 4,
+     * writes 4). Both are multi-tensor kernels over every local parameter, like Adam's.
+     */
+    public double lossScalingBytesPerParam() {
+        if (precision != Precision.FP16) {
+            return 0;
+        }
+        double copy = mainGradBytes == 4 ? 0 : mainGradBytes + 4;
+        return copy + 4 + 4;
+    }
+
     /** Whether GEMMs run in FP8. */
     public boolean fp8() {
         return precision == Precision.FP8;

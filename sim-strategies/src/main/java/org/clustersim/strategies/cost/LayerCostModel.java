@@ -280,14 +280,23 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
             // full q x s products as batched GEMMs, and the score matrix (b a/t q s elements)
             // streamed by its element-wise kernels: see SCORE_BYTES_FORWARD and _BACKWARD. A
             // sliding window only changes the mask: the whole score matrix is still computed.
+            // As Megatron runs it: megatron/model/transformer.py ParallelAttention.forward at
+            // NVIDIA/Megatron-LM commit aed2f75 (April 2021), and megatron/core's unfused
+            // DotProductAttention today.
             double m = q * b * headsLocal;
             double matmuls = costs.gemm(m, s, dqk, true) + costs.gemm(m, dv, s, true);
             double elements = b * headsLocal * q * s;
-            double scores = costs.forward(Op.SCORES, elements * SCORE_BYTES_FORWARD);
-            double scoresBack = costs.backward(Op.SCORES, elements * SCORE_BYTES_BACKWARD);
+            double forwardBytes = windowed ? SCORE_BYTES_FORWARD : SCORE_BYTES_FORWARD - CAUSAL_SOFTMAX_SKIP_FORWARD;
+            double backwardBytes = windowed ? SCORE_BYTES_BACKWARD : SCORE_BYTES_BACKWARD - CAUSAL_SOFTMAX_SKIP_BACKWARD;
+            double scores = costs.forward(Op.SCORES, elements * forwardBytes);
+            double scoresBack = costs.backward(Op.SCORES, elements * backwardBytes);
+            // the context leaves the batched GEMM as [b a/t, q, d_v] and is copied to [q, b, a/t d_v]
+            // for the output projection (permute(2, 0, 1, 3).contiguous()), and its gradient copied
+            // back in the backward (the view of a permuted gradient): read and write each element once
+            double context = costs.memory(b * q * headsLocal * dv * 2 * E, 1);
             double flops = 2 * b * q * s * headsLocal * (dqk + dv);
-            double f = matmuls + scores;
-            double bi = 2 * matmuls + scoresBack;
+            double f = matmuls + scores + context;
+            double bi = 2 * matmuls + scoresBack + context;
             return new Block(f, bi, 0, flops, 2 * flops, 0, List.of(new OpTime("attn core", f, bi, 0)));
         }
         // causal: half of each product is skipped (with CP, load-balanced chunks give every rank
@@ -314,6 +323,19 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
      * (2 + 1 + 2), softmax's reads its output and the gradient and writes the gradient (2 + 2 + 2).
      */
     static final double SCORE_BYTES_BACKWARD = 11;
+    /**
+     * Bytes per score element the causal softmax does not read. Megatron's fused
+     * {@code scaled_upper_triang_masked_softmax} (megatron/fused_kernels/scaled_upper_triang_masked_softmax.h
+     * at NVIDIA/Megatron-LM commit aed2f75, April 2021; megatron/core/fusions today) gives row i
+     * of a causal score matrix only its first i + 1 elements to read and writes zeros over the
+     * rest without reading them: half the input's 2 bytes in the forward; in the backward half of
+     * the output's and the gradient's 2 + 2 (the writes stay whole). Dropout, which does not know
+     * the mask, streams the whole matrix. A sliding-window mask goes through the generic masked
+     * softmax, which reads everything.
+     */
+    static final double CAUSAL_SOFTMAX_SKIP_FORWARD = 1;
+    /** See {@link #CAUSAL_SOFTMAX_SKIP_FORWARD}: half of the backward's 2 + 2 bytes read. */
+    static final double CAUSAL_SOFTMAX_SKIP_BACKWARD = 2;
 
     /**
      * Rotary embedding of the local queries and keys: read and write each once per pass. With

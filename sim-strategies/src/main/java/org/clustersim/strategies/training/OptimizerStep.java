@@ -150,12 +150,15 @@ final class OptimizerStep {
 
     /**
      * The fused Adam step over {@code params} parameters: {@link #ADAM_BYTES_PER_PARAM} bytes each
-     * (fewer with bf16 moments)
+     * (fewer with bf16 moments), and in fp16 the loss-scaling passes before it
+     * ({@link org.clustersim.strategies.cost.KernelCosts#lossScalingBytesPerParam}, two kernels more),
      * at the fraction of HBM bandwidth the profile's fused-Adam measurement reached.
      */
     private double adamNs(double params) {
         DeviceProfile device = step.device();
-        double ns = params * step.kernels().adamBytesPerParam() / (device.hbmBytesPerS() * device.adamBandwidthFraction()) * 1e9;
-        return device.launch().ns(ns, device.kernels().forward(Op.OPTIMIZER));
+        double bytes = step.kernels().adamBytesPerParam() + step.kernels().lossScalingBytesPerParam();
+        double ns = params * bytes / (device.hbmBytesPerS() * device.adamBandwidthFraction()) * 1e9;
+        int kernels = device.kernels().forward(Op.OPTIMIZER) + (step.kernels().lossScalingBytesPerParam() > 0 ? 2 : 0);
+        return device.launch().ns(ns, kernels);
     }
 }

@@ -67,6 +67,31 @@ class LayerCostModelTest {
     }
 
     @Test
+    void standardAttentionCopiesTheContextToTheOutputProjectionsLayoutAndBack() {
+        KernelCosts costs = new KernelCosts(H100, Precision.BF16, Fp8Recipe.DELAYED, AttentionImpl.STANDARD, true, false, 4);
+        int tp = 2;
+        int b = 4;
+        int s = 4096;
+        LayerCostModel.Block core = new LayerCostModel(LLAMA, costs, tp, false, b, s, LayerCostModel.Recompute.NONE, 1, 1)
+                .attentionCore(0);
+        double heads = LLAMA.heads() / (double) tp;
+        double d = LLAMA.headDim();
+        double m = s * b * heads;
+        double matmuls = costs.gemm(m, s, d, true) + costs.gemm(m, d, s, true);
+        double elements = b * heads * s * (double) s;
+        // the score kernels: 9 bytes an element forward, 11 backward, of which the causal softmax
+        // reads only the lower triangle: 1 byte less forward, 2 less backward
+        double scoresF = costs.forward(org.clustersim.strategies.device.Op.SCORES, elements * 8);
+        double scoresB = costs.backward(org.clustersim.strategies.device.Op.SCORES, elements * 9);
+        // permute(2, 0, 1, 3).contiguous() of the b s h/t context, 2 bytes read + 2 written, and its gradient's copy back
+        double copy = b * s * LLAMA.hidden() / (double) tp * 4 / H100.streamBytesPerS() * 1e9;
+        double launch = H100.launch().hostNs();
+        assertEquals(copy, core.fNs() - matmuls - scoresF, 0.01 * copy + launch);
+        assertEquals(copy, core.biNs() - 2 * matmuls - scoresB, 0.01 * copy + launch);
+        assertTrue(copy > 5 * launch, "the copy is a real kernel here, not its launch: " + copy);
+    }
+
+    @Test
     void unfusedGradientAccumulationAddsAKernelPerWeightGradient() {
         LayerCostModel.Block fused = model(Precision.BF16, Fp8Recipe.DELAYED, true).mlpBlock();
         LayerCostModel.Block unfused = model(Precision.BF16, Fp8Recipe.DELAYED, false).mlpBlock();

@@ -123,6 +123,22 @@ class RecomputeModulesTest {
     }
 
     @Test
+    void fp16LossScalingAddsTheGradientCopyAndTheUnscalePassOnlyInFp16() {
+        KernelCosts fp16 = new KernelCosts(COSTS.device(), Precision.FP16, Fp8Recipe.DELAYED, COSTS.attention(), false,
+                false, 2);
+        KernelCosts fp16Fp32Grads = new KernelCosts(COSTS.device(), Precision.FP16, Fp8Recipe.DELAYED, COSTS.attention(),
+                true, false, 4);
+        KernelCosts bf16 = new KernelCosts(COSTS.device(), Precision.BF16, Fp8Recipe.DELAYED, COSTS.attention(), true,
+                false, 2);
+        // fp16 main gradients: copy to fp32 (2 read + 4 written), unscale and inf check (4 + 4)
+        assertEquals(14, fp16.lossScalingBytesPerParam());
+        // fp32 main gradients: .float() is the same tensor, only the unscale pass
+        assertEquals(8, fp16Fp32Grads.lossScalingBytesPerParam());
+        assertEquals(0, bf16.lossScalingBytesPerParam());
+        assertEquals(0, COSTS.lossScalingBytesPerParam());
+    }
+
+    @Test
     void bf16MomentsMakeEightBytesOfOptimizerStateAndLighterAdam() {
         KernelCosts bf16 = new KernelCosts(COSTS.device(), Precision.FP8, Fp8Recipe.CURRENT, COSTS.attention(), true,
                 false, 2, 2);
