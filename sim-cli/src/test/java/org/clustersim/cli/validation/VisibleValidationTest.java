@@ -35,9 +35,11 @@ import org.junit.jupiter.api.io.TempDir;
  * The published throughputs are never used to set any parameter.
  *
  * <p>With the device profiles, interference, TP communication overlap and the parameter gathers
- * overlapped with the forward, data-parallel collectives as NCCL runs them (simulated vs published
- * tokens/s/GPU): 8B 25.09 +13.7%, 70B 25.09 +7.4%, 405B 25.09 +1.9%, 8B 25.11 +4.6%, 70B 25.11
- * +3.3%, 405B 25.11 +1.3%, 405B B200 -14.9%; mean absolute error 6.7%. The bounds are
+ * overlapped with the forward as Megatron-core dispatches them (align_param_gather,
+ * overlap_param_gather_with_optimizer_step), data-parallel collectives as NCCL runs them
+ * (simulated vs published tokens/s/GPU): 8B 25.09 +13.7%, 70B 25.09 +7.6%, 405B 25.09 +8.0%,
+ * 8B 25.11 +4.6%, 70B 25.11 +3.5%, 405B 25.11 +7.0%, 405B B200 +6.5%; mean absolute error 7.3%.
+ * The bounds are
  * set from these, to catch drift; docs/validation.md explains each row. The seven runs take
  * about 25 s on two cores; the pending DeepSeek-V3 row alone takes minutes, another reason it
  * is not run here.
