@@ -82,6 +82,21 @@ class ParamGatherOverlapTest {
         return exposed;
     }
 
+    /** How long {@code task} ran while {@code device}'s compute stream was busy. */
+    private static long underCompute(Timeline t, int device, int task) {
+        TaskGraph g = t.graph();
+        long covered = 0;
+        for (Stream s : g.streams()) {
+            if (s.device() == device && s.kind() == StreamKind.COMPUTE) {
+                for (int i = 0; i < g.streamLength(s.id()); i++) {
+                    int c = g.streamTask(s.id(), i);
+                    covered += Math.max(0, Math.min(t.end(c), t.end(task)) - Math.max(t.start(c), t.start(task)));
+                }
+            }
+        }
+        return covered;
+    }
+
     private static long duration(Timeline t, int task) {
         return t.end(task) - t.start(task);
     }
@@ -236,6 +251,10 @@ class ParamGatherOverlapTest {
                 assertTrue(before >= 0);
                 assertTrue(t.start(gather) >= t.end(before), "rank " + r + " chunk " + c);
                 assertTrue(t.end(gather) <= t.start(pipeline.firstForward(r, stage)), "rank " + r + " chunk " + c);
+                // and runs beside the forwards of the chunk before (an NCCL kernel beside compute)
+                long under = underCompute(t, s.device(0, r, 0), gather);
+                assertTrue(2 * under >= duration(t, gather), "rank " + r + " chunk " + c + ": " + under + " of "
+                        + duration(t, gather) + " ns under compute");
             }
         }
     }
