@@ -5,7 +5,9 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 
+import org.clustersim.strategies.pipeline.CombinedOneFOneB;
 import org.clustersim.strategies.pipeline.InterleavedSchedule;
+import org.clustersim.strategies.pipeline.PipelineSchedule;
 import org.clustersim.strategies.pipeline.PipelineTasks;
 import org.clustersim.strategies.pipeline.StagePlacement;
 
@@ -19,29 +21,31 @@ import org.clustersim.strategies.pipeline.StagePlacement;
  * {@code _make_forward_pre_hook}). When each gather is dispatched depends on
  * {@code align_param_gather}:
  * <ul>
- * <li><b>aligned</b> (the interleaved schedule with {@link StepSequence#alignParamGather()}:
- *     Megatron-LM's default, {@code --no-align-param-gather} turns it off, and Megatron-Bridge's
- *     whenever virtual pipelining is on): training.py sets {@code config.param_sync_func} to each
- *     chunk's {@code start_param_sync}, which dispatches all the chunk's bucket groups at once, in
- *     the buffer's order (backward order: the last layers' bucket first, so the first module
- *     waits for the whole chunk). schedules.py ({@code forward_backward_pipelining_with_interleaving})
- *     calls it for chunks 0 and 1 at the schedule start, before the rank receives anything, and
- *     for chunk c (1 &lt; c &lt; v) before the rank's forward number (c - 1) p - r ("at the same
- *     time across the pipeline-parallel group"), p forwards or more ahead of the chunk's first use.
- *     The pre-hooks only wait ({@code skip_next_bucket_dispatch}). With
- *     {@link StepSequence#withOptimizerStep()} ({@code overlap_param_gather_with_optimizer_step})
- *     chunk 0's gather is dispatched inside the previous optimizer step instead, right after
- *     chunk 0's own Adam step (optimizer.py, {@code ChainedOptimizer._step}), under the other
- *     chunks' Adam step.</li>
- * <li><b>not aligned</b> (every other schedule: arguments.py turns {@code align_param_gather} off
- *     without virtual pipelining): the pre-hook of the first module of a model chunk dispatches
- *     that chunk's first bucket and waits for it, and the pre-hook of the first module of bucket
- *     j waits for bucket j and dispatches bucket j + 1, so every later bucket's gather runs under
- *     the forward of the bucket before; the first bucket is exposed unless the rank waits for
- *     its input activations anyway. The schedule receives those before it runs the forward (the
- *     current stream waits for the receive, and with Megatron-core's default
- *     {@code batch_p2p_sync} the host synchronises on it), so on a later pipeline rank the first
- *     bucket is exposed after the activations arrive rather than hidden behind the wait.</li>
+ * <li><b>aligned</b> (the interleaved schedule, combined or not, with
+ *     {@link StepSequence#alignParamGather()}: Megatron-LM's default, {@code --no-align-param-gather}
+ *     turns it off, and Megatron-Bridge's whenever virtual pipelining is on): training.py sets
+ *     {@code config.param_sync_func} to each chunk's {@code start_param_sync}, which dispatches
+ *     all the chunk's bucket groups at once, in the buffer's order (backward order: the last
+ *     layers' bucket first, so the first module waits for the whole chunk). schedules.py
+ *     ({@code forward_backward_pipelining_with_interleaving}) calls it for chunks 0 and 1 at the
+ *     schedule start, before the rank receives anything, and for chunk c (1 &lt; c &lt; v) before
+ *     the rank's forward number (c - 1) p - r ("at the same time across the pipeline-parallel
+ *     group"), p forwards or more ahead of the chunk's first use. The pre-hooks only wait
+ *     ({@code skip_next_bucket_dispatch}). With {@link StepSequence#withOptimizerStep()}
+ *     ({@code overlap_param_gather_with_optimizer_step}) chunk 0's gather is dispatched inside
+ *     the previous optimizer step instead, right after chunk 0's own Adam step (optimizer.py,
+ *     {@code ChainedOptimizer._step}), under the other chunks' Adam step.</li>
+ * <li><b>not aligned</b> (every other schedule: arguments.py turns {@code align_param_gather}
+ *     off without virtual pipelining, and the other schedule functions never call
+ *     {@code param_sync_func}; or {@code alignParamGather: false}): the pre-hook of the first
+ *     module of a model chunk dispatches that chunk's first bucket and waits for it, and the
+ *     pre-hook of the first module of bucket j waits for bucket j and dispatches bucket j + 1,
+ *     so every later bucket's gather runs under the forward of the bucket before; the first
+ *     bucket is exposed unless the rank waits for its input activations anyway. The schedule
+ *     receives those before it runs the forward (the current stream waits for the receive, and
+ *     with Megatron-core's default {@code batch_p2p_sync} the host synchronises on it), so on a
+ *     later pipeline rank the first bucket is exposed after the activations arrive rather than
+ *     hidden behind the wait.</li>
  * </ul>
  * A collective issued by the host starts on the GPU once the compute queued before it has run
  * (PyTorch's NCCL process group makes its stream wait for the current one): a gather dispatched
@@ -72,9 +76,19 @@ final class ParamGatherPrefetch {
         this.pipelines = pipelines;
         this.entries = entries;
         this.placement = step.schedule().placement(step.pp(), step.microbatches());
-        boolean interleaved = step.schedule() instanceof InterleavedSchedule;
+        boolean interleaved = interleaved(step.schedule());
         this.aligned = interleaved && sequence.alignParamGather();
         this.withOptimizerStep = interleaved && sequence.withOptimizerStep();
+    }
+
+    /**
+     * Whether Megatron-core runs {@code schedule} through its interleaved schedule function, the
+     * only one that calls {@code param_sync_func}: the interleaved schedule, alone or combined
+     * ({@code overlap_moe_expert_parallel_comm}, whose forwards keep the interleaved order).
+     */
+    static boolean interleaved(PipelineSchedule schedule) {
+        return schedule instanceof InterleavedSchedule
+                || schedule instanceof CombinedOneFOneB c && c.base() instanceof InterleavedSchedule;
     }
 
     /** Whether the schedule dispatches whole chunks' gathers ({@code align_param_gather} in effect). */

@@ -6,7 +6,6 @@ import java.util.Map;
 
 import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.strategies.cost.LayerCostModel;
-import org.clustersim.strategies.pipeline.InterleavedSchedule;
 import org.clustersim.strategies.pipeline.PipelineTasks;
 
 /**
@@ -97,7 +96,7 @@ public final class StepBuilder {
             }
             GradientReduction gradients = new GradientReduction(step, dpc, pipelines);
             OptimizerStep optimizer = new OptimizerStep(step, dpc, pipelines, prefetch
-                    && sequence.withOptimizerStep() && step.schedule() instanceof InterleavedSchedule);
+                    && sequence.withOptimizerStep() && ParamGatherPrefetch.interleaved(step.schedule()));
             for (int p = 0; p < step.pp(); p++) {
                 for (int t = 0; t < step.tp(); t++) {
                     optimizer.add(t, p, gradients.reduce(t, p, shardReductions), gradients.shard(), !prefetch);
