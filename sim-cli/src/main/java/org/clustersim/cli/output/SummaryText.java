@@ -57,8 +57,13 @@ public final class SummaryText {
             }
         }
         if (s.parallelism().overlapParamGather()) {
-            out.printf(Locale.ROOT, "param gather     overlapped with the forward, bucket by bucket "
-                    + "(overlapParamGather)%n");
+            boolean aligned = s.parallelism().alignParamGather()
+                    && s.schedule() == org.clustersim.strategies.pipeline.ScheduleKind.INTERLEAVED;
+            out.printf(Locale.ROOT, "param gather     overlapped with the forward, %s (overlapParamGather%s)%n",
+                    aligned ? "each chunk's buckets dispatched together by the schedule"
+                            : "bucket by bucket from the forward pre-hooks",
+                    aligned && s.parallelism().overlapParamGatherWithOptimizerStep()
+                            ? ", the first chunk's with the optimizer step" : "");
         }
         out.printf(Locale.ROOT, "step time        %s%n", duration(r.stepTimeNs()));
         out.printf(Locale.ROOT, "throughput       %,.0f tokens/s, %.1f model TFLOP/s per GPU%n", r.tokensPerSecond(),

@@ -119,17 +119,24 @@ public final class PipelineProgram {
         java.util.Map<Integer, int[]> gradReady = new java.util.HashMap<>();
         java.util.Map<Integer, Integer> firstForward = new java.util.HashMap<>();
         List<int[]> firstTasks = new ArrayList<>(ranks);
+        java.util.Map<Integer, int[]> forwardAfter = new java.util.HashMap<>();
         for (int r = 0; r < ranks; r++) {
             List<PipelineOp> program = schedule.program(r, ranks, microbatches);
             programs.add(program);
             int[] firsts = new int[program.size()];
             firstTasks.add(firsts);
+            List<Integer> afters = new ArrayList<>();
+            int previousLast = -1;
             int index = 0;
             for (PipelineOp op : program) {
                 if (op instanceof PipelineOp.Action a) {
                     int stage = stageOf(r, a);
                     StageWork.Emitted e = work.emit(graph, rankDevices[r], r, stage, a, label(a));
                     firsts[index++] = e.first();
+                    if (a.kind() == ActionKind.FORWARD) {
+                        afters.add(previousLast);
+                    }
+                    previousLast = e.last();
                     record(r, a, stage, e, fwd, bIn, bW, ledger);
                     if (a.kind() == ActionKind.FORWARD) {
                         firstForward.putIfAbsent(r * stages + stage, e.first());
@@ -143,12 +150,15 @@ public final class PipelineProgram {
                     StageWork.Overlap o = work.emitOverlapped(graph, rankDevices[r], r, pair, fs, bs,
                             label(pair.forward()) + " & " + label(pair.backward()));
                     firsts[index++] = Math.min(o.forward().first(), o.backward().first());
+                    afters.add(previousLast);
+                    previousLast = Math.max(o.forward().last(), o.backward().last());
                     record(r, pair.forward(), fs, o.forward(), fwd, bIn, bW, ledger);
                     firstForward.putIfAbsent(r * stages + fs, o.forward().first());
                     record(r, pair.backward(), bs, o.backward(), fwd, bIn, bW, ledger);
                     gradReady.put(r * stages + bs, o.backward().gradReady());
                 }
             }
+            forwardAfter.put(r, afters.stream().mapToInt(Integer::intValue).toArray());
         }
         checkCovered(fwd, bIn, bW);
         for (int mb = 0; mb < microbatches; mb++) {
@@ -173,7 +183,8 @@ public final class PipelineProgram {
         }
         java.util.Map<Integer, int[]> firstInputs = new java.util.HashMap<>();
         inputs.forEach((k, v) -> firstInputs.put(k, v.stream().mapToInt(Integer::intValue).toArray()));
-        return new PipelineTasks(ranks, stages, placement.chunkShare(), ledger, gradReady, firstForward, firstInputs);
+        return new PipelineTasks(ranks, stages, placement.chunkShare(), ledger, gradReady, firstForward, firstInputs,
+                forwardAfter);
     }
 
     /** First and last task of each (microbatch, stage) for one kind of pass. */

@@ -35,11 +35,17 @@ public final class PipelineTasks {
     private final java.util.Map<Integer, Integer> firstForward;
     /** Key as for gradReady: the tasks delivering the input of that first forward. */
     private final java.util.Map<Integer, int[]> firstInputs;
+    /**
+     * Key: rank. For each of the rank's forwards in program order (its virtual microbatch id in
+     * Megatron-core's schedules), the last task of the action before it, -1 for the first.
+     */
+    private final java.util.Map<Integer, int[]> forwardAfter;
 
     PipelineTasks(int ranks, int stages, double chunkShare, List<Entry> entries,
                   java.util.Map<Integer, int[]> gradReady, java.util.Map<Integer, Integer> firstForward,
-                  java.util.Map<Integer, int[]> firstInputs) {
+                  java.util.Map<Integer, int[]> firstInputs, java.util.Map<Integer, int[]> forwardAfter) {
         this.firstInputs = java.util.Map.copyOf(firstInputs);
+        this.forwardAfter = java.util.Map.copyOf(forwardAfter);
         this.ranks = ranks;
         this.stages = stages;
         this.chunkShare = chunkShare;
@@ -66,6 +72,11 @@ public final class PipelineTasks {
                 return false;
             }
         }
+        for (int[] tasks : forwardAfter.values()) {
+            if (!java.util.Arrays.stream(tasks).allMatch(t -> t < 0 || in.test(t))) {
+                return false;
+            }
+        }
         return firstForward.values().stream().allMatch(t -> t < 0 || in.test(t));
     }
 
@@ -78,12 +89,12 @@ public final class PipelineTasks {
         java.util.Map<Integer, Integer> first = new java.util.HashMap<>();
         firstForward.forEach((k, t) -> first.put(k, t < 0 ? t : t + offset));
         return new PipelineTasks(ranks, stages, chunkShare, moved, shifted(gradReady, offset), first,
-                shifted(firstInputs, offset));
+                shifted(firstInputs, offset), shifted(forwardAfter, offset));
     }
 
     private static java.util.Map<Integer, int[]> shifted(java.util.Map<Integer, int[]> tasks, int offset) {
         java.util.Map<Integer, int[]> out = new java.util.HashMap<>();
-        tasks.forEach((k, t) -> out.put(k, java.util.Arrays.stream(t).map(x -> x + offset).toArray()));
+        tasks.forEach((k, t) -> out.put(k, java.util.Arrays.stream(t).map(x -> x < 0 ? x : x + offset).toArray()));
         return out;
     }
 
@@ -103,7 +114,7 @@ public final class PipelineTasks {
             all.addAll(s.entries);
         }
         return new PipelineTasks(last.ranks, last.stages, last.chunkShare, all, last.gradReady, last.firstForward,
-                last.firstInputs);
+                last.firstInputs, last.forwardAfter);
     }
 
     /**
@@ -122,6 +133,23 @@ public final class PipelineTasks {
     public int[] firstForwardInputs(int rank, int stage) {
         int[] t = firstInputs.get(rank * stages + stage);
         return t == null ? new int[0] : t.clone();
+    }
+
+    /**
+     * The task queued on rank {@code rank}'s compute stream just before its forward number
+     * {@code index} (its forwards counted in program order from 0, Megatron-core's virtual
+     * microbatch id): the last task of the action before that forward; -1 for the rank's first
+     * forward or past its last. What a collective the host issues before that forward starts after.
+     */
+    public int forwardAfter(int rank, int index) {
+        int[] t = forwardAfter.get(rank);
+        return t == null || index < 0 || index >= t.length ? -1 : t[index];
+    }
+
+    /** How many forwards rank {@code rank} runs in the step. */
+    public int forwards(int rank) {
+        int[] t = forwardAfter.get(rank);
+        return t == null ? 0 : t.length;
     }
 
     /**

@@ -184,6 +184,24 @@ public final class LayoutRules {
     }
 
     /**
+     * Megatron-core's --overlap-param-gather-with-optimizer-step needs --overlap-param-gather and
+     * the interleaved schedule (megatron/training/arguments.py asserts both).
+     */
+    public static void overlapParamGatherWithOptimizerStep(List<Violation> out, boolean on, boolean overlapParamGather,
+                                                           boolean interleaved) {
+        if (on && !overlapParamGather) {
+            out.add(new Violation("overlapParamGatherWithOptimizerStep", "found true with overlapParamGather: false; "
+                    + "expected overlapParamGather: true (Megatron-LM: 'Must use --overlap-param-gather-with-optimizer-step "
+                    + "with --overlap-param-gather')"));
+        }
+        if (on && !interleaved) {
+            out.add(new Violation("overlapParamGatherWithOptimizerStep", "found true without the interleaved schedule; "
+                    + "expected schedule.kind: interleaved (Megatron-LM: '--overlap-param-gather-with-optimizer-step only "
+                    + "supported with interleaved pipeline parallelism')"));
+        }
+    }
+
+    /**
      * Megatron-core's --overlap-moe-expert-parallel-comm: only under expert parallelism, on a
      * schedule it can combine (interleaved, or 1F1B without pipeline parallelism), without full
      * recomputation.

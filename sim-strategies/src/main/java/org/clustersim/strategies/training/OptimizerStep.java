@@ -39,8 +39,23 @@ final class OptimizerStep {
     private final Map<Integer, Integer> optimizers = new HashMap<>();
     /** Per device, the tasks that complete its weight update. */
     private final Map<Integer, List<Integer>> updates = new HashMap<>();
+    /** Per device, its first model chunk's Adam step when that runs apart ({@link #firstChunkUpdateOf}). */
+    private final Map<Integer, Integer> firstChunk = new HashMap<>();
+    private final boolean splitFirstChunk;
 
     OptimizerStep(TrainingStep step, DataParallelCollectives dpc, List<PipelineTasks> pipelines) {
+        this(step, dpc, pipelines, false);
+    }
+
+    /**
+     * @param splitFirstChunk run the first model chunk's Adam step as a task of its own before the
+     *                        other chunks' (Megatron-core's {@code overlap_param_gather_with_optimizer_step}
+     *                        gives chunk 0 an optimizer of its own, first in the chain, and dispatches
+     *                        its weights' gather right after it: optimizer.py {@code ChainedOptimizer._step})
+     */
+    OptimizerStep(TrainingStep step, DataParallelCollectives dpc, List<PipelineTasks> pipelines,
+                  boolean splitFirstChunk) {
+        this.splitFirstChunk = splitFirstChunk && placement(step).chunksPerRank() > 1;
         this.step = step;
         this.g = dpc.graph();
         this.dpc = dpc;
@@ -54,6 +69,19 @@ final class OptimizerStep {
      */
     List<Integer> updatesOf(int device) {
         return updates.getOrDefault(device, List.of());
+    }
+
+    /**
+     * The task after which the first model chunk's weights are updated on {@code device}: its own
+     * Adam step when that runs apart, else the device's whole update.
+     */
+    List<Integer> firstChunkUpdateOf(int device) {
+        Integer own = firstChunk.get(device);
+        return own == null ? updatesOf(device) : List.of(own);
+    }
+
+    private static StagePlacement placement(TrainingStep step) {
+        return step.schedule().placement(step.pp(), step.microbatches());
     }
 
     private void updated(int device, int task) {
@@ -76,8 +104,24 @@ final class OptimizerStep {
         for (int i = 0; i < optimizer.length; i++) {
             int d = i / step.cp();
             int stream = g.stream(group[i], "compute", StreamKind.COMPUTE);
-            optimizer[i] = g.compute("adam step", TAG, stream, Math.round(adamNs), 0);
+            int first = -1;
+            double share = splitFirstChunk ? firstChunkShare(p) : 0;
+            if (share > 0) {
+                first = g.compute("adam step chunk0", TAG, stream, Math.round(adamNs * share), 0);
+                firstChunk.put(group[i], first);
+                updated(group[i], first);
+            }
+            optimizer[i] = g.compute("adam step", TAG, stream, Math.round(adamNs * (1 - share)), 0);
             updated(group[i], optimizer[i]);
+            if (first >= 0) {
+                g.addDependency(optimizer[i], first);
+                for (int r : reductions) {
+                    g.addDependency(first, r);
+                }
+                for (int r : reduced.experts().getOrDefault(group[i], List.of())) {
+                    g.addDependency(first, r);
+                }
+            }
             List<Integer> own = reduced.experts().getOrDefault(group[i], List.of());
             for (int r : reductions) {
                 g.addDependency(optimizer[i], r);
@@ -146,6 +190,15 @@ final class OptimizerStep {
             }
         }
         return deps.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** The first model chunk's share of pipeline rank p's parameters. */
+    private double firstChunkShare(int p) {
+        double all = 0;
+        for (int chunk = 0; chunk < placement.chunksPerRank(); chunk++) {
+            all += step.stageParams(placement.stageOfChunk(p, chunk));
+        }
+        return all > 0 ? step.stageParams(placement.stageOfChunk(p, 0)) / all : 0;
     }
 
     /**

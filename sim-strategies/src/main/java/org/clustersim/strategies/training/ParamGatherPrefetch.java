@@ -5,6 +5,9 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 
+import org.clustersim.strategies.pipeline.CombinedOneFOneB;
+import org.clustersim.strategies.pipeline.InterleavedSchedule;
+import org.clustersim.strategies.pipeline.PipelineSchedule;
 import org.clustersim.strategies.pipeline.PipelineTasks;
 import org.clustersim.strategies.pipeline.StagePlacement;
 
@@ -12,27 +15,46 @@ import org.clustersim.strategies.pipeline.StagePlacement;
  * Megatron-core's overlapped all-gather of updated weights ({@code --overlap-param-gather}; off
  * by default, {@code DistributedDataParallelConfig.overlap_param_gather = False}) under the
  * distributed optimizer (ZeRO 1 or 2). Instead of all-gathering the updated bf16 weights right
- * after the optimizer, the next step's forward gathers them bucket by bucket, in the gradient
- * buckets ({@link GradientBuckets}) taken in forward order. As in
- * megatron/core/distributed/param_and_grad_buffer.py ({@code finish_param_sync}) and
- * distributed_data_parallel.py (the forward pre-hook), on the first microbatch of the step:
+ * after the optimizer, the next step gathers them bucket by bucket, in the gradient buckets
+ * ({@link GradientBuckets}), each bucket waited for by the forward pre-hook of the first module
+ * that uses it on the step's first microbatch (distributed_data_parallel.py,
+ * {@code _make_forward_pre_hook}). When each gather is dispatched depends on
+ * {@code align_param_gather}:
  * <ul>
- * <li>the pre-hook of the first module of a model chunk dispatches that chunk's first bucket
- *     and waits for it (with {@code align_param_gather} off, the default): that bucket is
- *     exposed unless the rank waits for its input activations anyway;</li>
- * <li>the pre-hook of the first module of bucket j waits for bucket j and dispatches bucket
- *     j + 1, so every later bucket's gather runs under the forward of the bucket before.</li>
+ * <li><b>aligned</b> (the interleaved schedule, combined or not, with
+ *     {@link StepSequence#alignParamGather()}: Megatron-LM's default, {@code --no-align-param-gather}
+ *     turns it off, and Megatron-Bridge's whenever virtual pipelining is on): training.py sets
+ *     {@code config.param_sync_func} to each chunk's {@code start_param_sync}, which dispatches
+ *     all the chunk's bucket groups at once, in the buffer's order (backward order: the last
+ *     layers' bucket first, so the first module waits for the whole chunk). schedules.py
+ *     ({@code forward_backward_pipelining_with_interleaving}) calls it for chunks 0 and 1 at the
+ *     schedule start, before the rank receives anything, and for chunk c (1 &lt; c &lt; v) before
+ *     the rank's forward number (c - 1) p - r ("at the same time across the pipeline-parallel
+ *     group"), p forwards or more ahead of the chunk's first use. The pre-hooks only wait
+ *     ({@code skip_next_bucket_dispatch}). With {@link StepSequence#withOptimizerStep()}
+ *     ({@code overlap_param_gather_with_optimizer_step}) chunk 0's gather is dispatched inside
+ *     the previous optimizer step instead, right after chunk 0's own Adam step (optimizer.py,
+ *     {@code ChainedOptimizer._step}), under the other chunks' Adam step.</li>
+ * <li><b>not aligned</b> (every other schedule: arguments.py turns {@code align_param_gather}
+ *     off without virtual pipelining, and the other schedule functions never call
+ *     {@code param_sync_func}; or {@code alignParamGather: false}): the pre-hook of the first
+ *     module of a model chunk dispatches that chunk's first bucket and waits for it, and the
+ *     pre-hook of the first module of bucket j waits for bucket j and dispatches bucket j + 1,
+ *     so every later bucket's gather runs under the forward of the bucket before; the first
+ *     bucket is exposed unless the rank waits for its input activations anyway. The schedule
+ *     receives those before it runs the forward (the current stream waits for the receive, and
+ *     with Megatron-core's default {@code batch_p2p_sync} the host synchronises on it), so on a
+ *     later pipeline rank the first bucket is exposed after the activations arrive rather than
+ *     hidden behind the wait.</li>
  * </ul>
  * A collective issued by the host starts on the GPU once the compute queued before it has run
- * (PyTorch's NCCL process group makes its stream wait for the current one), so the gather of
- * bucket j + 1 waits for the task before bucket j's first module, and the first two buckets for
- * the rank's previous update (its Adam step: the gather reads the updated shard) and for the
- * forward's input activations: the schedule receives them before it runs the forward (the
- * current stream waits for the receive, and with Megatron-core's default {@code batch_p2p_sync}
- * the host synchronises on it), so on a later pipeline rank the first bucket is exposed after
- * the activations arrive rather than hidden behind the wait. Expert weights
- * form a chain of their own, dispatched and waited for at the first MoE layer of the chunk.
- * Gathers run on the data-parallel stream, ahead of the step's gradient reductions.
+ * (PyTorch's NCCL process group makes its stream wait for the current one): a gather dispatched
+ * at the schedule start waits for the rank's previous update (its Adam step, which the gather
+ * reads), one dispatched before forward n for the action before that forward, one dispatched by
+ * a pre-hook for the task before the hook's module. Expert weights form a chain of their own,
+ * waited for at the first MoE layer of the chunk (aligned: dispatched with the chunk's dense
+ * buckets, after them). Gathers run on the data-parallel stream, ahead of the step's gradient
+ * reductions, as NCCL kernels beside compute ({@link CommInterference} charges their SMs).
  */
 final class ParamGatherPrefetch {
     private final TrainingStep step;
@@ -40,18 +62,38 @@ final class ParamGatherPrefetch {
     private final List<PipelineTasks> pipelines;
     private final ForwardEntries entries;
     private final StagePlacement placement;
+    private final boolean aligned;
+    private final boolean withOptimizerStep;
 
     /** A gather to add: where it is issued in the rank's first forward of its chunk, for ordering. */
     private record Pending(int chunkOrder, int issueAt, int sequence, Runnable add) {
     }
 
-    ParamGatherPrefetch(TrainingStep step, DataParallelCollectives dpc, List<PipelineTasks> pipelines,
-                        ForwardEntries entries) {
+    ParamGatherPrefetch(TrainingStep step, StepSequence sequence, DataParallelCollectives dpc,
+                        List<PipelineTasks> pipelines, ForwardEntries entries) {
         this.step = step;
         this.dpc = dpc;
         this.pipelines = pipelines;
         this.entries = entries;
         this.placement = step.schedule().placement(step.pp(), step.microbatches());
+        boolean interleaved = interleaved(step.schedule());
+        this.aligned = interleaved && sequence.alignParamGather();
+        this.withOptimizerStep = interleaved && sequence.withOptimizerStep();
+    }
+
+    /**
+     * Whether Megatron-core runs {@code schedule} through its interleaved schedule function, the
+     * only one that calls {@code param_sync_func}: the interleaved schedule, alone or combined
+     * ({@code overlap_moe_expert_parallel_comm}, whose forwards keep the interleaved order).
+     */
+    static boolean interleaved(PipelineSchedule schedule) {
+        return schedule instanceof InterleavedSchedule
+                || schedule instanceof CombinedOneFOneB c && c.base() instanceof InterleavedSchedule;
+    }
+
+    /** Whether the schedule dispatches whole chunks' gathers ({@code align_param_gather} in effect). */
+    boolean aligned() {
+        return aligned;
     }
 
     /**
@@ -72,6 +114,10 @@ final class ParamGatherPrefetch {
     }
 
     private void addRank(int t, int p, OptimizerStep previous) {
+        if (aligned) {
+            addAligned(t, p, previous);
+            return;
+        }
         List<Integer> chunks = new ArrayList<>();
         for (int chunk = 0; chunk < placement.chunksPerRank(); chunk++) {
             if (pipelines.get(0).firstForward(p, placement.stageOfChunk(p, chunk)) >= 0) {
@@ -93,6 +139,122 @@ final class ParamGatherPrefetch {
         for (Pending g : pending) {
             g.add().run();
         }
+    }
+
+    /**
+     * Aligned dispatch: chunk by chunk in model-chunk order, each chunk's dense buckets in the
+     * buffer's (backward) order and then its expert weights, all at the chunk's dispatch point.
+     */
+    private void addAligned(int t, int p, OptimizerStep previous) {
+        for (int chunk = 0; chunk < placement.chunksPerRank(); chunk++) {
+            int stage = placement.stageOfChunk(p, chunk);
+            if (pipelines.get(0).firstForward(p, stage) < 0 || entries.of(step.device(0, 0, p, 0), stage).isEmpty()) {
+                continue;
+            }
+            Dispatch at = dispatchOf(p, chunk);
+            double params = step.stageParams(stage) - (step.ep() > 1 ? step.stageExpertParams(stage) : 0);
+            if (params >= 1) {
+                int[] group = step.mesh().gradientGroup(t, p);
+                int parts = Math.max(1, pipelines.get(0).gradientsReady(p, stage).length);
+                int mainGradBytes = step.kernels().mainGradBytes();
+                // buffer order: bucket 0 holds the last layers (param_and_grad_buffer.py, params[::-1])
+                for (GradientBuckets.Bucket b : GradientBuckets.split(parts, params * mainGradBytes,
+                        step.bucketBytes())) {
+                    int wait = entryIndex(p, stage, b.lastPart(), parts);
+                    long bytes = Math.round(b.bytes() / mainGradBytes * step.weightGatherBytes());
+                    alignedGather("dp-param all-gather stage" + stage + " part" + b.lastPart(), group,
+                            step.shardSize(), bytes, previous, p, stage, allReplicas(), at, wait);
+                }
+            }
+            alignedExperts(t, p, stage, previous, at);
+        }
+    }
+
+    /**
+     * Where the schedule dispatches chunk {@code chunk}'s gather on pipeline rank {@code p}:
+     * chunk 0 inside the optimizer step (with {@code withOptimizerStep}) or at the schedule start
+     * like chunk 1, chunk c &gt; 1 before the rank's forward (c - 1) pp - p.
+     */
+    private record Dispatch(boolean optimizer, int forward) {
+    }
+
+    private Dispatch dispatchOf(int p, int chunk) {
+        if (chunk == 0 && withOptimizerStep) {
+            return new Dispatch(true, -1);
+        }
+        if (chunk <= 1) {
+            return new Dispatch(false, -1);
+        }
+        // at least 1 (chunk >= 2, p < pp) and below the rank's m v forwards (m a multiple of pp)
+        return new Dispatch(false, (chunk - 1) * step.pp() - p);
+    }
+
+    /** The stage's expert weights, per expert DP group, dispatched with the chunk's dense buckets. */
+    private void alignedExperts(int t, int p, int stage, OptimizerStep previous, Dispatch at) {
+        int wait = firstMoeEntry(p, stage);
+        double params = step.ep() > 1 ? step.stageExpertParams(stage) : 0;
+        if (params < 1 || step.expertShardSize() <= 1 || wait < 0) {
+            return;
+        }
+        long bytes = Math.round(params * step.weightGatherBytes());
+        for (int[] members : step.mesh().experts().dataGroups(p)) {
+            if (highestTpRank(members) != t) {
+                continue;
+            }
+            alignedGather("expert-param all-gather stage" + stage, members, step.expertShardSize(), bytes, previous,
+                    p, stage, replicasOf(members), at, wait);
+        }
+    }
+
+    /**
+     * One aligned gather: after the members' previous update (their whole Adam step, or with the
+     * optimizer-step dispatch only their first chunk's) and, before forward n, after the action
+     * before it in each of {@code replicas}; entry {@code waitAt} of the stage's first forward waits.
+     */
+    private void alignedGather(String name, int[] members, int shard, long bytes, OptimizerStep previous, int p,
+                               int stage, List<Integer> replicas, Dispatch at, int waitAt) {
+        List<Integer> deps = new ArrayList<>();
+        if (previous != null) {
+            for (int m : members) {
+                deps.addAll(at.optimizer() ? previous.firstChunkUpdateOf(m) : previous.updatesOf(m));
+            }
+        }
+        if (at.forward() >= 0) {
+            for (int d : replicas) {
+                int before = pipelines.get(d).forwardAfter(p, at.forward());
+                if (before >= 0) {
+                    deps.add(before);
+                }
+            }
+        }
+        int task = dpc.gather(name, members, shard, bytes, deps.stream().mapToInt(Integer::intValue).toArray(), "dp");
+        for (int d : replicas) {
+            dpc.graph().addDependency(entries.of(step.device(0, 0, p, d), stage).get(waitAt).waiter(), task);
+        }
+    }
+
+    /** The entry of the first MoE layer in the stage's first forward, -1 if none. */
+    private int firstMoeEntry(int p, int stage) {
+        List<ForwardEntries.Entry> first = entries.of(step.device(0, 0, p, 0), stage);
+        for (int i = 0; i < first.size(); i++) {
+            int layer = first.get(i).layer();
+            if (layer >= 0 && step.model().isMoeLayer(layer)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** The simulated replicas a group's members belong to; with one replica simulated for all, replica 0. */
+    private List<Integer> replicasOf(int[] members) {
+        java.util.TreeSet<Integer> replicas = new java.util.TreeSet<>();
+        for (int m : members) {
+            int d = step.coordinates(m).dp();
+            if (d < step.replicas()) {
+                replicas.add(d);
+            }
+        }
+        return replicas.isEmpty() ? List.of(0) : new ArrayList<>(replicas);
     }
 
     /** The dense buckets of one stage, forward order. */

@@ -88,14 +88,15 @@ public final class StepBuilder {
                     sharded != null || entries != null);
             copiedReplicas += replicas.copied();
             if (prefetch) {
-                new ParamGatherPrefetch(step, dpc, pipelines, entries).add(previous);
+                new ParamGatherPrefetch(step, sequence, dpc, pipelines, entries).add(previous);
             }
             Map<Integer, List<Integer>> shardReductions = sharded == null ? Map.of() : sharded.add(dpc);
             if (previous != null) {
                 new StepHandover(step, g, previous).link(pipelines, firstTasks[n], sharded != null);
             }
             GradientReduction gradients = new GradientReduction(step, dpc, pipelines);
-            OptimizerStep optimizer = new OptimizerStep(step, dpc, pipelines);
+            OptimizerStep optimizer = new OptimizerStep(step, dpc, pipelines, prefetch
+                    && sequence.withOptimizerStep() && ParamGatherPrefetch.interleaved(step.schedule()));
             for (int p = 0; p < step.pp(); p++) {
                 for (int t = 0; t < step.tp(); t++) {
                     optimizer.add(t, p, gradients.reduce(t, p, shardReductions), gradients.shard(), !prefetch);

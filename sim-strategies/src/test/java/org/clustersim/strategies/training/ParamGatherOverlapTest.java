@@ -13,6 +13,8 @@ import org.clustersim.core.engine.StreamKind;
 import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.core.engine.Timeline;
 import org.clustersim.core.metrics.StepWindows;
+import org.clustersim.strategies.pipeline.InterleavedSchedule;
+import org.clustersim.strategies.pipeline.PipelineTasks;
 import org.clustersim.strategies.pipeline.ScheduleKind;
 import org.clustersim.topology.SwitchedClusterSpec;
 import org.clustersim.topology.Topology;
@@ -78,6 +80,21 @@ class ParamGatherOverlapTest {
             exposed += t.end(gather) - t.start(gather) - covered;
         }
         return exposed;
+    }
+
+    /** How long {@code task} ran while {@code device}'s compute stream was busy. */
+    private static long underCompute(Timeline t, int device, int task) {
+        TaskGraph g = t.graph();
+        long covered = 0;
+        for (Stream s : g.streams()) {
+            if (s.device() == device && s.kind() == StreamKind.COMPUTE) {
+                for (int i = 0; i < g.streamLength(s.id()); i++) {
+                    int c = g.streamTask(s.id(), i);
+                    covered += Math.max(0, Math.min(t.end(c), t.end(task)) - Math.max(t.start(c), t.start(task)));
+                }
+            }
+        }
+        return covered;
     }
 
     private static long duration(Timeline t, int task) {
@@ -158,5 +175,122 @@ class ParamGatherOverlapTest {
                 .timeline();
         assertEquals(3, gathers(p, 0).size());
         assertEquals(run(s, StepSequence.ONE).makespan() * 3, p.makespan());
+    }
+    // ---- Megatron-core's aligned dispatch under the interleaved schedule ----
+
+    /** pp 2 x dp 4, interleaved with 4 chunks of one layer per rank, 4 microbatches. */
+    private static TrainingStep interleaved() {
+        Topology node = SwitchedClusterSpec.dgxH100(1).build();
+        return TrainingStepTest.small(node).sizes(1, 1, 2, 4).zero(1).schedule(new InterleavedSchedule(4))
+                .batch(4, 1, 2048).build();
+    }
+
+    private static final StepSequence ALIGNED = new StepSequence(3, true, true, false);
+    private static final StepSequence NOT_ALIGNED = new StepSequence(3, true, false, false);
+    private static final StepSequence WITH_OPTIMIZER = new StepSequence(3, true, true, true);
+
+    private static Timeline simulate(TrainingStep s, TrainingStep.Built built) {
+        return Simulation.run(built.graph(), s.topology(), RunOptions.DEFAULT.withLinkTracks(false)).timeline();
+    }
+
+    /** The last step's gather of {@code stage}'s dense weights on {@code device}. */
+    private static int lastStepGather(Timeline t, TrainingStep.Built built, int device, int stage) {
+        int from = built.firstTasks()[built.steps() - 1];
+        for (int g : gathers(t, device)) {
+            if (g >= from && t.graph().task(g).name().startsWith(GATHER + " stage" + stage + " ")) {
+                return g;
+            }
+        }
+        throw new AssertionError("no gather of stage " + stage + " on device " + device);
+    }
+
+    /** When the last step's first forward of {@code stage} on pipeline rank {@code rank} has its input. */
+    private static long inputArrives(Timeline t, TrainingStep.Built built, int rank, int stage) {
+        long at = 0;
+        for (int task : built.pipelines().get(0).firstForwardInputs(rank, stage)) {
+            at = Math.max(at, t.end(task));
+        }
+        return at;
+    }
+
+    private static long steadyStep(Timeline t, TrainingStep.Built built) {
+        return StepWindows.of(t, built.firstTasks()).duration(built.steps() - 1);
+    }
+
+    @Test
+    void alignedGathersOfALaterRankRunWhileItWaitsForItsFirstInput() {
+        // schedules.py dispatches chunks 0 and 1 before the rank receives anything: on rank 1 the
+        // gather runs during the pipeline fill; without align the pre-hook dispatches it after the
+        // activations arrived (what the simulator did for every schedule before)
+        TrainingStep s = interleaved();
+        int rank1 = s.device(0, 1, 0);
+        int stage = s.schedule().placement(2, 4).stageOfChunk(1, 0);
+        TrainingStep.Built built = s.build(ALIGNED);
+        Timeline t = simulate(s, built);
+        int gather = lastStepGather(t, built, rank1, stage);
+        long arrival = inputArrives(t, built, 1, stage);
+        assertTrue(t.end(gather) <= arrival, "gather ends " + t.end(gather) + ", input arrives " + arrival);
+        TrainingStep.Built late = s.build(NOT_ALIGNED);
+        Timeline u = simulate(s, late);
+        assertTrue(u.start(lastStepGather(u, late, rank1, stage)) >= inputArrives(u, late, 1, stage));
+    }
+
+    @Test
+    void laterChunksAreGatheredFromTheForwardSchedulesPyLaunchesThemBeforeAndHidden() {
+        // chunk c > 1 is dispatched before rank r's forward number (c - 1) pp - r, after the action
+        // queued before it, and arrives before the chunk's first forward needs it
+        TrainingStep s = interleaved();
+        TrainingStep.Built built = s.build(ALIGNED);
+        Timeline t = simulate(s, built);
+        PipelineTasks pipeline = built.pipelines().get(0);
+        for (int r = 0; r < 2; r++) {
+            for (int c = 2; c < 4; c++) {
+                int stage = s.schedule().placement(2, 4).stageOfChunk(r, c);
+                int gather = lastStepGather(t, built, s.device(0, r, 0), stage);
+                int before = pipeline.forwardAfter(r, (c - 1) * 2 - r);
+                assertTrue(before >= 0);
+                assertTrue(t.start(gather) >= t.end(before), "rank " + r + " chunk " + c);
+                assertTrue(t.end(gather) <= t.start(pipeline.firstForward(r, stage)), "rank " + r + " chunk " + c);
+                // and runs beside the forwards of the chunk before (an NCCL kernel beside compute)
+                long under = underCompute(t, s.device(0, r, 0), gather);
+                assertTrue(2 * under >= duration(t, gather), "rank " + r + " chunk " + c + ": " + under + " of "
+                        + duration(t, gather) + " ns under compute");
+            }
+        }
+    }
+
+    @Test
+    void alignedGathersShortenTheInterleavedSteadyState() {
+        TrainingStep s = interleaved();
+        TrainingStep.Built plain = s.build(new StepSequence(3, false));
+        TrainingStep.Built aligned = s.build(ALIGNED);
+        TrainingStep.Built late = s.build(NOT_ALIGNED);
+        long after = steadyStep(simulate(s, plain), plain);
+        long ahead = steadyStep(simulate(s, aligned), aligned);
+        long preHook = steadyStep(simulate(s, late), late);
+        assertTrue(ahead < after, ahead + " vs " + after + " gathering after the optimizer");
+        assertTrue(ahead < preHook, ahead + " vs " + preHook + " dispatched by the pre-hooks");
+    }
+
+    @Test
+    void withTheOptimizerStepTheFirstChunkGathersUnderTheOtherChunksAdam() {
+        TrainingStep s = interleaved();
+        TrainingStep.Built built = s.build(WITH_OPTIMIZER);
+        Timeline t = simulate(s, built);
+        int rank0 = s.device(0, 0, 0);
+        int gather = lastStepGather(t, built, rank0, 0);
+        // the previous step's Adam over chunks 1..3 on rank 0
+        int rest = -1;
+        TaskGraph g = t.graph();
+        for (int task = built.firstTasks()[1]; task < built.firstTasks()[2]; task++) {
+            if (g.name(task).equals("adam step") && g.streamCount(task) > 0
+                    && g.streamDevice(g.taskStream(task, 0)) == rank0) {
+                rest = task;
+            }
+        }
+        assertTrue(rest >= 0);
+        assertTrue(t.start(gather) < t.end(rest), "the gather starts under the rest of the Adam step");
+        TrainingStep.Built aligned = s.build(ALIGNED);
+        assertTrue(steadyStep(t, built) < steadyStep(simulate(s, aligned), aligned));
     }
 }

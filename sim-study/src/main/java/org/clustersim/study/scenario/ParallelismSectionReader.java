@@ -57,6 +57,8 @@ final class ParallelismSectionReader {
         boolean sp = SEQUENCE_PARALLEL.bool(parSec);
         boolean overlap = OVERLAP_GRAD.bool(parSec);
         boolean overlapParamGather = OVERLAP_PARAM_GATHER.bool(parSec);
+        boolean alignParamGather = ALIGN_PARAM_GATHER.bool(parSec);
+        boolean withOptimizerStep = OVERLAP_PARAM_GATHER_WITH_OPTIMIZER_STEP.bool(parSec);
         boolean a2aOverlap = A2A_OVERLAP.bool(parSec);
         AllToAllAlgorithm allToAll = ALL_TO_ALL.choice(parSec);
         double bucketMb = BUCKET.number(parSec).orElse(TrainingStep.DEFAULT_BUCKET / 1e6);
@@ -95,7 +97,8 @@ final class ParallelismSectionReader {
             // the expert fold was reported above; the rest is read without experts
             layout = b.experts(1, tp).layout();
         }
-        return new Scenario.Parallelism(layout, v, layersPerStage, overlapParamGather, a2aOverlap);
+        return new Scenario.Parallelism(layout, v, layersPerStage, overlapParamGather, alignParamGather,
+                withOptimizerStep, a2aOverlap);
     }
 
     /**

@@ -83,12 +83,24 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
      * @param layersPerStage layers of each stage, or {@code null} for an even split
      * @param overlapParamGather with ZeRO 1 or 2, all-gather updated weights per bucket ahead of the next
      *                   forward (Megatron-core's --overlap-param-gather) instead of after the optimizer
+     * @param alignParamGather with overlapParamGather under the interleaved schedule, Megatron-core's
+     *                   align_param_gather (default on, as in Megatron-LM): the schedule dispatches each
+     *                   chunk's gathers ({@link org.clustersim.strategies.training.StepSequence})
+     * @param overlapParamGatherWithOptimizerStep with overlapParamGather under the interleaved schedule,
+     *                   the first chunk's gather dispatched inside the optimizer step
      * @param overlapMoeExpertParallelComm Megatron-core's --overlap-moe-expert-parallel-comm: the
      *                   combined 1F1B schedule ({@link CombinedOneFOneB}), one microbatch's forward run with
      *                   another's backward so that each one's all-to-alls run under the other's compute
      */
     public record Parallelism(Layout layout, int vp, int[] layersPerStage, boolean overlapParamGather,
+                              boolean alignParamGather, boolean overlapParamGatherWithOptimizerStep,
                               boolean overlapMoeExpertParallelComm) {
+        /** Gathers aligned where the schedule aligns them, none with the optimizer step. */
+        public Parallelism(Layout layout, int vp, int[] layersPerStage, boolean overlapParamGather,
+                           boolean overlapMoeExpertParallelComm) {
+            this(layout, vp, layersPerStage, overlapParamGather, true, false, overlapMoeExpertParallelComm);
+        }
+
         /** GPUs the layout occupies: tp x cp x pp x dp. */
         public int gpus() {
             return layout.mesh().gpus();
@@ -174,7 +186,8 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
 
     /** The steps to simulate back to back and how each step's weight update reaches the next. */
     public StepSequence stepSequence() {
-        return new StepSequence(steps, parallelism.overlapParamGather());
+        return new StepSequence(steps, parallelism.overlapParamGather(), parallelism.alignParamGather(),
+                parallelism.overlapParamGatherWithOptimizerStep());
     }
 
     /**

@@ -221,6 +221,14 @@ public final class ScenarioFields {
             + "(userbuffers); needs sequenceParallel when tp > 1.");
     public static final Field OVERLAP_PARAM_GATHER = bool("overlapParamGather", false, "With zero 1 or 2 and "
             + "overlapGradReduce: gather the updated weights per bucket ahead of the next step's forward.");
+    public static final Field ALIGN_PARAM_GATHER = bool("alignParamGather", true, "With overlapParamGather under "
+            + "the interleaved schedule: Megatron-core's align_param_gather (Megatron-LM's default): each model chunk's "
+            + "gathers dispatched whole by the schedule at the same time on every pipeline rank (chunks 0 and 1 at "
+            + "the schedule start); false: by the first module's forward pre-hook. Other schedules never align.");
+    public static final Field OVERLAP_PARAM_GATHER_WITH_OPTIMIZER_STEP = bool("overlapParamGatherWithOptimizerStep",
+            false, "With overlapParamGather and the interleaved schedule: Megatron-core's "
+            + "overlap_param_gather_with_optimizer_step: the first model chunk's gather dispatched inside the optimizer "
+            + "step, after that chunk's own Adam step.");
     public static final Field BUCKET = number("gradBucketMB", null, 0.001, 1e6, "Size of one gradient bucket in MB "
             + "of main gradients; default: Megatron-core's rule, max(40 M, 1 M x dp x cp) parameters.");
     public static final Field LAYERS_PER_STAGE = new Field("layersPerStage", new Field.IntegerListType(1, 100_000),
@@ -253,7 +261,7 @@ public final class ScenarioFields {
             + "under the next split's matmul); false: exposed all-gather and reduce-scatter around each block.");
     public static final Field PARALLELISM = section("parallelism", "How the model is split over the GPUs (or TPU "
             + "chips).", List.of(), TP, PP, DP, CP, EP, ETP, VP, ZERO, SEQUENCE_PARALLEL, OVERLAP_GRAD, TP_COMM_OVERLAP,
-            OVERLAP_PARAM_GATHER, A2A_OVERLAP, ALL_TO_ALL, BUCKET, LAYERS_PER_STAGE, SHARD_GROUP, CP_VARIANT, ORDER,
+            OVERLAP_PARAM_GATHER, ALIGN_PARAM_GATHER, OVERLAP_PARAM_GATHER_WITH_OPTIMIZER_STEP, A2A_OVERLAP, ALL_TO_ALL, BUCKET, LAYERS_PER_STAGE, SHARD_GROUP, CP_VARIANT, ORDER,
             ZERO3_IMPL, RESHARD, GRAD_REDUCE_DTYPE, MESH, MESH_MAPPING, COLLECTIVE_MATMUL);
 
     // ---- schedule ----

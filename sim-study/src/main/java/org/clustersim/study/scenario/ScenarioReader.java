@@ -9,10 +9,12 @@ import org.clustersim.core.input.Section;
 import org.clustersim.core.input.SourceNode;
 import org.clustersim.core.input.SourceTreeReader;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 import org.clustersim.strategies.training.Layout;
+import org.clustersim.strategies.training.LayoutRules;
 import org.clustersim.strategies.training.TrainingStep;
 import org.clustersim.strategies.device.AttentionImpl;
 import org.clustersim.strategies.model.TransformerModel;
@@ -71,6 +73,10 @@ public final class ScenarioReader {
         ParallelismSectionReader parallelism = new ParallelismSectionReader(parSec, schedSec);
         Scenario.Parallelism declared = parallelism.declared();
         ScheduleKind schedule = parallelism.schedule();
+        List<LayoutRules.Violation> gatherRules = new ArrayList<>();
+        LayoutRules.overlapParamGatherWithOptimizerStep(gatherRules, declared.overlapParamGatherWithOptimizerStep(),
+                declared.overlapParamGather(), schedule == ScheduleKind.INTERLEAVED);
+        SectionChecks.report(parSec, gatherRules);
         boolean blockingSends = P2P.choice(schedSec);
         int chunks = parallelism.chunks(schedule, declared.vp());
         Scenario.Training training = new TrainingSectionReader(trainSec).read();
@@ -78,6 +84,7 @@ public final class ScenarioReader {
                 : TrainingStep.defaultBucketBytes(declared.layout().mesh().dp() * declared.layout().mesh().cp(), training.mainGradBytes());
         Scenario.Parallelism par = new Scenario.Parallelism(Layout.builder().layout(declared.layout())
                 .bucketBytes(bucket).layout(), chunks, declared.layersPerStage(), declared.overlapParamGather(),
+                declared.alignParamGather(), declared.overlapParamGatherWithOptimizerStep(),
                 declared.overlapMoeExpertParallelComm());
         ModelSectionReader modelReader = new ModelSectionReader(modelSec);
         Optional<TransformerModel> model = modelReader.read();

@@ -3,6 +3,7 @@ package org.clustersim.study.scenario;
 import org.clustersim.core.input.InputError;
 import org.clustersim.core.input.InputFileException;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -228,6 +229,31 @@ class ScenarioReaderTest {
         assertEquals("parallelism.overlapParamGather", grads.path());
         assertTrue(grads.message().startsWith("found true with overlapGradReduce: false; expected overlapGradReduce: "
                 + "true"), grads.message());
+    }
+
+    @Test
+    void paramGatherDispatchOptionsAreReadWithMegatronDefaults() throws IOException {
+        String interleaved = VALID.replace("kind: gpipe", "kind: interleaved\n  v: 2").replace("  pp: 8",
+                "  pp: 8\n  zero: 1\n  overlapParamGather: true");
+        Scenario s = new ScenarioReader().read(write("a.yaml", interleaved));
+        assertTrue(s.stepSequence().alignParamGather(), "Megatron-LM aligns by default");
+        assertFalse(s.stepSequence().withOptimizerStep());
+        Scenario t = new ScenarioReader().read(write("b.yaml", interleaved.replace("  overlapParamGather: true",
+                "  overlapParamGather: true\n  alignParamGather: false\n  overlapParamGatherWithOptimizerStep: true")));
+        assertFalse(t.stepSequence().alignParamGather());
+        assertTrue(t.stepSequence().withOptimizerStep());
+    }
+
+    @Test
+    void paramGatherWithTheOptimizerStepNeedsTheInterleavedScheduleAndTheOverlap() throws IOException {
+        InputError schedule = only(errors(VALID.replace("  pp: 8", "  pp: 8\n  zero: 1\n  overlapParamGather: true\n"
+                + "  overlapParamGatherWithOptimizerStep: true")));
+        assertEquals("parallelism.overlapParamGatherWithOptimizerStep", schedule.path());
+        assertTrue(schedule.message().startsWith("found true without the interleaved schedule"), schedule.message());
+        InputError overlap = only(errors(VALID.replace("kind: gpipe", "kind: interleaved\n  v: 2").replace("  pp: 8",
+                "  pp: 8\n  zero: 1\n  overlapParamGatherWithOptimizerStep: true")));
+        assertEquals("parallelism.overlapParamGatherWithOptimizerStep", overlap.path());
+        assertTrue(overlap.message().startsWith("found true with overlapParamGather: false"), overlap.message());
     }
 
     @Test
