@@ -31,7 +31,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * here even where no measurement exists.
  * <ul>
  * <li>an overlap option never lengthens the steady-state step by more than the compute it makes
- *     communication kernels take (the most any GPU loses to interference with the option on);</li>
+ *     communication kernels take (the most any GPU loses to interference with the option on);
+ *     except {@code overlapParamGather} on a pipeline without the interleaved schedule's aligned
+ *     dispatch, where Megatron-core's own dispatch exposes the gathers
+ *     ({@link #exposedByDesign});</li>
  * <li>doubling every link's bandwidth never lengthens a step;</li>
  * <li>a device twice as fast at everything it computes never lengthens a step;</li>
  * <li>more microbatches of the same size never raise a 1F1B or interleaved pipeline's bubble;</li>
@@ -122,6 +125,9 @@ class StepInvariantsTest {
             } catch (InputException | InputFileException notForThisLayout) {
                 continue;
             }
+            if (option.equals("parallelism.overlapParamGather") && exposedByDesign(onScenario)) {
+                continue;
+            }
             checked.add(option);
             StepFigures without = StepRun.figures(offScenario);
             StepFigures with = StepRun.figures(onScenario);
@@ -150,6 +156,21 @@ class StepInvariantsTest {
         assertTrue(Math.abs(all.stepTimeNs() - one.stepTimeNs()) <= TOLERANCE * all.stepTimeNs(), () -> s
                 + ": one replica " + seconds(one.stepTimeNs()) + ", every replica " + seconds(all.stepTimeNs()));
         assertTrue(all.tasks() > one.tasks(), "every replica's tasks ran");
+    }
+
+    /**
+     * Whether Megatron-core itself exposes the parameter gathers: without the interleaved
+     * schedule's aligned dispatch, a pipeline rank after the first dispatches its first gather
+     * from its first module's forward pre-hook, which runs once its input has arrived
+     * (distributed_data_parallel.py, {@code finish_param_sync}; and such ranks keep a single
+     * bucket), so the gathers add to the pipeline's fill on the real cluster too. The relation
+     * does not hold there by design of the framework, not of the simulator; ParamGatherOverlapTest
+     * pins that behaviour instead.
+     */
+    private static boolean exposedByDesign(Scenario scenario) {
+        TrainingStep step = scenario.trainingStep();
+        return step.pp() > 1 && !(step.schedule() instanceof InterleavedSchedule
+                && scenario.parallelism().alignParamGather());
     }
 
     /** The scenario as reduced, simulated once for every relation that compares with it. */
