@@ -64,6 +64,13 @@ public final class SummaryText {
                             : "bucket by bucket from the forward pre-hooks",
                     aligned && s.parallelism().overlapParamGatherWithOptimizerStep()
                             ? ", the first chunk's with the optimizer step" : "");
+            if (!aligned && s.parallelism().layout().mesh().pp() > 1) {
+                // Megatron-core dispatches a rank's first gather from its first module's pre-hook, which runs
+                // after the rank has received its input (distributed_data_parallel.py, finish_param_sync)
+                out.printf(Locale.ROOT, "                 on pipeline ranks after the first the gathers start only once the "
+                        + "input activations arrived, so they add to the pipeline's fill; the interleaved schedule "
+                        + "(alignParamGather) starts them under the wait%n");
+            }
         }
         out.printf(Locale.ROOT, "step time        %s%n", duration(r.stepTimeNs()));
         out.printf(Locale.ROOT, "throughput       %,.0f tokens/s, %.1f model TFLOP/s per GPU%n", r.tokensPerSecond(),
