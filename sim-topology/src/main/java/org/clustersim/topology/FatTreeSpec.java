@@ -20,18 +20,34 @@ import java.util.Locale;
  * @param accelerator     GPU model
  * @param nodes           servers
  * @param gpusPerNode     GPUs per server (one NIC each)
- * @param nvlinkBytesPerS NVLink bandwidth per GPU per direction
- * @param nicBytesPerS    NIC and switch-port rate per direction
- * @param radix           ports per switch
- * @param ratios          oversubscription per level: leaf, and spine for three levels (each at least 1)
+ * <p>Hop latencies are those of {@link SwitchedClusterSpec} and {@link SuperPodSpec}: a
+ * GPU-NVSwitch hop, the GPU-NIC hop, the NIC-leaf hop (cable plus switching), and 450 ns for
+ * each switch-switch hop.
+ *
+ * @param nvlinkBytesPerS    NVLink bandwidth per GPU per direction
+ * @param nvlinkLatencyNs    latency of a GPU-NVSwitch hop
+ * @param nicBytesPerS       NIC and switch-port rate per direction
+ * @param gpuNicLatencyNs    latency of the GPU-NIC hop
+ * @param nicSwitchLatencyNs latency of the NIC-leaf hop
+ * @param radix              ports per switch
+ * @param ratios             oversubscription per level: leaf, and spine for three levels (each at least 1)
  */
 public record FatTreeSpec(String name, AcceleratorSpec accelerator, int nodes, int gpusPerNode, double nvlinkBytesPerS,
-                          double nicBytesPerS, int radix, double[] ratios) implements ClusterSpec {
+                          long nvlinkLatencyNs, double nicBytesPerS, long gpuNicLatencyNs, long nicSwitchLatencyNs,
+                          int radix, double[] ratios) implements ClusterSpec {
 
+    /** The hop latencies of the DGX presets ({@link SwitchedClusterSpec#dgxH100}). */
     private static final long NVLINK_NS = 250;
     private static final long GPU_NIC_NS = 200;
     private static final long CABLE_NS = 1200;
     private static final long SWITCH_NS = 450;
+
+    /** A fat tree with the DGX presets' hop latencies (250 ns NVLink, 200 ns GPU-NIC, 1200 ns NIC-leaf). */
+    public FatTreeSpec(String name, AcceleratorSpec accelerator, int nodes, int gpusPerNode, double nvlinkBytesPerS,
+                       double nicBytesPerS, int radix, double[] ratios) {
+        this(name, accelerator, nodes, gpusPerNode, nvlinkBytesPerS, NVLINK_NS, nicBytesPerS, GPU_NIC_NS, CABLE_NS,
+                radix, ratios);
+    }
 
     public FatTreeSpec {
         ratios = ratios.clone();
@@ -122,7 +138,7 @@ public record FatTreeSpec(String name, AcceleratorSpec accelerator, int nodes, i
     public Topology build() {
         Topology.Builder b = Topology.builder(name, accelerator);
         b.spec(this);
-        Vertex[][] servers = b.nvSwitchServers(nodes, gpusPerNode, nvlinkBytesPerS, NVLINK_NS);
+        Vertex[][] servers = b.nvSwitchServers(nodes, gpusPerNode, nvlinkBytesPerS, nvlinkLatencyNs);
         Vertex[] gpu = new Vertex[gpus()];
         for (int i = 0; i < gpu.length; i++) {
             gpu[i] = servers[i / gpusPerNode][i % gpusPerNode];
@@ -133,8 +149,8 @@ public record FatTreeSpec(String name, AcceleratorSpec accelerator, int nodes, i
         }
         for (int i = 0; i < gpu.length; i++) {
             Vertex nic = b.addVertex(gpu[i].name().replace("gpu", "nic"), VertexKind.NIC, gpu[i].node());
-            b.addDuplex(gpu[i], nic, LinkKind.GPU_NIC, nicBytesPerS, GPU_NIC_NS);
-            b.addDuplex(nic, leaf[i / leafDown()], LinkKind.NIC_SWITCH, nicBytesPerS, CABLE_NS);
+            b.addDuplex(gpu[i], nic, LinkKind.GPU_NIC, nicBytesPerS, gpuNicLatencyNs);
+            b.addDuplex(nic, leaf[i / leafDown()], LinkKind.NIC_SWITCH, nicBytesPerS, nicSwitchLatencyNs);
             b.nic(gpu[i], nic);
         }
         Vertex[][] spine = new Vertex[pods()][leafUp()];
@@ -168,7 +184,9 @@ public record FatTreeSpec(String name, AcceleratorSpec accelerator, int nodes, i
     @Override
     public boolean equals(Object o) {
         return o instanceof FatTreeSpec f && f.name.equals(name) && f.nodes == nodes && f.radix == radix
-                && java.util.Arrays.equals(f.ratios, ratios) && f.gpusPerNode == gpusPerNode;
+                && java.util.Arrays.equals(f.ratios, ratios) && f.gpusPerNode == gpusPerNode
+                && f.nvlinkLatencyNs == nvlinkLatencyNs && f.gpuNicLatencyNs == gpuNicLatencyNs
+                && f.nicSwitchLatencyNs == nicSwitchLatencyNs;
     }
 
     @Override

@@ -44,6 +44,28 @@ public final class Topology {
         this.healthy = new LinkStates(links.size());
     }
 
+    /** The same fabric (vertices, links, router) with other collective constants. */
+    private Topology(Topology fabric, CommTuning tuning) {
+        this.name = fabric.name;
+        this.tuning = tuning;
+        this.spec = fabric.spec;
+        this.accelerator = fabric.accelerator;
+        this.vertices = fabric.vertices;
+        this.links = fabric.links;
+        this.accelerators = fabric.accelerators;
+        this.router = fabric.router;
+        this.healthy = new LinkStates(links.size());
+    }
+
+    /**
+     * This fabric with the collective constants {@code commTuning} (a device profile's fitted
+     * ones, say); this topology itself when they are its own. The two share their router, so
+     * use one of them only.
+     */
+    public Topology withTuning(CommTuning commTuning) {
+        return commTuning.equals(tuning) ? this : new Topology(this, commTuning);
+    }
+
     /**
      * Builds the router of a topology once its vertices and links are complete.
      */

@@ -2,7 +2,9 @@ package org.clustersim.strategies.training;
 
 import java.util.Set;
 
+import org.clustersim.strategies.cost.Fp8Recipe;
 import org.clustersim.strategies.cost.LayerCostModel;
+import org.clustersim.strategies.cost.Precision;
 import org.clustersim.strategies.cost.RecomputeModule;
 import org.clustersim.strategies.device.AttentionImpl;
 import org.clustersim.strategies.model.LatentAttention;
@@ -44,6 +46,22 @@ import org.clustersim.strategies.model.TransformerModel;
  * capacity factor per token, the expert TP group's rows at ffn / etp), the shared experts' and the router's scores. A stage's
  * activations are allocated when its forward starts and freed when its backward has used them,
  * so the peak follows the schedule as run.
+ *
+ * <p>Under FP8 ({@code training.precision: fp8}) Transformer Engine's linear modules keep, for
+ * the weight-gradient GEMM, the FP8 copy of their input they cast, not the bf16 tensor
+ * (transformer_engine/pytorch/module/linear.py, {@code _linear_forward_impl}: the quantized
+ * input is saved with only its column-wise (transposed) data, or only its row-wise data when
+ * the backward must all-gather it under sequence parallelism, one byte an element either way;
+ * layernorm_linear.py, {@code _LayerNormLinear.forward}: {@code ln_out} likewise, while the
+ * norm's bf16 input stays saved for the norm's backward; layernorm_mlp.py keeps fc1's input
+ * and fc2's input in FP8 the same way). So with Megatron-core's TE layer (QKV and fc1 as
+ * LayerNormLinear, proj and fc2 as Linear) the two norm outputs and fc2's input cost one byte
+ * an element instead of two; with blockwise scaling a 4-byte scale per 128 elements more. The
+ * attention output is the exception: fused attention keeps its bf16 output for its own backward
+ * (attention/dot_product_attention/backends.py, {@code FusedAttnFunc.forward}, without FP8
+ * attention), so proj's FP8 copy is held beside it, one byte an element more than in bf16;
+ * under standard (unfused) or recomputed attention nothing else holds that bf16 output, and it
+ * shrinks like the others. The experts' grouped GEMMs of an MoE layer are still counted in bf16.
  */
 public final class MemoryModel {
     /**
@@ -149,6 +167,9 @@ public final class MemoryModel {
             // output-discarding checkpoints of both norms: their outputs, 2 s b h each, are rebuilt
             dense -= norms;
         }
+        if (step.precision() == Precision.FP8) {
+            dense -= fp8Saving(l, tokens, t, sp, modules);
+        }
         if (!model.isMoeLayer(l)) {
             // the MLP recomputed keeps only its input, the residual stream kept anyway
             return modules.contains(RecomputeModule.MLP) ? dense - mlp : dense;
@@ -168,5 +189,35 @@ public final class MemoryModel {
                 + tokens * e.shared() * (2 * h / (sp ? t : 1) + sharedInner)
                 + tokens * e.count() * 4.0 / (sp ? t : 1);
         return dense - mlp + moe;
+    }
+
+    /**
+     * Bytes an FP8 layer saves for its backward below the same layer in bf16 (see the class
+     * comment): the GEMM inputs Transformer Engine keeps as its FP8 copies, each one byte an
+     * element (plus the scales of blockwise scaling) instead of two, and the proj input's FP8 copy
+     * held beside fused attention's bf16 output. Counted on the tensors as this model counts them
+     * in bf16: the two norm outputs (h each), the attention output, and fc2's input (4 h, the
+     * 8 s b h of Korthikanti's MLP).
+     */
+    private double fp8Saving(int l, double tokens, int t, boolean sp, Set<RecomputeModule> modules) {
+        TransformerModel model = step.model();
+        double h = model.hidden();
+        double fp8 = step.kernels().recipe() == Fp8Recipe.BLOCKWISE ? 1 + 4.0 / 128 : 1;
+        double saved = 2 - fp8;
+        double bySp = sp ? t : 1;
+        boolean mlp = !model.isMoeLayer(l) && !modules.contains(RecomputeModule.MLP);
+        double out = 0;
+        if (!modules.contains(RecomputeModule.LAYERNORM)) {
+            // QKV's input, and fc1's where the MLP is a dense TE module
+            out += (mlp ? 2 : 1) * tokens * h * saved / bySp;
+        }
+        if (mlp) {
+            out += 4 * tokens * h * saved / t;
+        }
+        double attentionOut = tokens * model.attentionOutputWidth() / t;
+        boolean fusedKeepsOutput = step.attention() != AttentionImpl.STANDARD
+                && !modules.contains(RecomputeModule.CORE_ATTN);
+        out += fusedKeepsOutput ? -fp8 * attentionOut : saved * attentionOut;
+        return out;
     }
 }

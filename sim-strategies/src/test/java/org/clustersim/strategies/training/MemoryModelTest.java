@@ -91,4 +91,33 @@ class MemoryModelTest {
         }
         return max;
     }
+
+    /** Activation bytes of stage 0 (the small model's 8 layers) at TP 8 with sequence parallelism. */
+    private static long tp8(Precision precision, AttentionImpl attention) {
+        return new MemoryModel(TrainingStep.builder(M, NODE).batch(8, 2, 2048).kernels(precision, attention)
+                .sizes(8, 1, 1, 1).sequenceParallel(true).build()).activationBytes(0);
+    }
+
+    /**
+     * Transformer Engine keeps FP8 copies of the GEMM inputs it casts (linear.py,
+     * layernorm_linear.py): the QKV and fc1 inputs (the norms' outputs, h wide) and fc2's input
+     * (4 h wide) at 1 byte an element instead of 2; fused attention keeps its bf16 output, so
+     * proj's FP8 copy (h wide) is held beside it.
+     */
+    @Test
+    void fp8KeepsTransformerEnginesFp8CopiesOfTheGemmInputs() {
+        double tokens = 2048 * 2;
+        double h = M.hidden();
+        assertEquals(h, M.attentionOutputWidth(), "the oracle below takes proj's input h wide");
+        long bf16 = tp8(Precision.BF16, AttentionImpl.CUDNN);
+        long fp8 = tp8(Precision.FP8, AttentionImpl.CUDNN);
+        // per layer, over t = 8 (sequence parallel): norms' outputs 2 x (2 - 1), fc2's input 4 x (2 - 1), proj's copy -1
+        double perLayer = tokens * h * (2 + 4 - 1) / 8;
+        assertTrue(fp8 < bf16, fp8 + " bytes in fp8 against " + bf16 + " in bf16");
+        assertEquals(8 * perLayer, bf16 - fp8, 8);
+        // standard attention holds no bf16 copy of its output: proj's input shrinks like the others
+        double unfused = tokens * h * (2 + 4 + 1) / 8;
+        assertEquals(8 * unfused, tp8(Precision.BF16, AttentionImpl.STANDARD) - tp8(Precision.FP8,
+                AttentionImpl.STANDARD), 8);
+    }
 }

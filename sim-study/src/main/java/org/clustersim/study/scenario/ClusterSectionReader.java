@@ -122,8 +122,8 @@ final class ClusterSectionReader {
         if (fatTree) {
             double[] ratios = levels == 2 ? new double[] {ratio} : new double[] {ratio, 1};
             try {
-                FatTreeSpec tree = new FatTreeSpec(base.name() + "-fattree", chip, nodes, gpusPerNode, nvlink, nic,
-                        radix, ratios);
+                FatTreeSpec tree = new FatTreeSpec(base.name() + "-fattree", chip, nodes, gpusPerNode, nvlink, nvlinkLat,
+                        nic, gpuNicLat, nicSwitchLat, radix, ratios);
                 return device.map(dev -> new ClusterChoice(tree, dev));
             } catch (IllegalArgumentException e) {
                 section.error("nodes", "found " + nodes + ": " + e.getMessage());

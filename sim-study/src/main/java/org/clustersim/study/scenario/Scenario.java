@@ -20,6 +20,7 @@ import org.clustersim.strategies.cost.LayerCostModel;
 import org.clustersim.strategies.cost.Precision;
 import org.clustersim.strategies.cost.RecomputeModule;
 import org.clustersim.strategies.device.AttentionImpl;
+import org.clustersim.strategies.collective.FittedCommTuning;
 import org.clustersim.strategies.device.DeviceProfile;
 import org.clustersim.strategies.model.TransformerModel;
 import org.clustersim.strategies.pipeline.CombinedOneFOneB;
@@ -199,10 +200,20 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
         return parallelism.overlapMoeExpertParallelComm() ? new CombinedOneFOneB(base) : base;
     }
 
+    /**
+     * The cluster built, its collective constants fitted to the device profile's
+     * {@code collectives} entries ({@link FittedCommTuning}): the profile is where a chip's
+     * measured collective behaviour lives.
+     */
+    public Topology topology() {
+        Topology built = cluster.build();
+        return device == null ? built : FittedCommTuning.over(built, device.collectives());
+    }
+
     /** The training step this scenario describes. */
     public TrainingStep trainingStep() {
         Parallelism par = parallelism;
-        return TrainingStep.builder(model, cluster.build()).layout(par.layout())
+        return TrainingStep.builder(model, topology()).layout(par.layout())
                 .schedule(pipelineSchedule()).split(par.layersPerStage() == null ? null
                         : LayerSplit.of(model.layers(), par.layersPerStage()))
                 .blockingSends(blockingSends).replicas(allReplicas ? par.layout().mesh().dp() : 1)

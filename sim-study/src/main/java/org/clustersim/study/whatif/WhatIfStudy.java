@@ -45,7 +45,7 @@ public final class WhatIfStudy {
         this.step = scenario.trainingStep();
         this.built = SimulatedStep.build(scenario, step);
         this.graph = built.graph();
-        this.topologies = ThreadLocal.withInitial(() -> scenario.cluster().build());
+        this.topologies = ThreadLocal.withInitial(scenario::topology);
     }
 
     public Scenario scenario() {

@@ -127,6 +127,27 @@ class DeviceProfileScenarioTest {
         assertEquals(CommTuning.H100, h100.cluster().build().tuning());
     }
 
+    /** 8-byte all-reduce over the first server's 8 GPUs of the scenario's step, in us. */
+    private static double smallestAllReduceUs(Scenario s) {
+        var t = s.trainingStep().topology();
+        var eight = new org.clustersim.strategies.collective.CommGroup(new int[] {0, 1, 2, 3, 4, 5, 6, 7});
+        return new org.clustersim.strategies.collective.CollectiveStudy(t, org.clustersim.core.Simulation.Fidelity.FLOW,
+                List.of()).time("auto", org.clustersim.strategies.collective.CollectiveOp.ALL_REDUCE, eight, 8) / 1e3;
+    }
+
+    @Test
+    void theStepRunsCollectivesAsTheProfilesFitSays() throws IOException {
+        // the bundled H100 profile: nccl-tests' 13.67 us for 8 bytes on 8 GPUs (collectives.md)
+        assertEquals(13.67, smallestAllReduceUs(new ScenarioReader().read(write("h.yaml", scenario("", "", "")))),
+                0.02 * 13.67);
+        String h100 = new String(getClass().getResourceAsStream("/org/clustersim/profiles/h100-sxm.yaml")
+                .readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        Files.createDirectories(dir.resolve("profiles"));
+        write("profiles/slow.yaml", h100.replace("latencyUs: 13.67", "latencyUs: 30"));
+        assertEquals(30, smallestAllReduceUs(new ScenarioReader().read(write("s.yaml", scenario(
+                "  deviceProfile: profiles/slow.yaml\n", "", "")))), 0.02 * 30);
+    }
+
     @Test
     void aBundledProfileCanBeNamedForAnotherChip() throws IOException {
         Scenario s = new ScenarioReader().read(write("s.yaml", scenario("  deviceProfile: h200-sxm\n", "", "")));
