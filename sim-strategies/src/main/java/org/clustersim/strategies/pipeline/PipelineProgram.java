@@ -117,6 +117,7 @@ public final class PipelineProgram {
         List<List<PipelineOp>> programs = new ArrayList<>(ranks);
         List<PipelineTasks.Entry> ledger = new ArrayList<>();
         java.util.Map<Integer, int[]> gradReady = new java.util.HashMap<>();
+        java.util.Map<Integer, Integer> gradOrder = new java.util.HashMap<>();
         java.util.Map<Integer, Integer> firstForward = new java.util.HashMap<>();
         List<int[]> firstTasks = new ArrayList<>(ranks);
         for (int r = 0; r < ranks; r++) {
@@ -136,6 +137,7 @@ public final class PipelineProgram {
                     }
                     if (e.gradReady().length > 0) {
                         gradReady.put(r * stages + stage, e.gradReady());
+                        gradOrder.put(r * stages + stage, index);
                     }
                 } else if (op instanceof PipelineOp.Overlapped pair) {
                     int fs = stageOf(r, pair.forward());
@@ -147,6 +149,7 @@ public final class PipelineProgram {
                     firstForward.putIfAbsent(r * stages + fs, o.forward().first());
                     record(r, pair.backward(), bs, o.backward(), fwd, bIn, bW, ledger);
                     gradReady.put(r * stages + bs, o.backward().gradReady());
+                    gradOrder.put(r * stages + bs, index);
                 }
             }
         }
@@ -173,7 +176,8 @@ public final class PipelineProgram {
         }
         java.util.Map<Integer, int[]> firstInputs = new java.util.HashMap<>();
         inputs.forEach((k, v) -> firstInputs.put(k, v.stream().mapToInt(Integer::intValue).toArray()));
-        return new PipelineTasks(ranks, stages, placement.chunkShare(), ledger, gradReady, firstForward, firstInputs);
+        return new PipelineTasks(ranks, stages, placement.chunkShare(), ledger, gradReady, gradOrder, firstForward,
+                firstInputs);
     }
 
     /** First and last task of each (microbatch, stage) for one kind of pass. */

@@ -30,6 +30,8 @@ public final class PipelineTasks {
     private final List<Entry> entries;
     /** Key: rank x stages + stage (DualPipe runs every stage on two ranks, one per direction). */
     private final java.util.Map<Integer, int[]> gradReady;
+    /** Key as for gradReady: the position, in the rank's program, of the action that completes them. */
+    private final java.util.Map<Integer, Integer> gradOrder;
     private final int stages;
     /** Key as for gradReady: the first task of the first forward of the stage on the rank. */
     private final java.util.Map<Integer, Integer> firstForward;
@@ -37,7 +39,8 @@ public final class PipelineTasks {
     private final java.util.Map<Integer, int[]> firstInputs;
 
     PipelineTasks(int ranks, int stages, double chunkShare, List<Entry> entries,
-                  java.util.Map<Integer, int[]> gradReady, java.util.Map<Integer, Integer> firstForward,
+                  java.util.Map<Integer, int[]> gradReady, java.util.Map<Integer, Integer> gradOrder,
+                  java.util.Map<Integer, Integer> firstForward,
                   java.util.Map<Integer, int[]> firstInputs) {
         this.firstInputs = java.util.Map.copyOf(firstInputs);
         this.ranks = ranks;
@@ -45,6 +48,7 @@ public final class PipelineTasks {
         this.chunkShare = chunkShare;
         this.entries = List.copyOf(entries);
         this.gradReady = java.util.Map.copyOf(gradReady);
+        this.gradOrder = java.util.Map.copyOf(gradOrder);
         this.firstForward = java.util.Map.copyOf(firstForward);
     }
 
@@ -77,7 +81,7 @@ public final class PipelineTasks {
         }
         java.util.Map<Integer, Integer> first = new java.util.HashMap<>();
         firstForward.forEach((k, t) -> first.put(k, t < 0 ? t : t + offset));
-        return new PipelineTasks(ranks, stages, chunkShare, moved, shifted(gradReady, offset), first,
+        return new PipelineTasks(ranks, stages, chunkShare, moved, shifted(gradReady, offset), gradOrder, first,
                 shifted(firstInputs, offset));
     }
 
@@ -102,7 +106,8 @@ public final class PipelineTasks {
         for (PipelineTasks s : steps) {
             all.addAll(s.entries);
         }
-        return new PipelineTasks(last.ranks, last.stages, last.chunkShare, all, last.gradReady, last.firstForward,
+        return new PipelineTasks(last.ranks, last.stages, last.chunkShare, all, last.gradReady, last.gradOrder,
+                last.firstForward,
                 last.firstInputs);
     }
 
@@ -132,6 +137,17 @@ public final class PipelineTasks {
     public int[] gradientsReady(int rank, int stage) {
         int[] t = gradReady.get(rank * stages + stage);
         return t == null ? new int[0] : t.clone();
+    }
+
+    /**
+     * Where, in rank {@code rank}'s program, the action that completes stage {@code stage}'s
+     * gradients lies: of two stages on one rank, the one with the lower position has its
+     * gradients complete first (under interleaving, the last chunk's; Megatron-core launches
+     * each chunk's gradient reduction in that order). {@link Integer#MAX_VALUE} if the rank
+     * does not run the stage's backward.
+     */
+    public int gradientsOrder(int rank, int stage) {
+        return gradOrder.getOrDefault(rank * stages + stage, Integer.MAX_VALUE);
     }
 
     /**
