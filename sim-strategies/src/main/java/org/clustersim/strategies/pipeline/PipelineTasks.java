@@ -32,6 +32,10 @@ public final class PipelineTasks {
     private final java.util.Map<Integer, int[]> gradReady;
     /** Key as for gradReady: the position, in the rank's program, of the action that completes them. */
     private final java.util.Map<Integer, Integer> gradOrder;
+    /** Key as for gradReady: of the rank's whole backward passes, which one completes them. */
+    private final java.util.Map<Integer, Integer> gradStep;
+    /** Per rank, the task ending each of its whole backward passes, in program order. */
+    private final java.util.Map<Integer, int[]> backwardEnds;
     private final int stages;
     /** Key as for gradReady: the first task of the first forward of the stage on the rank. */
     private final java.util.Map<Integer, Integer> firstForward;
@@ -40,6 +44,7 @@ public final class PipelineTasks {
 
     PipelineTasks(int ranks, int stages, double chunkShare, List<Entry> entries,
                   java.util.Map<Integer, int[]> gradReady, java.util.Map<Integer, Integer> gradOrder,
+                  java.util.Map<Integer, Integer> gradStep, java.util.Map<Integer, int[]> backwardEnds,
                   java.util.Map<Integer, Integer> firstForward,
                   java.util.Map<Integer, int[]> firstInputs) {
         this.firstInputs = java.util.Map.copyOf(firstInputs);
@@ -49,6 +54,8 @@ public final class PipelineTasks {
         this.entries = List.copyOf(entries);
         this.gradReady = java.util.Map.copyOf(gradReady);
         this.gradOrder = java.util.Map.copyOf(gradOrder);
+        this.gradStep = java.util.Map.copyOf(gradStep);
+        this.backwardEnds = java.util.Map.copyOf(backwardEnds);
         this.firstForward = java.util.Map.copyOf(firstForward);
     }
 
@@ -61,6 +68,11 @@ public final class PipelineTasks {
             }
         }
         for (int[] tasks : gradReady.values()) {
+            if (!java.util.Arrays.stream(tasks).allMatch(in)) {
+                return false;
+            }
+        }
+        for (int[] tasks : backwardEnds.values()) {
             if (!java.util.Arrays.stream(tasks).allMatch(in)) {
                 return false;
             }
@@ -81,7 +93,8 @@ public final class PipelineTasks {
         }
         java.util.Map<Integer, Integer> first = new java.util.HashMap<>();
         firstForward.forEach((k, t) -> first.put(k, t < 0 ? t : t + offset));
-        return new PipelineTasks(ranks, stages, chunkShare, moved, shifted(gradReady, offset), gradOrder, first,
+        return new PipelineTasks(ranks, stages, chunkShare, moved, shifted(gradReady, offset), gradOrder, gradStep,
+                shifted(backwardEnds, offset), first,
                 shifted(firstInputs, offset));
     }
 
@@ -107,7 +120,7 @@ public final class PipelineTasks {
             all.addAll(s.entries);
         }
         return new PipelineTasks(last.ranks, last.stages, last.chunkShare, all, last.gradReady, last.gradOrder,
-                last.firstForward,
+                last.gradStep, last.backwardEnds, last.firstForward,
                 last.firstInputs);
     }
 
@@ -148,6 +161,24 @@ public final class PipelineTasks {
      */
     public int gradientsOrder(int rank, int stage) {
         return gradOrder.getOrDefault(rank * stages + stage, Integer.MAX_VALUE);
+    }
+
+    /**
+     * The tasks ending rank {@code rank}'s whole backward passes (B, not split Bi / W), in the
+     * order its program runs them: the points at which Megatron-core's interleaved schedule may
+     * launch a chunk's gradient reduction.
+     */
+    public int[] backwardEnds(int rank) {
+        int[] t = backwardEnds.get(rank);
+        return t == null ? new int[0] : t.clone();
+    }
+
+    /**
+     * Which of {@link #backwardEnds}{@code (rank)} completes stage {@code stage}'s gradients on
+     * the rank; -1 if none does (no backward of the stage there, or a split one).
+     */
+    public int gradientsStep(int rank, int stage) {
+        return gradStep.getOrDefault(rank * stages + stage, -1);
     }
 
     /**

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import org.clustersim.strategies.collective.CollectiveOp;
+import org.clustersim.strategies.pipeline.InterleavedSchedule;
 import org.clustersim.strategies.pipeline.PipelineTasks;
 import org.clustersim.strategies.pipeline.StagePlacement;
 
@@ -153,7 +154,8 @@ final class GradientReduction {
 
     /**
      * A stage's dense gradients in buckets: with {@code overlapGradReduce} each waits for the
-     * backward that completes its last part (ZeRO-3: the stage's last), otherwise for the
+     * backward that completes its last part (ZeRO-3: the stage's last), or under the interleaved
+     * schedule all for the chunk's aligned launch ({@link #alignedLaunch}); otherwise for the
      * rank's whole backward ({@code rankDone}).
      */
     private void buckets(int[] group, int p, int stage, double bytes, int[][] rankDone, List<Integer> out) {
@@ -169,12 +171,40 @@ final class GradientReduction {
                     }
                     continue;
                 }
+                int aligned = alignedLaunch(d, p, stage);
+                if (aligned >= 0) {
+                    deps.add(aligned);
+                    continue;
+                }
                 int[] ready = pipelines.get(d).gradientsReady(p, stage);
                 deps.add(ready[step.zero() < 3 ? Math.min(i, ready.length - 1) : ready.length - 1]);
             }
             out.add(dpc.reduce("dp-grad " + op.id() + " stage" + stage + " part" + i, op, group, shard,
                     Math.round(b.bytes()), deps.stream().mapToInt(Integer::intValue).toArray(), "dp"));
         }
+    }
+
+    /**
+     * Under Megatron-core's interleaved schedule with {@code align_grad_reduce} (on by default,
+     * megatron/training/training.py sets {@code grad_sync_func} to each chunk's
+     * {@code start_grad_sync}), the task after which replica d's pipeline rank p launches all of
+     * a stage's buckets at once: the rank's backward pass p passes after the chunk's last one
+     * ("we launch asynchronous communication at the same time across the pipeline-parallel
+     * group", pipeline_parallel/schedules.py, backward_step_helper_postprocess), or its last
+     * backward pass when there are not that many left (the launch of any remaining grad
+     * reductions after the cooldown). So every rank reduces a chunk while rank 0 finishes it,
+     * and the compute the reductions slow down is slowed on all ranks at once rather than rank
+     * after rank along the pipeline's drain. -1 for other schedules, ZeRO-3 and without overlap.
+     */
+    private int alignedLaunch(int d, int p, int stage) {
+        if (!step.overlapGradReduce() || step.zero() == 3 || placement.chunksPerRank() < 2
+                || !(step.schedule() instanceof InterleavedSchedule)) {
+            return -1;
+        }
+        PipelineTasks pipeline = pipelines.get(d);
+        int[] ends = pipeline.backwardEnds(p);
+        int last = pipeline.gradientsStep(p, stage);
+        return last < 0 || ends.length == 0 ? -1 : ends[Math.min(last + p, ends.length - 1)];
     }
 
     /**

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
 /**
  * When each pipeline rank's data-parallel gradient reductions run under an interleaved
  * schedule. A rank's buckets share one communicator, so they run in the order they are issued:
- * with {@code overlapGradReduce} the last chunk's gradients complete first and go first, and the
+ * with {@code overlapGradReduce} the last chunk's gradients complete first and go first (each
+ * rank p launching a chunk's p backward passes after its last, as Megatron-core aligns them), and the
  * tied embedding's sum between the first and the last rank follows both ranks' own buckets
  * (Megatron-core's finalize_model_grads), so the last rank does not wait for the first one's
  * backward before reducing its own gradients.
@@ -61,8 +62,9 @@ class GradientReductionOrderTest {
             Timeline t = TrainingStepTest.run(step).timeline();
             long firstRankBackward = span(t, step.device(0, 0, 0, 0), n -> n.startsWith("B "))[1];
             long lastRankReductions = span(t, step.device(0, 0, 1, 0), n -> n.startsWith("dp-grad"))[0];
-            assertTrue(lastRankReductions < firstRankBackward, "overlap " + overlap + ": the last rank's buckets start"
-                    + " at " + lastRankReductions + " ns, after the first rank's backward ends at " + firstRankBackward);
+            assertTrue(lastRankReductions < firstRankBackward, "overlap " + overlap + ": the last rank's buckets"
+                    + " start at " + lastRankReductions + " ns, after the first rank's backward ends at "
+                    + firstRankBackward);
         }
     }
 
@@ -76,6 +78,32 @@ class GradientReductionOrderTest {
         long[] chunk1Buckets = span(t, rank0, n -> n.startsWith("dp-grad") && n.contains(" stage2 "));
         assertTrue(chunk1Buckets[1] < chunk0Backward, "chunk 1's buckets end at " + chunk1Buckets[1]
                 + " ns, after chunk 0's backward at " + chunk0Backward);
+    }
+
+    @Test
+    void laterRanksLaunchAChunksReductionOneBackwardPassPerRankAfterItsLast() {
+        // Megatron-core's align_grad_reduce: rank 1 launches chunk 1 (stage 3) after the backward
+        // pass that follows its last one of chunk 1, when rank 0 finishes chunk 1, not at once
+        TrainingStep step = step(true);
+        Timeline t = TrainingStepTest.run(step).timeline();
+        int rank1 = step.device(0, 0, 1, 0);
+        long lastChunk1 = span(t, rank1, n -> n.startsWith("B mb3 c1 "))[1];
+        String next = null;
+        long nextStart = Long.MAX_VALUE;
+        TaskGraph g = t.graph();
+        for (int i = 0; i < g.taskCount(); i++) {
+            if (g.name(i).startsWith("B ") && g.stream(g.taskStream(i, 0)).device() == rank1
+                    && t.start(i) >= lastChunk1 && t.start(i) < nextStart) {
+                nextStart = t.start(i);
+                String[] words = g.name(i).split(" ");
+                next = words[0] + " " + words[1] + " " + words[2] + " ";
+            }
+        }
+        String pass = next;
+        long nextEnd = span(t, rank1, n -> n.startsWith(pass))[1];
+        long launch = span(t, rank1, n -> n.startsWith("dp-grad") && n.contains(" stage3 "))[0];
+        assertTrue(launch >= nextEnd, "chunk 1's buckets start at " + launch + " ns, before the next backward pass ("
+                + pass + ") ends at " + nextEnd + " ns; its last backward pass of chunk 1 ended at " + lastChunk1);
     }
 
     @Test
