@@ -117,6 +117,9 @@ public final class PipelineProgram {
         List<List<PipelineOp>> programs = new ArrayList<>(ranks);
         List<PipelineTasks.Entry> ledger = new ArrayList<>();
         java.util.Map<Integer, int[]> gradReady = new java.util.HashMap<>();
+        java.util.Map<Integer, Integer> gradOrder = new java.util.HashMap<>();
+        java.util.Map<Integer, Integer> gradStep = new java.util.HashMap<>();
+        java.util.Map<Integer, int[]> backwardEnds = new java.util.HashMap<>();
         java.util.Map<Integer, Integer> firstForward = new java.util.HashMap<>();
         List<int[]> firstTasks = new ArrayList<>(ranks);
         java.util.Map<Integer, int[]> forwardAfter = new java.util.HashMap<>();
@@ -128,6 +131,7 @@ public final class PipelineProgram {
             List<Integer> afters = new ArrayList<>();
             int previousLast = -1;
             int index = 0;
+            List<Integer> backwards = new ArrayList<>();
             for (PipelineOp op : program) {
                 if (op instanceof PipelineOp.Action a) {
                     int stage = stageOf(r, a);
@@ -140,9 +144,14 @@ public final class PipelineProgram {
                     record(r, a, stage, e, fwd, bIn, bW, ledger);
                     if (a.kind() == ActionKind.FORWARD) {
                         firstForward.putIfAbsent(r * stages + stage, e.first());
+                    } else if (a.kind() == ActionKind.BACKWARD) {
+                        backwards.add(e.last());
                     }
                     if (e.gradReady().length > 0) {
                         gradReady.put(r * stages + stage, e.gradReady());
+                        gradOrder.put(r * stages + stage, index);
+                        gradStep.put(r * stages + stage,
+                                a.kind() == ActionKind.BACKWARD ? backwards.size() - 1 : -1);
                     }
                 } else if (op instanceof PipelineOp.Overlapped pair) {
                     int fs = stageOf(r, pair.forward());
@@ -156,9 +165,13 @@ public final class PipelineProgram {
                     firstForward.putIfAbsent(r * stages + fs, o.forward().first());
                     record(r, pair.backward(), bs, o.backward(), fwd, bIn, bW, ledger);
                     gradReady.put(r * stages + bs, o.backward().gradReady());
+                    gradOrder.put(r * stages + bs, index);
+                    backwards.add(o.backward().last());
+                    gradStep.put(r * stages + bs, backwards.size() - 1);
                 }
             }
             forwardAfter.put(r, afters.stream().mapToInt(Integer::intValue).toArray());
+            backwardEnds.put(r, backwards.stream().mapToInt(Integer::intValue).toArray());
         }
         checkCovered(fwd, bIn, bW);
         for (int mb = 0; mb < microbatches; mb++) {
@@ -183,8 +196,8 @@ public final class PipelineProgram {
         }
         java.util.Map<Integer, int[]> firstInputs = new java.util.HashMap<>();
         inputs.forEach((k, v) -> firstInputs.put(k, v.stream().mapToInt(Integer::intValue).toArray()));
-        return new PipelineTasks(ranks, stages, placement.chunkShare(), ledger, gradReady, firstForward, firstInputs,
-                forwardAfter);
+        return new PipelineTasks(ranks, stages, placement.chunkShare(), ledger, gradReady, gradOrder, gradStep,
+                backwardEnds, firstForward, firstInputs, forwardAfter);
     }
 
     /** First and last task of each (microbatch, stage) for one kind of pass. */

@@ -30,6 +30,12 @@ public final class PipelineTasks {
     private final List<Entry> entries;
     /** Key: rank x stages + stage (DualPipe runs every stage on two ranks, one per direction). */
     private final java.util.Map<Integer, int[]> gradReady;
+    /** Key as for gradReady: the position, in the rank's program, of the action that completes them. */
+    private final java.util.Map<Integer, Integer> gradOrder;
+    /** Key as for gradReady: of the rank's whole backward passes, which one completes them. */
+    private final java.util.Map<Integer, Integer> gradStep;
+    /** Per rank, the task ending each of its whole backward passes, in program order. */
+    private final java.util.Map<Integer, int[]> backwardEnds;
     private final int stages;
     /** Key as for gradReady: the first task of the first forward of the stage on the rank. */
     private final java.util.Map<Integer, Integer> firstForward;
@@ -42,7 +48,9 @@ public final class PipelineTasks {
     private final java.util.Map<Integer, int[]> forwardAfter;
 
     PipelineTasks(int ranks, int stages, double chunkShare, List<Entry> entries,
-                  java.util.Map<Integer, int[]> gradReady, java.util.Map<Integer, Integer> firstForward,
+                  java.util.Map<Integer, int[]> gradReady, java.util.Map<Integer, Integer> gradOrder,
+                  java.util.Map<Integer, Integer> gradStep, java.util.Map<Integer, int[]> backwardEnds,
+                  java.util.Map<Integer, Integer> firstForward,
                   java.util.Map<Integer, int[]> firstInputs, java.util.Map<Integer, int[]> forwardAfter) {
         this.firstInputs = java.util.Map.copyOf(firstInputs);
         this.forwardAfter = java.util.Map.copyOf(forwardAfter);
@@ -51,6 +59,9 @@ public final class PipelineTasks {
         this.chunkShare = chunkShare;
         this.entries = List.copyOf(entries);
         this.gradReady = java.util.Map.copyOf(gradReady);
+        this.gradOrder = java.util.Map.copyOf(gradOrder);
+        this.gradStep = java.util.Map.copyOf(gradStep);
+        this.backwardEnds = java.util.Map.copyOf(backwardEnds);
         this.firstForward = java.util.Map.copyOf(firstForward);
     }
 
@@ -63,6 +74,11 @@ public final class PipelineTasks {
             }
         }
         for (int[] tasks : gradReady.values()) {
+            if (!java.util.Arrays.stream(tasks).allMatch(in)) {
+                return false;
+            }
+        }
+        for (int[] tasks : backwardEnds.values()) {
             if (!java.util.Arrays.stream(tasks).allMatch(in)) {
                 return false;
             }
@@ -88,8 +104,8 @@ public final class PipelineTasks {
         }
         java.util.Map<Integer, Integer> first = new java.util.HashMap<>();
         firstForward.forEach((k, t) -> first.put(k, t < 0 ? t : t + offset));
-        return new PipelineTasks(ranks, stages, chunkShare, moved, shifted(gradReady, offset), first,
-                shifted(firstInputs, offset), shifted(forwardAfter, offset));
+        return new PipelineTasks(ranks, stages, chunkShare, moved, shifted(gradReady, offset), gradOrder, gradStep,
+                shifted(backwardEnds, offset), first, shifted(firstInputs, offset), shifted(forwardAfter, offset));
     }
 
     private static java.util.Map<Integer, int[]> shifted(java.util.Map<Integer, int[]> tasks, int offset) {
@@ -113,8 +129,8 @@ public final class PipelineTasks {
         for (PipelineTasks s : steps) {
             all.addAll(s.entries);
         }
-        return new PipelineTasks(last.ranks, last.stages, last.chunkShare, all, last.gradReady, last.firstForward,
-                last.firstInputs, last.forwardAfter);
+        return new PipelineTasks(last.ranks, last.stages, last.chunkShare, all, last.gradReady, last.gradOrder,
+                last.gradStep, last.backwardEnds, last.firstForward, last.firstInputs, last.forwardAfter);
     }
 
     /**
@@ -160,6 +176,35 @@ public final class PipelineTasks {
     public int[] gradientsReady(int rank, int stage) {
         int[] t = gradReady.get(rank * stages + stage);
         return t == null ? new int[0] : t.clone();
+    }
+
+    /**
+     * Where, in rank {@code rank}'s program, the action that completes stage {@code stage}'s
+     * gradients lies: of two stages on one rank, the one with the lower position has its
+     * gradients complete first (under interleaving, the last chunk's; Megatron-core launches
+     * each chunk's gradient reduction in that order). {@link Integer#MAX_VALUE} if the rank
+     * does not run the stage's backward.
+     */
+    public int gradientsOrder(int rank, int stage) {
+        return gradOrder.getOrDefault(rank * stages + stage, Integer.MAX_VALUE);
+    }
+
+    /**
+     * The tasks ending rank {@code rank}'s whole backward passes (B, not split Bi / W), in the
+     * order its program runs them: the points at which Megatron-core's interleaved schedule may
+     * launch a chunk's gradient reduction.
+     */
+    public int[] backwardEnds(int rank) {
+        int[] t = backwardEnds.get(rank);
+        return t == null ? new int[0] : t.clone();
+    }
+
+    /**
+     * Which of {@link #backwardEnds}{@code (rank)} completes stage {@code stage}'s gradients on
+     * the rank; -1 if none does (no backward of the stage there, or a split one).
+     */
+    public int gradientsStep(int rank, int stage) {
+        return gradStep.getOrDefault(rank * stages + stage, -1);
     }
 
     /**

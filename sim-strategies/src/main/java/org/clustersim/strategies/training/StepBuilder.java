@@ -97,9 +97,17 @@ public final class StepBuilder {
             GradientReduction gradients = new GradientReduction(step, dpc, pipelines);
             OptimizerStep optimizer = new OptimizerStep(step, dpc, pipelines, prefetch
                     && sequence.withOptimizerStep() && ParamGatherPrefetch.interleaved(step.schedule()));
+            // every rank's buckets first: the tied embedding's sum follows both its ranks' buckets
+            List<GradientReduction.Reduced> reduced = new ArrayList<>();
             for (int p = 0; p < step.pp(); p++) {
                 for (int t = 0; t < step.tp(); t++) {
-                    optimizer.add(t, p, gradients.reduce(t, p, shardReductions), gradients.shard(), !prefetch);
+                    reduced.add(gradients.reduce(t, p, shardReductions));
+                }
+            }
+            for (int p = 0; p < step.pp(); p++) {
+                for (int t = 0; t < step.tp(); t++) {
+                    optimizer.add(t, p, gradients.withEmbeddingSync(t, p, reduced.get(p * step.tp() + t)),
+                            gradients.shard(), !prefetch);
                 }
             }
             previous = optimizer;
