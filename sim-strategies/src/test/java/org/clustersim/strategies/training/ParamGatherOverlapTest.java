@@ -272,6 +272,42 @@ class ParamGatherOverlapTest {
         assertTrue(ahead < preHook, ahead + " vs " + preHook + " dispatched by the pre-hooks");
     }
 
+    /**
+     * tp 2, cp 2, dp 2, pp 2 over two servers (mesh order tp-cp-dp-pp: each replica of a pipeline
+     * rank on its own server), interleaved with 4 chunks: every dense gather spans both replicas
+     * and both cp ranks, across the network.
+     */
+    private static TrainingStep replicated(int replicas) {
+        Topology two = SwitchedClusterSpec.dgxH100(2).build();
+        return TrainingStepTest.small(two).sizes(2, 2, 2, 2)
+                .order(List.of(Mesh.Dim.TP, Mesh.Dim.CP, Mesh.Dim.DP, Mesh.Dim.PP)).zero(1)
+                .schedule(new InterleavedSchedule(4)).batch(4, 1, 2048).replicas(replicas).build();
+    }
+
+    private static final RunOptions ALONE = new RunOptions(Simulation.Fidelity.ANALYTICAL,
+            Simulation.Routing.ECMP, List.of(), List.of(), false, RunOptions.DEFAULT.interference(),
+            RunOptions.DEFAULT.kernel());
+
+    @Test
+    void oneReplicaStandsForBothUnderTheAlignedDispatch() {
+        // with replicas: one, replica 0's gathers carry every member's flows and its forwards wait
+        // for them: the schedule (dispatch points, Adam dependencies, stream order of the gathers
+        // on the other replica's GPUs) must be the all-replica one. Every transfer alone on its
+        // route, so the only difference the flow model adds (the other replicas' pipeline sends
+        // on the links the gathers cross, which one replica does not simulate) is left out
+        for (StepSequence sequence : List.of(ALIGNED, WITH_OPTIMIZER)) {
+            long[] steps = new long[2];
+            for (int replicas = 1; replicas <= 2; replicas++) {
+                TrainingStep s = replicated(replicas);
+                TrainingStep.Built built = s.build(sequence);
+                Timeline t = Simulation.run(built.graph(), s.topology(), ALONE).timeline();
+                steps[replicas - 1] = steadyStep(t, built);
+            }
+            assertEquals(steps[1], steps[0], "steady step, one replica vs both, withOptimizerStep "
+                    + sequence.withOptimizerStep());
+        }
+    }
+
     @Test
     void withTheOptimizerStepTheFirstChunkGathersUnderTheOtherChunksAdam() {
         TrainingStep s = interleaved();
