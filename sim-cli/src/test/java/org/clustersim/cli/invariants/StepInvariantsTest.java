@@ -38,7 +38,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * <li>doubling every link's bandwidth never lengthens a step;</li>
  * <li>a device twice as fast at everything it computes never lengthens a step;</li>
  * <li>more microbatches of the same size never raise a 1F1B or interleaved pipeline's bubble;</li>
- * <li>{@code simulation.replicas: one} reports the step that simulating every replica reports.</li>
+ * <li>{@code simulation.replicas: one} reports the step that simulating every replica reports:
+ *     exactly with every transfer alone on its route, within 0.5% under the flow model.</li>
  * </ul>
  * Every scenario runs in this JVM exactly as {@code run} runs it ({@link StepRun}); the largest
  * are reduced first ({@link BundledScenario}). The tolerance, 0.1% of the step, is what event
@@ -47,6 +48,13 @@ import org.junit.jupiter.params.provider.MethodSource;
 class StepInvariantsTest {
     /** Relative tolerance on step times (see the class comment). */
     static final double TOLERANCE = 1e-3;
+    /**
+     * Relative tolerance between one replica and all under the flow model: the stand-in carries
+     * every replica's data-parallel flows but not the other replicas' pipeline sends, which share
+     * NIC links with the gathers (0.2% on the Llama 3.1 405B B200 row, docs/architecture.md); the
+     * task graph itself is checked exactly, under the analytical model.
+     */
+    static final double REPLICA_TOLERANCE = 5e-3;
     /** Absolute tolerance on bubble fractions. */
     static final double BUBBLE_TOLERANCE = 1e-3;
     /** The overlap options of a layout, each compared off against on. */
@@ -153,9 +161,16 @@ class StepInvariantsTest {
         assumeTrue((long) one.tasks() * step.dp() / step.replicas() <= ALL_REPLICAS_MAX_TASKS,
                 "too many tasks to simulate every replica here");
         StepFigures all = run(s, Variants.with(s.tree(), "simulation.replicas", "all"), "replicas-all");
-        assertTrue(Math.abs(all.stepTimeNs() - one.stepTimeNs()) <= TOLERANCE * all.stepTimeNs(), () -> s
+        assertTrue(Math.abs(all.stepTimeNs() - one.stepTimeNs()) <= REPLICA_TOLERANCE * all.stepTimeNs(), () -> s
                 + ": one replica " + seconds(one.stepTimeNs()) + ", every replica " + seconds(all.stepTimeNs()));
         assertTrue(all.tasks() > one.tasks(), "every replica's tasks ran");
+        // every transfer alone on its route: the stand-in's task graph must give the very same step
+        ObjectNode analytical = Variants.with(s.tree(), "network.fidelity", "analytical");
+        StepFigures oneAlone = run(s, analytical, "replicas-one-analytical");
+        StepFigures allAlone = run(s, Variants.with(analytical, "simulation.replicas", "all"), "replicas-all-analytical");
+        assertTrue(Math.abs(allAlone.stepTimeNs() - oneAlone.stepTimeNs()) <= 1e-6 * allAlone.stepTimeNs(), () -> s
+                + ": without contention, one replica " + oneAlone.stepTimeNs() + " ns, every replica "
+                + allAlone.stepTimeNs() + " ns");
     }
 
     /**
