@@ -29,5 +29,5 @@ mutant bubble sim-study/src/main/java/org/clustersim/study/StepFigures.java \
     's|sum += d.bubbleFraction();|sum += d.bubbleFraction() * (1 + d.computeBusyNs() / 1e10);|' \
     moreMicrobatchesNeverRaiseTheBubble "$FEW"
 mutant replicas sim-strategies/src/main/java/org/clustersim/strategies/training/GradientReduction.java \
-    's|deps\[d\] = ready\[step.overlapGradReduce() \&\& step.zero() < 3 ?|deps[d] = ready[step.overlapGradReduce() \&\& step.zero() < 3 \&\& step.replicas() > 1 ?|' \
+    's|if (!step.overlapGradReduce()) {|if (!step.overlapGradReduce() \|\| step.replicas() == 1) {|' \
     oneReplicaStandsForAll "$REPLICATED"
