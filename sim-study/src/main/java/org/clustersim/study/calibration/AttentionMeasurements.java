@@ -42,17 +42,13 @@ public record AttentionMeasurements(List<AttentionTable> tables) {
         Map<AttentionTable.Key, List<AttentionPoint>> byKey = new TreeMap<>(AttentionTable.Key.ORDER);
         Map<String, AttentionPoint> seen = new HashMap<>();
         for (Path file : files) {
-            Optional<CsvTable> read = CsvTable.read(file, COLUMNS, List.of("impl", "pass", "headDim", "causal",
-                    "seqLen"), DESCRIBE, errors);
+            Optional<CsvTable.Timed> read = CsvTable.readTimed(file, COLUMNS, List.of("impl", "pass", "headDim",
+                    "causal", "seqLen"), DESCRIBE, errors);
             if (read.isEmpty()) {
                 continue;
             }
-            CsvTable t = read.get();
-            Optional<Boolean> unit = t.secondsRatherThanTflops();
-            if (unit.isEmpty()) {
-                continue;
-            }
-            boolean seconds = unit.get();
+            CsvTable t = read.get().table();
+            boolean seconds = read.get().seconds();
             if (seconds && !(t.has("batch") && t.has("heads"))) {
                 errors.add(InputError.at(t.source(), t.headerLine(), "header", "found seconds without "
                         + (t.has("batch") ? "heads" : t.has("heads") ? "batch" : "batch and heads")

@@ -46,6 +46,25 @@ public final class CsvTable {
     }
 
     /**
+     * A measurement table and the unit it gives its measurement in.
+     *
+     * @param table   the table
+     * @param seconds true for {@code seconds} (a time, FLOPs from the shape), false for {@code tflops}
+     */
+    public record Timed(CsvTable table, boolean seconds) {
+    }
+
+    /**
+     * {@link #read} and then {@link #secondsRatherThanTflops}: the table with its unit, or empty when
+     * either reported why the file cannot be used (in {@code errors}).
+     */
+    public static Optional<Timed> readTimed(Path file, List<String> known, List<String> required, String describe,
+                                            List<InputError> errors) {
+        return read(file, known, required, describe, errors)
+                .flatMap(t -> t.secondsRatherThanTflops().map(seconds -> new Timed(t, seconds)));
+    }
+
+    /**
      * Reads a file whose columns must be among {@code known} and must include {@code required}.
      *
      * @param describe  what the header should name, for messages (e.g. "m, n, k, dtype and seconds or tflops")
@@ -149,7 +168,6 @@ public final class CsvTable {
         return columns.contains(column);
     }
 
-    /** The data rows in file order. */
     /**
      * Whether the table gives its measurement as {@code seconds} rather than {@code tflops};
      * empty, after recording an error at the header, when it has both or neither.
@@ -165,6 +183,7 @@ public final class CsvTable {
         return Optional.of(seconds);
     }
 
+    /** The data rows in file order. */
     public List<Row> rows() {
         return rows;
     }

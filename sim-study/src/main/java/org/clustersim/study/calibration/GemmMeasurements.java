@@ -27,16 +27,13 @@ public record GemmMeasurements(Map<GemmPrecision, List<GemmPoint>> byPrecision) 
         Map<GemmPrecision, List<GemmPoint>> points = new EnumMap<>(GemmPrecision.class);
         Map<String, GemmPoint> seen = new HashMap<>();
         for (Path file : files) {
-            Optional<CsvTable> read = CsvTable.read(file, COLUMNS, List.of("m", "n", "k", "dtype"), DESCRIBE, errors);
+            Optional<CsvTable.Timed> read = CsvTable.readTimed(file, COLUMNS, List.of("m", "n", "k", "dtype"),
+                    DESCRIBE, errors);
             if (read.isEmpty()) {
                 continue;
             }
-            CsvTable t = read.get();
-            Optional<Boolean> unit = t.secondsRatherThanTflops();
-            if (unit.isEmpty()) {
-                continue;
-            }
-            boolean seconds = unit.get();
+            CsvTable t = read.get().table();
+            boolean seconds = read.get().seconds();
             for (CsvTable.Row row : t.rows()) {
                 Optional<Long> m = t.positiveWhole(row, "m");
                 Optional<Long> n = t.positiveWhole(row, "n");
