@@ -221,6 +221,23 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
             FfnKind.SWIGLU, 201088, false, new Experts(128, 4, 2880, 0, 1.0, 0),
             new AttentionShape(64, PositionEmbedding.ROTARY, new SlidingWindow(128, 2, 0), null));
 
+    /**
+     * Gemma 3 27B (Gemma Team, "Gemma 3 Technical Report", arXiv 2503.19786, section 2; the
+     * shapes as MaxText configures them, AI-Hypercomputer/maxtext@22ca8e7b
+     * MaxText/configs/models/gemma3-27b.yml, and as the Hugging Face {@code gemma3_text}
+     * configs give them): 62 layers, h 5376, 32 query heads and 16 KV heads of dimension 128
+     * (query width 4096), a gated GELU MLP of 21504 ({@code mlp_activations: ["gelu","linear"]},
+     * three matrices, modelled as SwiGLU), vocabulary 262,208, the output projection tied to the
+     * embeddings ({@code logits_via_embedding: True}); rotary positions; five local layers with a
+     * 1024-token window then one global layer, repeated from layer 0
+     * ({@code GEMMA3_ATTENTION_PATTERN} in MaxText/layers/gemma3.py at maxtext@01be204a; {@code
+     * sliding_window_pattern: 6}), so 52 of the 62 layers are local. Gemma's four norms per layer
+     * (before and after each block) and its query/key norms are counted as two norms, as for every model.
+     */
+    public static final TransformerModel GEMMA3_27B = new TransformerModel("gemma3-27b", 62, 5376, 32, 16, 21504,
+            FfnKind.SWIGLU, 262208, true, null, new AttentionShape(128, PositionEmbedding.ROTARY,
+            new SlidingWindow(1024, List.of(true, true, true, true, true, false)), null));
+
     /** GPT models as Megatron-LM trains them: the output projection reuses the word embeddings. */
     private static TransformerModel gpt(String name, int layers, int heads, int hidden) {
         return new TransformerModel(name, layers, hidden, heads, heads, 4 * hidden, FfnKind.GELU, 51200, true, null,
@@ -239,7 +256,7 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
     public static Map<String, TransformerModel> presets() {
         Map<String, TransformerModel> m = new TreeMap<>();
         for (TransformerModel t : List.of(GPT3_1_3B, GPT3_13B, GPT3_175B, LLAMA3_8B, LLAMA3_70B, LLAMA3_405B,
-                MIXTRAL_8X7B, DEEPSEEK_V3_LIKE, GPT_OSS_120B)) {
+                MIXTRAL_8X7B, DEEPSEEK_V3_LIKE, GPT_OSS_120B, GEMMA3_27B)) {
             m.put(t.name(), t);
         }
         for (TransformerModel t : megatronFamily()) {
