@@ -36,7 +36,8 @@ import java.util.TreeMap;
  * them (parameters, FLOPs per part) stay together, so that one published model maps to one
  * record and the counts cannot drift apart; the derivations are short methods.
  *
- * <p>Parameters: the matrices, two norms per layer (and the latent norms of latent attention),
+ * <p>Parameters: the matrices, two norms per layer (one with parallel blocks; and the latent norms
+ * of latent attention),
  * the embedding and output projection, the final norm. A learned position table (max positions
  * x h, under 0.3% of the SC'21 models) and linear biases are not counted.
  *
@@ -54,9 +55,17 @@ import java.util.TreeMap;
  *                       MLP of the leading dense layers)
  * @param attentionShape head dimension, positions, sliding window and latent attention; {@code
  *                       null} gives rotary attention with d = hidden / heads, every layer full
+ * @param parallelBlocks the attention and the MLP of a layer side by side on one norm's output, y =
+ *                       x + Attn(LN(x)) + MLP(LN(x)) (GPT-J; PaLM, Chowdhery et al., arXiv
+ *                       2204.02311, section 2 "Parallel Layers"), instead of one after the other
+ *                       with a norm each. The same matrices and FLOPs; one norm per layer, and
+ *                       under tensor parallelism one reduction of the two branches' summed
+ *                       outputs. Dense grouped-query attention only (no experts, no latent
+ *                       attention)
  */
 public record TransformerModel(String name, int layers, int hidden, int heads, int kvHeads, int ffn, FfnKind ffnKind,
-                               int vocab, boolean tiedEmbeddings, Experts experts, AttentionShape attentionShape) {
+                               int vocab, boolean tiedEmbeddings, Experts experts, AttentionShape attentionShape,
+                               boolean parallelBlocks) {
 
     /**
      * A mixture-of-experts MLP (GShard, Lepikhin et al. 2020; Switch, Fedus et al. 2021): a
@@ -112,6 +121,12 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
         }
     }
 
+    /** Serial blocks: the attention, then the MLP, each after its own norm. */
+    public TransformerModel(String name, int layers, int hidden, int heads, int kvHeads, int ffn, FfnKind ffnKind,
+                            int vocab, boolean tiedEmbeddings, Experts experts, AttentionShape attentionShape) {
+        this(name, layers, hidden, heads, kvHeads, ffn, ffnKind, vocab, tiedEmbeddings, experts, attentionShape, false);
+    }
+
     /** Rotary attention of head dimension hidden / heads on every layer. */
     public TransformerModel(String name, int layers, int hidden, int heads, int kvHeads, int ffn, FfnKind ffnKind,
                             int vocab, boolean tiedEmbeddings, Experts experts) {
@@ -159,6 +174,10 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
         }
         if (heads % kvHeads != 0) {
             throw new IllegalArgumentException("heads " + heads + " is not a multiple of kvHeads " + kvHeads);
+        }
+        if (parallelBlocks && (experts != null || attentionShape.latent() != null)) {
+            throw new IllegalArgumentException("parallel attention and MLP blocks are modelled for dense models with "
+                    + "grouped-query attention only, not with " + (experts != null ? "experts" : "latent attention"));
         }
         if (experts != null && experts.denseLayers() >= layers) {
             throw new IllegalArgumentException("a mixture-of-experts model needs at least one layer with experts; "
@@ -342,10 +361,19 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
         return mla == null ? 0 : mla.downParams(hidden);
     }
 
-    /** Norm weights of one layer: the two layer norms, and latent attention's latent norms. */
+    /**
+     * Norm weights of one layer: the two layer norms (one with parallel blocks), and latent
+     * attention's latent norms.
+     */
     public double layerNormParams() {
         LatentAttention mla = latentAttention();
-        return 2.0 * hidden + (mla == null ? 0 : mla.normParams());
+        return (parallelBlocks ? 1.0 : 2.0) * hidden + (mla == null ? 0 : mla.normParams());
+    }
+
+    /** This model with the attention and the MLP of each layer side by side ({@code true}) or in series. */
+    public TransformerModel withParallelBlocks(boolean parallel) {
+        return new TransformerModel(name, layers, hidden, heads, kvHeads, ffn, ffnKind, vocab, tiedEmbeddings, experts,
+                attentionShape, parallel);
     }
 
     /** Weights of one expert (or of a dense MLP of width {@code width}). */

@@ -50,6 +50,7 @@ final class ModelSectionReader {
         TransformerModel.FfnKind ffnKind = FFN_KIND.choice(section, preset.map(TransformerModel::ffnKind)
                 .orElse(TransformerModel.FfnKind.GELU));
         boolean tied = TIED.bool(section, preset.map(TransformerModel::tiedEmbeddings).orElse(false));
+        boolean parallel = PARALLEL_BLOCKS.bool(section, preset.map(TransformerModel::parallelBlocks).orElse(false));
         TransformerModel.Experts experts = experts(preset.map(TransformerModel::experts).orElse(null),
                 layers.orElse(0), ffn.orElse(1));
         Optional<AttentionFields> shape = attentionFields(preset, layers.orElse(0));
@@ -81,9 +82,15 @@ final class ModelSectionReader {
                     + ")");
             return Optional.empty();
         }
+        if (parallel && (experts != null || a.latent() != null)) {
+            section.error("parallelBlocks", "found true, but parallel attention and MLP blocks are modelled for dense "
+                    + "models with grouped-query attention only; expected false with "
+                    + (experts != null ? "model.experts" : "model.latentAttention"));
+            return Optional.empty();
+        }
         return Optional.of(new TransformerModel(name, layers.get(), hidden.get(), heads.get(), kvHeads.get(),
                 ffn.get(), ffnKind, vocab.get(), tied, experts,
-                new AttentionShape(headDim, a.position(), a.window(), a.latent())));
+                new AttentionShape(headDim, a.position(), a.window(), a.latent()), parallel));
     }
 
     /**

@@ -804,6 +804,24 @@ class ScenarioReaderTest {
     }
 
     @Test
+    void parallelBlocksAreReadAndRefusedWhereNotModelled() throws IOException {
+        Scenario on = new ScenarioReader().read(write("pb.yaml", withModel("  preset: gpt3-1.3b",
+                "  parallelBlocks: true")));
+        assertTrue(on.model().parallelBlocks());
+        assertTrue(!new ScenarioReader().read(write("s.yaml", VALID)).model().parallelBlocks(), "off by default");
+
+        InputError moe = only(errors(withModel("  preset: mixtral-8x7b", "  layers: 8", "  parallelBlocks: true")));
+        assertEquals("model.parallelBlocks", moe.path());
+        assertTrue(moe.message().contains("expected false with model.experts"), moe.message());
+
+        String overlap = VALID.replace("  pp: 8\n", "  pp: 1\n  tp: 8\n  sequenceParallel: true\n  tpCommOverlap: true\n")
+                .replace("  preset: gpt3-175b\n", "  preset: gpt3-1.3b\n  parallelBlocks: true\n");
+        InputError e = only(errors(overlap));
+        assertEquals("parallelism.tpCommOverlap", e.path());
+        assertTrue(e.message().contains("parallel blocks"), e.message());
+    }
+
+    @Test
     void tensorParallelOverlapNeedsSequenceParallelismAndInterferenceIsOnByDefault() throws IOException {
         String layout = VALID.replace("  pp: 8\n", "  pp: 1\n  tp: 8\n  tpCommOverlap: true\n")
                 .replace("  nodes: 1\n", "  nodes: 1\n").replace("gpt3-175b", "gpt3-1.3b");
