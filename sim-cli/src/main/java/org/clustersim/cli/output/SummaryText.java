@@ -19,8 +19,9 @@ public final class SummaryText {
         var p = s.parallelism();
         out.printf(Locale.ROOT, "scenario   %s (%s)%n", s.name(), s.source());
         out.printf(Locale.ROOT, "cluster    %s: %s%n", c.name(), c.describe());
-        out.printf(Locale.ROOT, "model      %s: %d layers, hidden %d, %d heads (%d KV; %s), ffn %d, vocab %d%s%n",
-                m.name(), m.layers(), m.hidden(), m.heads(), m.kvHeads(), m.attentionShape().describe(), m.ffn(),
+        out.printf(Locale.ROOT, "model      %s: %d layers%s, hidden %d, %d heads (%d KV; %s), ffn %d, vocab %d%s%n",
+                m.name(), m.layers(), m.parallelBlocks() ? " (attention and MLP in parallel)" : "", m.hidden(),
+                m.heads(), m.kvHeads(), m.attentionShape().describe(), m.ffn(),
                 m.vocab(), m.experts() == null ? ""
                         : String.format(Locale.ROOT, "; %d experts of %d, top %d%s, capacity %.2f, %.1f B of %.1f B "
                                 + "parameters active", m.experts().count(), m.experts().ffn(), m.experts().topK(),

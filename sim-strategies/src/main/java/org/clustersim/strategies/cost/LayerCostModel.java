@@ -33,6 +33,14 @@ import org.clustersim.strategies.model.TransformerModel;
  * core by default) to the Bi of the block holding it. Each block keeps its per-op times so the trace can show where a layer's
  * time goes.
  *
+ * <p>Parallel blocks ({@link TransformerModel#parallelBlocks()}, GPT-J and PaLM): one norm per
+ * layer, whose output both the QKV GEMM and fc1 read; the attention block ends at its output
+ * projection, and the MLP block ends by adding the two branches' partial outputs ("branch sum",
+ * before the one tensor-parallel reduction of both; in the backward, the two branches' input
+ * gradients the same way) and the one residual add. The QKV and fc1 GEMMs stay two GEMMs: their
+ * fusion into one (PaLM's) is not modelled, so the GEMM times, like the FLOPs, are the serial
+ * layer's.
+ *
  * <p>Why this class is long: it lists every op of a layer's three passes in the order the
  * framework runs them, so that each pass's breakdown can be read against Megatron-core's code in
  * one place; the costs themselves come from {@link KernelCosts}.
@@ -361,10 +369,11 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
         if (model.rotary()) {
             block = block.plus(rotary());
         }
-        return block.plus(core)
+        block = block.plus(core)
                 .plus(casts(t, attnOut, h, false, false))
-                .plus(linear("proj", t, attnOut, h))
-                .plus(residual());
+                .plus(linear("proj", t, attnOut, h));
+        // with parallel blocks the one residual add closes the MLP block
+        return model.parallelBlocks() ? block : block.plus(residual());
     }
 
     /** Grouped-query attention's fused QKV projection, column-parallel. */
@@ -464,11 +473,25 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
         });
     }
 
-    /** The MLP block, without recomputation. */
+    /**
+     * The MLP block, without recomputation. With parallel blocks it has no norm of its own (fc1
+     * reads the attention's norm output) and ends with the branch sum and the layer's one residual.
+     */
     public Block mlpBlock() {
         double h = model.hidden();
         double f = model.ffn() / (double) tp;
-        return norm().plus(mlp(tokens(), h, f, "fc1", "fc2", 1, true)).plus(residual());
+        Block mlp = mlp(tokens(), h, f, "fc1", "fc2", 1, true);
+        return model.parallelBlocks() ? mlp.plus(branchSum()).plus(residual()) : norm().plus(mlp).plus(residual());
+    }
+
+    /**
+     * Parallel blocks: the attention's and the MLP's row-parallel partial outputs added before
+     * their one reduction (reads two b s h tensors of all the rank's tokens, writes one); in the
+     * backward the QKV and fc1 input gradients added the same way before theirs.
+     */
+    private Block branchSum() {
+        double x = tokens() * model.hidden() * E;
+        return memoryOp("branch sum", Op.RESIDUAL, 3 * x, 3 * x);
     }
 
     /**
@@ -596,10 +619,11 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
             }
             if (recomputes(RecomputeModule.MLP)) {
                 // Transformer Engine's fused LayerNormMLP: the pre-MLP norm, fc1, activation, fc2
-                mlp = mlp.withReplay(norm().plus(mlp(tokens(), model.hidden(), model.ffn() / (double) tp, "fc1",
-                        "fc2", 1, true)), "recompute mlp");
+                // (parallel blocks: no norm of its own)
+                Block replay = mlp(tokens(), model.hidden(), model.ffn() / (double) tp, "fc1", "fc2", 1, true);
+                mlp = mlp.withReplay(model.parallelBlocks() ? replay : norm().plus(replay), "recompute mlp");
             }
-            if (recomputes(RecomputeModule.LAYERNORM)) {
+            if (recomputes(RecomputeModule.LAYERNORM) && !model.parallelBlocks()) {
                 mlp = mlp.withReplay(norm(), "recompute layernorm");
             }
             return new Block[] {attn, mlp};

@@ -54,6 +54,22 @@ public record AttentionShape(int headDim, PositionEmbedding position, SlidingWin
         return new AttentionShape(headDim, position, w, latent);
     }
 
+    /**
+     * The windowed layers in words: every layer; layers f, f + p, f + 2p, ... for one local layer
+     * per period p; otherwise the pattern (L local, G global) repeated from layer 0.
+     */
+    private String windowedLayers() {
+        int p = window.period();
+        int f = window.firstLocal();
+        if (p == 1) {
+            return "every layer";
+        }
+        if (window.oneInPeriod()) {
+            return "layers " + f + ", " + (f + p) + ", " + (f + 2 * p) + ", ...";
+        }
+        return "the L layers of " + window.patternText() + " (L local, G global) repeated from layer 0";
+    }
+
     /** Value head dimension: v with latent attention, d otherwise. */
     public int vHeadDim() {
         return latent == null ? headDim : latent.vHeadDim();
@@ -64,9 +80,7 @@ public record AttentionShape(int headDim, PositionEmbedding position, SlidingWin
         String heads = latent == null ? "head dim " + headDim
                 : "latent q " + latent.qLoraRank() + ", kv " + latent.kvLoraRank() + ", qk " + latent.qkNopeHeadDim()
                 + " + " + latent.qkRopeHeadDim() + ", v " + latent.vHeadDim();
-        String where = window == null ? "" : ", " + window.tokens() + "-token window on "
-                + (window.every() == 1 ? "every layer" : "layers " + window.first() + ", "
-                + (window.first() + window.every()) + ", " + (window.first() + 2 * window.every()) + ", ...");
+        String where = window == null ? "" : ", " + window.tokens() + "-token window on " + windowedLayers();
         return heads + ", " + (position == PositionEmbedding.ROTARY ? "rotary" : "learned positions") + where;
     }
 }

@@ -36,7 +36,8 @@ import java.util.TreeMap;
  * them (parameters, FLOPs per part) stay together, so that one published model maps to one
  * record and the counts cannot drift apart; the derivations are short methods.
  *
- * <p>Parameters: the matrices, two norms per layer (and the latent norms of latent attention),
+ * <p>Parameters: the matrices, two norms per layer (one with parallel blocks; and the latent norms
+ * of latent attention),
  * the embedding and output projection, the final norm. A learned position table (max positions
  * x h, under 0.3% of the SC'21 models) and linear biases are not counted.
  *
@@ -54,9 +55,17 @@ import java.util.TreeMap;
  *                       MLP of the leading dense layers)
  * @param attentionShape head dimension, positions, sliding window and latent attention; {@code
  *                       null} gives rotary attention with d = hidden / heads, every layer full
+ * @param parallelBlocks the attention and the MLP of a layer side by side on one norm's output, y =
+ *                       x + Attn(LN(x)) + MLP(LN(x)) (GPT-J; PaLM, Chowdhery et al., arXiv
+ *                       2204.02311, section 2 "Parallel Layers"), instead of one after the other
+ *                       with a norm each. The same matrices and FLOPs; one norm per layer, and
+ *                       under tensor parallelism one reduction of the two branches' summed
+ *                       outputs. Dense grouped-query attention only (no experts, no latent
+ *                       attention)
  */
 public record TransformerModel(String name, int layers, int hidden, int heads, int kvHeads, int ffn, FfnKind ffnKind,
-                               int vocab, boolean tiedEmbeddings, Experts experts, AttentionShape attentionShape) {
+                               int vocab, boolean tiedEmbeddings, Experts experts, AttentionShape attentionShape,
+                               boolean parallelBlocks) {
 
     /**
      * A mixture-of-experts MLP (GShard, Lepikhin et al. 2020; Switch, Fedus et al. 2021): a
@@ -112,6 +121,12 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
         }
     }
 
+    /** Serial blocks: the attention, then the MLP, each after its own norm. */
+    public TransformerModel(String name, int layers, int hidden, int heads, int kvHeads, int ffn, FfnKind ffnKind,
+                            int vocab, boolean tiedEmbeddings, Experts experts, AttentionShape attentionShape) {
+        this(name, layers, hidden, heads, kvHeads, ffn, ffnKind, vocab, tiedEmbeddings, experts, attentionShape, false);
+    }
+
     /** Rotary attention of head dimension hidden / heads on every layer. */
     public TransformerModel(String name, int layers, int hidden, int heads, int kvHeads, int ffn, FfnKind ffnKind,
                             int vocab, boolean tiedEmbeddings, Experts experts) {
@@ -159,6 +174,10 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
         }
         if (heads % kvHeads != 0) {
             throw new IllegalArgumentException("heads " + heads + " is not a multiple of kvHeads " + kvHeads);
+        }
+        if (parallelBlocks && (experts != null || attentionShape.latent() != null)) {
+            throw new IllegalArgumentException("parallel attention and MLP blocks are modelled for dense models with "
+                    + "grouped-query attention only, not with " + (experts != null ? "experts" : "latent attention"));
         }
         if (experts != null && experts.denseLayers() >= layers) {
             throw new IllegalArgumentException("a mixture-of-experts model needs at least one layer with experts; "
@@ -221,6 +240,23 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
             FfnKind.SWIGLU, 201088, false, new Experts(128, 4, 2880, 0, 1.0, 0),
             new AttentionShape(64, PositionEmbedding.ROTARY, new SlidingWindow(128, 2, 0), null));
 
+    /**
+     * Gemma 3 27B (Gemma Team, "Gemma 3 Technical Report", arXiv 2503.19786, section 2; the
+     * shapes as MaxText configures them, AI-Hypercomputer/maxtext@22ca8e7b
+     * MaxText/configs/models/gemma3-27b.yml, and as the Hugging Face {@code gemma3_text}
+     * configs give them): 62 layers, h 5376, 32 query heads and 16 KV heads of dimension 128
+     * (query width 4096), a gated GELU MLP of 21504 ({@code mlp_activations: ["gelu","linear"]},
+     * three matrices, modelled as SwiGLU), vocabulary 262,208, the output projection tied to the
+     * embeddings ({@code logits_via_embedding: True}); rotary positions; five local layers with a
+     * 1024-token window then one global layer, repeated from layer 0
+     * ({@code GEMMA3_ATTENTION_PATTERN} in MaxText/layers/gemma3.py at maxtext@01be204a; {@code
+     * sliding_window_pattern: 6}), so 52 of the 62 layers are local. Gemma's four norms per layer
+     * (before and after each block) and its query/key norms are counted as two norms, as for every model.
+     */
+    public static final TransformerModel GEMMA3_27B = new TransformerModel("gemma3-27b", 62, 5376, 32, 16, 21504,
+            FfnKind.SWIGLU, 262208, true, null, new AttentionShape(128, PositionEmbedding.ROTARY,
+            new SlidingWindow(1024, List.of(true, true, true, true, true, false)), null));
+
     /** GPT models as Megatron-LM trains them: the output projection reuses the word embeddings. */
     private static TransformerModel gpt(String name, int layers, int heads, int hidden) {
         return new TransformerModel(name, layers, hidden, heads, heads, 4 * hidden, FfnKind.GELU, 51200, true, null,
@@ -239,7 +275,7 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
     public static Map<String, TransformerModel> presets() {
         Map<String, TransformerModel> m = new TreeMap<>();
         for (TransformerModel t : List.of(GPT3_1_3B, GPT3_13B, GPT3_175B, LLAMA3_8B, LLAMA3_70B, LLAMA3_405B,
-                MIXTRAL_8X7B, DEEPSEEK_V3_LIKE, GPT_OSS_120B)) {
+                MIXTRAL_8X7B, DEEPSEEK_V3_LIKE, GPT_OSS_120B, GEMMA3_27B)) {
             m.put(t.name(), t);
         }
         for (TransformerModel t : megatronFamily()) {
@@ -325,10 +361,19 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
         return mla == null ? 0 : mla.downParams(hidden);
     }
 
-    /** Norm weights of one layer: the two layer norms, and latent attention's latent norms. */
+    /**
+     * Norm weights of one layer: the two layer norms (one with parallel blocks), and latent
+     * attention's latent norms.
+     */
     public double layerNormParams() {
         LatentAttention mla = latentAttention();
-        return 2.0 * hidden + (mla == null ? 0 : mla.normParams());
+        return (parallelBlocks ? 1.0 : 2.0) * hidden + (mla == null ? 0 : mla.normParams());
+    }
+
+    /** This model with the attention and the MLP of each layer side by side ({@code true}) or in series. */
+    public TransformerModel withParallelBlocks(boolean parallel) {
+        return new TransformerModel(name, layers, hidden, heads, kvHeads, ffn, ffnKind, vocab, tiedEmbeddings, experts,
+                attentionShape, parallel);
     }
 
     /** Weights of one expert (or of a dense MLP of width {@code width}). */

@@ -12,7 +12,8 @@ import org.clustersim.strategies.model.TransformerModel;
  * projections, the post-attention norm, the MLP's matrices. Latent attention counts as one
  * projection per matrix group it has (down, up); an MoE layer's experts as one tensor per MLP
  * matrix kind, its router as one more. Each tensor is a submodule of its own. Sizes are the
- * GPU's TP share and add up to {@link GpuParameters#layer}.
+ * GPU's TP share and add up to {@link GpuParameters#layer}. With parallel blocks the one input
+ * norm serves both branches: no post-attention norm.
  */
 final class LayerTensors {
     /** A tensor: its submodule's name and its elements on one GPU. */
@@ -40,7 +41,9 @@ final class LayerTensors {
             out.add(new Tensor("o_proj", (double) m.attentionOutputWidth() * h / tp));
             out.add(new Tensor("latent_norms", m.layerNormParams() - 2 * h));
         }
-        out.add(new Tensor("post_attention_layernorm", h));
+        if (!m.parallelBlocks()) {
+            out.add(new Tensor("post_attention_layernorm", h));
+        }
         double so = 0;
         for (Tensor t : out) {
             so += t.numel();

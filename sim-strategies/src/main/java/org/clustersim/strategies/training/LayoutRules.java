@@ -99,6 +99,19 @@ public final class LayoutRules {
         }
     }
 
+    /**
+     * Overlapping tensor parallelism's communication with the GEMMs (userbuffers, or a TPU mesh's
+     * collective matmul) is modelled for serial blocks only, not for parallel ones, whose one
+     * exchange per layer serves both branches.
+     */
+    public static void parallelBlocks(List<Violation> out, TransformerModel model, int tp, boolean tpCommOverlap) {
+        if (model.parallelBlocks() && tpCommOverlap && tp > 1) {
+            out.add(new Violation("tpCommOverlap", "found true (or, on a TPU mesh, collectiveMatmul), but "
+                    + model.name() + " has parallel blocks (model.parallelBlocks), whose tensor-parallel exchanges "
+                    + "are not modelled overlapped; expected tpCommOverlap: false (collectiveMatmul: false)"));
+        }
+    }
+
     /** Expert parallelism and expert TP need a model with experts, and EP divides the experts. */
     public static void experts(List<Violation> out, TransformerModel model, int tp, int ep, int etp) {
         if (etp != tp && model.experts() == null) {
@@ -267,6 +280,7 @@ public final class LayoutRules {
         StagePlacement placement = pipelines.schedule().placement(m.pp(), Math.max(1, batch.microbatches()));
         deepSpeed(out, z.stage(), z.options().impl(), m.pp(), placement.chunksPerRank());
         experts(out, model, m.tp(), m.ep(), m.etp());
+        parallelBlocks(out, model, m.tp(), layout.comm().tpCommOverlap());
         contextParallel(out, m.cp(), batch.seqLen());
         allToAll(out, layout.comm().allToAll(), model, m.ep());
         LayerSplit split = pipelines.split();

@@ -45,7 +45,9 @@ import org.clustersim.strategies.model.TransformerModel;
  * 19 s b h with what its experts keep: the routed tokens' inputs and intermediates (top-k x
  * capacity factor per token, the expert TP group's rows at ffn / etp), the shared experts' and the router's scores. A stage's
  * activations are allocated when its forward starts and freed when its backward has used them,
- * so the peak follows the schedule as run.
+ * so the peak follows the schedule as run. Parallel blocks (GPT-J, PaLM) keep one norm's input and
+ * one norm output, which the QKV GEMM and fc1 share, and one residual's dropout mask: 5 s b h of
+ * the 10 s b h that tensor parallelism does not split go (over t with sequence parallelism).
  *
  * <p>Under FP8 ({@code training.precision: fp8}) Transformer Engine's linear modules keep, for
  * the weight-gradient GEMM, the FP8 copy of their input they cast, not the bf16 tensor
@@ -156,12 +158,15 @@ public final class MemoryModel {
         }
         LatentAttention mla = model.latentAttention();
         double latents = mla == null ? 0 : 2.0 * (2 * mla.qLoraRank() + mla.kvDownWidth() + mla.kvLoraRank());
-        double unsplit = (10 * h + latents) * s * b;
+        // parallel blocks: one norm input, one norm output for QKV and fc1, one residual's mask fewer
+        double unsplit = ((model.parallelBlocks() ? 5 : 10) * h + latents) * s * b;
         double split = (16 * h + attention) * s * b;
         double tokens = s * b;
         // the dense MLP's 19 s b h (Korthikanti et al.: its input, 8 h-wide intermediates, dropout mask)
-        double mlp = sp ? 19 * tokens * h / t : 2 * tokens * h + 17 * tokens * h / t;
-        double norms = sp ? 4 * tokens * h / t : 4 * tokens * h;
+        // (with parallel blocks its input is the attention's too, and its residual's mask is gone: 16 s b h)
+        double mlp = model.parallelBlocks() ? 16 * tokens * h / t
+                : sp ? 19 * tokens * h / t : 2 * tokens * h + 17 * tokens * h / t;
+        double norms = (model.parallelBlocks() ? 2 : 4) * tokens * h / (sp ? t : 1);
         double dense = sp ? (unsplit + split + scores) / t : unsplit + (split + scores) / t;
         if (modules.contains(RecomputeModule.LAYERNORM)) {
             // output-discarding checkpoints of both norms: their outputs, 2 s b h each, are rebuilt
@@ -208,8 +213,8 @@ public final class MemoryModel {
         boolean mlp = !model.isMoeLayer(l) && !modules.contains(RecomputeModule.MLP);
         double out = 0;
         if (!modules.contains(RecomputeModule.LAYERNORM)) {
-            // QKV's input, and fc1's where the MLP is a dense TE module
-            out += (mlp ? 2 : 1) * tokens * h * saved / bySp;
+            // QKV's input, and fc1's where the MLP is a dense TE module (one input for both with parallel blocks)
+            out += (mlp && !model.parallelBlocks() ? 2 : 1) * tokens * h * saved / bySp;
         }
         if (mlp) {
             out += 4 * tokens * h * saved / t;

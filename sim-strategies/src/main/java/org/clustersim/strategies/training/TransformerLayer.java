@@ -12,6 +12,18 @@ import org.clustersim.strategies.cost.LayerCostModel;
  * the backward runs them in reverse. Under full recomputation the backward first replays the
  * layer's forward, collectives included. Where no collective separates the blocks (weight
  * gradients, or one GPU and no expert exchange) the layer runs as one task.
+ *
+ * <p>Parallel blocks (GPT-J, PaLM): both branches read one norm's output, so tensor parallelism
+ * exchanges once per layer and pass: one all-gather before the two branches under sequence
+ * parallelism, and one reduction (all-reduce, or reduce-scatter) of their summed outputs after
+ * them; the backward likewise gathers the output gradient once and reduces the two input
+ * gradients' sum once. The output side is GPT-NeoX's ({@code ParallelTransformerLayer} in
+ * EleutherAI/gpt-neox megatron/model/transformer.py: with {@code gpt_j_residual} the two
+ * row-parallel outputs are added, then all-reduced, or reduce-scattered under sequence
+ * parallelism, once; with {@code gpt_j_tied} one norm feeds both). The one exchange on the input
+ * side is what one fused input projection (PaLM's QKV and fc1) needs; a framework that gathers
+ * each branch's input separately exchanges twice there. The overlap of these exchanges with the
+ * GEMMs (userbuffers, collective matmul) is not modelled: LayoutRules refuses it.
  */
 final class TransformerLayer {
     private final LayerBlocks blocks;
@@ -61,14 +73,26 @@ final class TransformerLayer {
         String at = label + " L" + l;
         boolean backward = p.backward();
         boolean replayed = backward && fullRecompute;
+        boolean parallel = blocks.cost().model().parallelBlocks();
         if (replayed) {
             // replay the layer's forward, collectives included, then run the backward proper
             layer = kind.base();
             TaskTag pass = chain.tag();
             chain.at(pass.recomputed());
-            attention(chain, Pass.F, layer[0], kind.core(), at + " attn recompute", true);
-            mlp(chain, Pass.F, layer, at, " recompute");
+            if (parallel) {
+                parallel(chain, Pass.F, layer, kind.core(), at, " recompute", true);
+            } else {
+                attention(chain, Pass.F, layer[0], kind.core(), at + " attn recompute", true);
+                mlp(chain, Pass.F, layer, at, " recompute");
+            }
             chain.at(pass);
+        }
+        if (parallel) {
+            int last = parallel(chain, p, layer, kind.core(), at, "", !replayed);
+            if (p == Pass.B) {
+                grads.add(last);
+            }
+            return;
         }
         int lastCompute;
         if (backward) {
@@ -105,6 +129,29 @@ final class TransformerLayer {
         int id = context.attend(chain, p, block, core, name, gatherKv);
         tensor.reduce(chain, name, backward ? attentionInputBytes : tensor.activationBytes());
         return id;
+    }
+
+    /**
+     * A parallel layer's two branches between one TP all-gather (sequence parallelism) and one TP
+     * reduction of their summed outputs (or, backward, of their summed input gradients); the
+     * attention first in the forward, the MLP first in the backward.
+     *
+     * @return the layer's last compute task
+     */
+    private int parallel(Chain chain, Pass p, LayerCostModel.Block[] layer, LayerCostModel.Block core, String at,
+                         String suffix, boolean gatherKv) {
+        String name = at + " attn+mlp" + suffix;
+        tensor.gather(chain, name, tensor.activationBytes());
+        int last;
+        if (p.backward()) {
+            chain.compute(at + " mlp" + suffix, layer[1], p);
+            last = context.attend(chain, p, layer[0], core, at + " attn" + suffix, gatherKv);
+        } else {
+            context.attend(chain, p, layer[0], core, at + " attn" + suffix, gatherKv);
+            last = chain.compute(at + " mlp" + suffix, layer[1], p);
+        }
+        tensor.reduce(chain, name, tensor.activationBytes());
+        return last;
     }
 
     /** The MLP block: dense, with the attention block's TP collectives, or MoE. */

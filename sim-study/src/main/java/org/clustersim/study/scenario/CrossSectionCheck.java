@@ -45,6 +45,16 @@ final class CrossSectionCheck {
         List<LayoutRules.Violation> broken = new ArrayList<>();
         LayoutRules.layerSplit(broken, par.layersPerStage(), stages, par.layout().mesh().pp(), par.vp(), model.layers());
         LayoutRules.experts(broken, model, par.layout().mesh().tp(), par.layout().mesh().ep(), par.layout().mesh().etp());
+        List<LayoutRules.Violation> parallel = new ArrayList<>();
+        LayoutRules.parallelBlocks(parallel, model, par.layout().mesh().tp(), par.layout().comm().tpCommOverlap());
+        if (!parallel.isEmpty() && given(parSec, "mesh")) {
+            // on a TPU mesh the overlap is the collective matmul, on by default
+            parSec.error("collectiveMatmul", (given(parSec, "collectiveMatmul") ? "found true" : "true by default")
+                    + ", but " + model.name() + " has parallel blocks (model.parallelBlocks), whose tensor-parallel "
+                    + "exchanges are not modelled overlapped; expected collectiveMatmul: false");
+        } else {
+            broken.addAll(parallel);
+        }
         LayoutRules.contextParallel(broken, par.layout().mesh().cp(), training.seqLen());
         report(parSec, broken);
         if (cluster.gpus() != par.gpus()) {

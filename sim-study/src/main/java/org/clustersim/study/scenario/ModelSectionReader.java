@@ -50,6 +50,7 @@ final class ModelSectionReader {
         TransformerModel.FfnKind ffnKind = FFN_KIND.choice(section, preset.map(TransformerModel::ffnKind)
                 .orElse(TransformerModel.FfnKind.GELU));
         boolean tied = TIED.bool(section, preset.map(TransformerModel::tiedEmbeddings).orElse(false));
+        boolean parallel = PARALLEL_BLOCKS.bool(section, preset.map(TransformerModel::parallelBlocks).orElse(false));
         TransformerModel.Experts experts = experts(preset.map(TransformerModel::experts).orElse(null),
                 layers.orElse(0), ffn.orElse(1));
         Optional<AttentionFields> shape = attentionFields(preset, layers.orElse(0));
@@ -81,9 +82,15 @@ final class ModelSectionReader {
                     + ")");
             return Optional.empty();
         }
+        if (parallel && (experts != null || a.latent() != null)) {
+            section.error("parallelBlocks", "found true, but parallel attention and MLP blocks are modelled for dense "
+                    + "models with grouped-query attention only; expected false with "
+                    + (experts != null ? "model.experts" : "model.latentAttention"));
+            return Optional.empty();
+        }
         return Optional.of(new TransformerModel(name, layers.get(), hidden.get(), heads.get(), kvHeads.get(),
                 ffn.get(), ffnKind, vocab.get(), tied, experts,
-                new AttentionShape(headDim, a.position(), a.window(), a.latent())));
+                new AttentionShape(headDim, a.position(), a.window(), a.latent()), parallel));
     }
 
     /**
@@ -100,8 +107,8 @@ final class ModelSectionReader {
 
     /**
      * The attention-shape fields: {@code headDim}, {@code positionEmbedding} ({@code rotary} or
-     * {@code learned}), {@code slidingWindow} ({@code tokens}, {@code every}, {@code first}) and
-     * {@code latentAttention} ({@code qLoraRank}, {@code kvLoraRank}, {@code qkNopeHeadDim},
+     * {@code learned}), {@code slidingWindow} ({@code tokens}, and {@code every} and {@code
+     * first} or {@code pattern}) and {@code latentAttention} ({@code qLoraRank}, {@code kvLoraRank}, {@code qkNopeHeadDim},
      * {@code qkRopeHeadDim}, {@code vHeadDim}). A preset's values are the defaults, its head
      * dimension only where it is not its hidden / heads (so overriding a preset's heads or
      * hidden keeps d = hidden / heads for the presets defined that way). Empty after reporting
@@ -121,25 +128,9 @@ final class ModelSectionReader {
 
         SlidingWindow window = fromPreset.map(AttentionShape::window).orElse(null);
         if (given(section, "slidingWindow")) {
-            Section w = SLIDING_WINDOW.section(section);
-            Optional<Integer> tokens = window != null && !given(w, "tokens") ? Optional.of(window.tokens())
-                    : WINDOW_TOKENS.requiredInteger(w);
-            Optional<Integer> every = WINDOW_EVERY.optionalInteger(w);
-            Optional<Integer> first = WINDOW_FIRST.optionalInteger(w);
-            w.finish();
-            ok &= tokens.isPresent() && (every.isPresent() || !given(w, "every"))
-                    && (first.isPresent() || !given(w, "first"));
-            int period = every.orElse(window == null ? 1 : window.every());
-            int start = first.orElse(window == null ? 0 : window.first());
-            if (start >= period) {
-                w.error("first", "found " + start + ", expected less than model.slidingWindow.every (" + period
-                        + "): the windowed layers are first, first + every, first + 2 every, ...");
-                ok = false;
-            } else if (layers > 0 && start >= layers) {
-                w.error("first", "found " + start + ", expected a layer below model.layers (" + layers + ")");
-                ok = false;
-            }
-            window = ok ? new SlidingWindow(tokens.get(), period, start) : null;
+            Optional<SlidingWindow> read = slidingWindow(window, layers);
+            ok &= read.isPresent();
+            window = read.orElse(null);
         }
 
         LatentAttention latent = fromPreset.map(AttentionShape::latent).orElse(null);
@@ -168,6 +159,62 @@ final class ModelSectionReader {
             ok = false;
         }
         return ok ? Optional.of(new AttentionFields(headDim, position, window, latent)) : Optional.empty();
+    }
+
+    /**
+     * {@code model.slidingWindow}: {@code tokens}, and either the periodic form {@code every} and
+     * {@code first} or a {@code pattern} of {@code local} and {@code global} layers repeated from
+     * layer 0. Fields left out keep the preset's window (its pattern, or its period and first
+     * local layer under {@code every} or {@code first}). Empty after reporting an error.
+     */
+    private Optional<SlidingWindow> slidingWindow(SlidingWindow preset, int layers) {
+        Section w = SLIDING_WINDOW.section(section);
+        Optional<Integer> tokens = preset != null && !given(w, "tokens") ? Optional.of(preset.tokens())
+                : WINDOW_TOKENS.requiredInteger(w);
+        Optional<Integer> every = WINDOW_EVERY.optionalInteger(w);
+        Optional<Integer> first = WINDOW_FIRST.optionalInteger(w);
+        Optional<List<String>> pattern = WINDOW_PATTERN.textList(w);
+        w.finish();
+        boolean ok = tokens.isPresent() && (every.isPresent() || !given(w, "every"))
+                && (first.isPresent() || !given(w, "first")) && (pattern.isPresent() || !given(w, "pattern"));
+        if (!ok) {
+            return Optional.empty();
+        }
+        List<Boolean> layersOfPeriod;
+        if (given(w, "pattern")) {
+            if (given(w, "every") || given(w, "first")) {
+                w.error("pattern", "given with " + (given(w, "every") ? "every" : "first") + "; expected either "
+                        + "pattern or every and first");
+                return Optional.empty();
+            }
+            List<String> names = pattern.get();
+            if (!names.contains("local")) {
+                w.error("pattern", "found " + (names.isEmpty() ? "an empty list" : names)
+                        + ", expected at least one local layer (leave model.slidingWindow out for full attention "
+                        + "everywhere)");
+                return Optional.empty();
+            }
+            layersOfPeriod = names.stream().map("local"::equals).toList();
+        } else if (preset != null && !given(w, "every") && !given(w, "first")) {
+            layersOfPeriod = preset.pattern();
+        } else {
+            int period = every.orElse(preset == null ? 1 : preset.period());
+            int start = first.orElse(preset == null ? 0 : preset.firstLocal());
+            if (start >= period) {
+                w.error("first", "found " + start + ", expected less than model.slidingWindow.every (" + period
+                        + "): the windowed layers are first, first + every, first + 2 every, ...");
+                return Optional.empty();
+            }
+            layersOfPeriod = new SlidingWindow(1, period, start).pattern();
+        }
+        SlidingWindow window = new SlidingWindow(tokens.get(), layersOfPeriod);
+        if (layers > 0 && window.localLayers(layers) == 0) {
+            String field = given(w, "pattern") ? "pattern" : "first";
+            w.error(field, "found no local layer below model.layers (" + layers + "): the first is layer "
+                    + window.firstLocal() + "; expected one below " + layers);
+            return Optional.empty();
+        }
+        return Optional.of(window);
     }
 
     /** One latent-attention dimension: required unless the preset has latent attention. */

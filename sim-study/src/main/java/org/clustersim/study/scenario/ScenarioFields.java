@@ -115,7 +115,7 @@ public final class ScenarioFields {
     // ---- model ----
     public static final Field MODEL_PRESET = choice("preset", TransformerModel.presets(), null, "Published model "
             + "shapes (GPT-3 and the Megatron SC'21 family, Llama 3, Mixtral 8x7B, a DeepSeek-V3-like MoE, "
-            + "GPT-OSS 120B); fields given next to a preset override it.");
+            + "GPT-OSS 120B, Gemma 3 27B); fields given next to a preset override it.");
     public static final Field MODEL_NAME = text("name", "Label in outputs; default: the preset's name or custom.");
     public static final Field LAYERS = integer("layers", null, 1, BIG, "Transformer layers (required without "
             + "preset).");
@@ -159,9 +159,15 @@ public final class ScenarioFields {
             + "default 1 (every layer).");
     public static final Field WINDOW_FIRST = integer("first", null, 0, 1 << 20, "First windowed layer (0-based), "
             + "less than every; default 0.");
+    public static final Field WINDOW_PATTERN = new Field("pattern", new Field.TextListType("^(local|global)$",
+            "local or global"), null, "The layers of one period, local (windowed) or global, repeated from layer 0: "
+            + "Gemma 3 [local, local, local, local, local, global]; not with every or first.");
     public static final Field SLIDING_WINDOW = section("slidingWindow", "Sliding-window attention in layers first, "
-            + "first + every, ...: each query attends causally to at most tokens keys.", List.of(), WINDOW_TOKENS,
-            WINDOW_EVERY, WINDOW_FIRST);
+            + "first + every, ..., or in the local layers of a repeated pattern: each query attends causally to at "
+            + "most tokens keys.", List.of(), WINDOW_TOKENS, WINDOW_EVERY, WINDOW_FIRST, WINDOW_PATTERN);
+    public static final Field PARALLEL_BLOCKS = bool("parallelBlocks", null, "Attention and MLP side by side on one "
+            + "norm's output, y = x + Attn(LN(x)) + MLP(LN(x)) (GPT-J, PaLM): one norm per layer and one tensor-parallel "
+            + "reduction of both branches; dense models without latent attention; default: the preset's, else false.");
     public static final Field Q_LORA = integer("qLoraRank", null, 1, 1 << 20, "Query down-projection rank.");
     public static final Field KV_LORA = integer("kvLoraRank", null, 1, 1 << 20, "Key/value down-projection rank.");
     public static final Field QK_NOPE = integer("qkNopeHeadDim", null, 1, 1 << 20, "Query/key head dimension "
@@ -178,7 +184,7 @@ public final class ScenarioFields {
     public static final Field MODEL = section("model", "The transformer: a preset, or all of layers, hidden, heads "
             + "and vocab.", List.of(List.of("preset"), List.of("layers", "hidden", "heads", "vocab")), MODEL_PRESET,
             MODEL_NAME, LAYERS, HIDDEN, HEADS, FFN, VOCAB, KV_HEADS, HEAD_DIM, POSITION, SLIDING_WINDOW, LATENT,
-            FFN_KIND, TIED, ATTENTION, EXPERTS, TOP_K, EXPERT_FFN, SHARED_EXPERTS, CAPACITY, DENSE_LAYERS, IMBALANCE,
+            FFN_KIND, TIED, PARALLEL_BLOCKS, ATTENTION, EXPERTS, TOP_K, EXPERT_FFN, SHARED_EXPERTS, CAPACITY, DENSE_LAYERS, IMBALANCE,
             NODE_LIMIT);
 
     // ---- parallelism ----

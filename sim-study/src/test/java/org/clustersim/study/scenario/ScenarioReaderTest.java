@@ -749,6 +749,79 @@ class ScenarioReaderTest {
     }
 
     @Test
+    void slidingWindowPatternsRepeatFromLayerZero() throws IOException {
+        Scenario gemma = new ScenarioReader().read(write("gemma.yaml", withModel("  layers: 16", "  hidden: 1024",
+                "  heads: 8", "  vocab: 32000",
+                "  slidingWindow: {tokens: 512, pattern: [local, local, local, local, local, global]}")));
+        // layers 5 and 11 are global, the other 14 of 16 local
+        for (int l = 0; l < 16; l++) {
+            assertEquals(l != 5 && l != 11, gemma.model().isWindowed(l), "layer " + l);
+        }
+        assertEquals(512, gemma.model().attentionShape().window().tokens());
+
+        Scenario preset = new ScenarioReader().read(write("g3.yaml", withModel("  preset: gemma3-27b",
+                "  layers: 8", "  slidingWindow: {tokens: 4096}")));
+        assertEquals(4096, preset.model().attentionShape().window().tokens());
+        assertTrue(preset.model().isWindowed(4) && !preset.model().isWindowed(5) && preset.model().isWindowed(6),
+                "tokens alone keeps the preset's pattern");
+
+        Scenario periodic = new ScenarioReader().read(write("p.yaml", withModel("  preset: gemma3-27b",
+                "  layers: 8", "  slidingWindow: {every: 2, first: 1}")));
+        assertTrue(!periodic.model().isWindowed(0) && periodic.model().isWindowed(1) && !periodic.model().isWindowed(4),
+                "every and first replace the preset's pattern");
+    }
+
+    @Test
+    void badSlidingWindowPatternsNameTheItemAndWhatWasExpected() throws IOException {
+        InputError item = only(errors(withModel("  preset: llama3-8b",
+                "  slidingWindow: {tokens: 128, pattern: [local, locl, global]}")));
+        assertEquals("model.slidingWindow.pattern[1]", item.path());
+        assertEquals(7, item.location().line());
+        assertTrue(item.message().contains("found the text \"locl\"") && item.message().contains("expected local or global"),
+                item.message());
+
+        InputError both = only(errors(withModel("  preset: llama3-8b",
+                "  slidingWindow: {tokens: 128, every: 2, pattern: [local, global]}")));
+        assertEquals("model.slidingWindow.pattern", both.path());
+        assertTrue(both.message().contains("expected either pattern or every and first"), both.message());
+
+        InputError global = only(errors(withModel("  preset: llama3-8b",
+                "  slidingWindow: {tokens: 128, pattern: [global, global]}")));
+        assertEquals("model.slidingWindow.pattern", global.path());
+        assertTrue(global.message().contains("expected at least one local layer"), global.message());
+
+        InputError empty = only(errors(withModel("  preset: llama3-8b", "  slidingWindow: {tokens: 128, pattern: []}")));
+        assertEquals("model.slidingWindow.pattern", empty.path());
+        assertTrue(empty.message().contains("found an empty list"), empty.message());
+
+        InputError beyond = only(errors(withModel("  preset: llama3-8b", "  layers: 2",
+                "  slidingWindow: {tokens: 128, pattern: [global, global, local]}")));
+        assertEquals("model.slidingWindow.pattern", beyond.path());
+        assertTrue(beyond.message().contains("found no local layer below model.layers (2)"), beyond.message());
+
+        InputError notList = only(errors(withModel("  preset: llama3-8b", "  slidingWindow: {tokens: 128, pattern: local}")));
+        assertEquals("model.slidingWindow.pattern", notList.path());
+    }
+
+    @Test
+    void parallelBlocksAreReadAndRefusedWhereNotModelled() throws IOException {
+        Scenario on = new ScenarioReader().read(write("pb.yaml", withModel("  preset: gpt3-1.3b",
+                "  parallelBlocks: true")));
+        assertTrue(on.model().parallelBlocks());
+        assertTrue(!new ScenarioReader().read(write("s.yaml", VALID)).model().parallelBlocks(), "off by default");
+
+        InputError moe = only(errors(withModel("  preset: mixtral-8x7b", "  layers: 8", "  parallelBlocks: true")));
+        assertEquals("model.parallelBlocks", moe.path());
+        assertTrue(moe.message().contains("expected false with model.experts"), moe.message());
+
+        String overlap = VALID.replace("  pp: 8\n", "  pp: 1\n  tp: 8\n  sequenceParallel: true\n  tpCommOverlap: true\n")
+                .replace("  preset: gpt3-175b\n", "  preset: gpt3-1.3b\n  parallelBlocks: true\n");
+        InputError e = only(errors(overlap));
+        assertEquals("parallelism.tpCommOverlap", e.path());
+        assertTrue(e.message().contains("parallel blocks"), e.message());
+    }
+
+    @Test
     void tensorParallelOverlapNeedsSequenceParallelismAndInterferenceIsOnByDefault() throws IOException {
         String layout = VALID.replace("  pp: 8\n", "  pp: 1\n  tp: 8\n  tpCommOverlap: true\n")
                 .replace("  nodes: 1\n", "  nodes: 1\n").replace("gpt3-175b", "gpt3-1.3b");

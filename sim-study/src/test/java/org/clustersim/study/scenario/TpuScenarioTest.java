@@ -57,6 +57,20 @@ class TpuScenarioTest {
     }
 
     @Test
+    void parallelBlocksOnATensorAxisNeedTheCollectiveMatmulOff() throws IOException {
+        Path p = dir.resolve("pb.yaml");
+        Files.writeString(p, text("preset: tpu-v5p\ntopology: 4x4x4", "mesh: {ici_fsdp: 16, ici_tensor: 4}", "")
+                .replace("  preset: llama3-8b\n", "  preset: llama3-8b\n  parallelBlocks: true\n"));
+        List<InputError> e = assertThrows(InputFileException.class, () -> new ScenarioReader().read(p)).errors();
+        assertEquals(1, e.size(), e::toString);
+        assertEquals("parallelism.collectiveMatmul", e.get(0).path());
+        assertTrue(e.get(0).message().startsWith("true by default") && e.get(0).message().contains("parallel blocks"),
+                e.get(0).message());
+        Files.writeString(p, Files.readString(p).replace("ici_tensor: 4}", "ici_tensor: 4}\n  collectiveMatmul: false"));
+        assertTrue(new ScenarioReader().read(p).model().parallelBlocks());
+    }
+
+    @Test
     void aMeshBecomesTheTrainingLayoutWithTensorOnTheXRings() throws IOException {
         Scenario s = read("preset: tpu-v5p\ntopology: 4x4x4", "mesh: {ici_fsdp: 16, ici_tensor: 4}", "");
         Scenario.Parallelism p = s.parallelism();
