@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 
+import org.clustersim.strategies.device.AttentionImpl;
 import org.clustersim.study.scenario.Scenario;
 import org.clustersim.strategies.cost.RecomputeModule;
 import org.clustersim.study.scenario.ScenarioReader;
@@ -59,12 +60,19 @@ class TpuScenarioFilesTest {
     @Test
     void everyTpuScenarioReadsAndItsMeshFillsItsSlices() throws IOException {
         List<Path> files = files();
-        assertEquals(2 + 24 + 6 + V5P.size(), files.size(), files.toString());
+        assertEquals(3 + 24 + 6 + V5P.size(), files.size(), files.toString());
         for (Path f : files) {
             Scenario s = new ScenarioReader().read(f);
             TorusSpec torus = (TorusSpec) s.cluster();
             assertEquals(torus.gpus(), s.parallelism().gpus(), f.toString());
             String name = f.getFileName().toString();
+            // MaxText's v5e table ran a Pallas flash kernel (enable_flash_attention), its v4 table
+            // (April 2023) plain dot-product attention
+            if (name.startsWith("v5e-")) {
+                assertEquals(AttentionImpl.SPLASH, s.attention(), name);
+            } else if (name.startsWith("v4-")) {
+                assertEquals(AttentionImpl.STANDARD, s.attention(), name);
+            }
             if (name.startsWith("v5e-")) {
                 int slices = Integer.parseInt(name.substring(name.lastIndexOf('-') + 1, name.indexOf('x')));
                 assertEquals(slices, torus.slices(), name);

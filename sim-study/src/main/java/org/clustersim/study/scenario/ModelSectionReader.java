@@ -270,7 +270,8 @@ final class ModelSectionReader {
 
     /**
      * {@code model.attention}: an implementation the device profile has tables for, or
-     * {@code flash} for the profile's default fused implementation; absent, the default.
+     * {@code flash} for the profile's default fused implementation (an error where the profile
+     * has none); absent, the default.
      */
     AttentionImpl attention(Optional<DeviceProfile> device) {
         AttentionImpl dflt = device.map(DeviceProfile::defaultAttention).orElse(AttentionImpl.STANDARD);
@@ -279,6 +280,16 @@ final class ModelSectionReader {
             names.put(key, key.equals("flash") ? dflt : AttentionImpl.valueOf(key.toUpperCase(Locale.ROOT)));
         }
         AttentionImpl impl = section.choice(ATTENTION.name(), dflt, names);
+        if (device.isPresent() && impl == AttentionImpl.STANDARD && section.text(ATTENTION.name())
+                .filter(t -> t.equalsIgnoreCase("flash")).isPresent()) {
+            // flash names the profile's default fused kernel: a profile without one (default
+            // standard, no tables) cannot run it, and running standard instead would be silent
+            section.error("attention", "found 'flash', but the " + device.get().name() + " device profile has no "
+                    + "fused attention table (its default is standard); expected standard"
+                    + (coveredImpls(device.get()).isEmpty() ? "" : " or one of the profile's: "
+                    + coveredImpls(device.get())));
+            return impl;
+        }
         if (device.isPresent() && impl != AttentionImpl.STANDARD && !device.get().attention().covers(impl)) {
             section.error("attention", "found '" + impl.key() + "', but the " + device.get().name()
                     + " device profile has no table for it; expected standard or one of the profile's: "

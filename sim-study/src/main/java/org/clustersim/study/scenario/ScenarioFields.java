@@ -180,7 +180,8 @@ public final class ScenarioFields {
             Q_LORA, KV_LORA, QK_NOPE, QK_ROPE, V_HEAD);
     public static final Field ATTENTION = choice("attention", attentionNames(), null, "The attention core's "
             + "implementation, timed from the device profile's tables; flash is the profile's default fused kernel, "
-            + "standard materialises the score matrix; default: the profile's (H100, H200, B200: cudnn; A100: flash2).");
+            + "standard materialises the score matrix; default: the profile's (H100, H200, B200: cudnn; A100: flash2; "
+            + "TPU: splash). An implementation, or flash, that the profile has no table for is an error.");
     public static final Field MODEL = section("model", "The transformer: a preset, or all of layers, hidden, heads "
             + "and vocab.", List.of(List.of("preset"), List.of("layers", "hidden", "heads", "vocab")), MODEL_PRESET,
             MODEL_NAME, LAYERS, HIDDEN, HEADS, FFN, VOCAB, KV_HEADS, HEAD_DIM, POSITION, SLIDING_WINDOW, LATENT,

@@ -168,6 +168,32 @@ class DeviceProfileScenarioTest {
         assertEquals(AttentionImpl.FLASH2, flash.attention(), "flash: the device's default fused kernel");
     }
 
+    /**
+     * flash names the profile's default fused kernel; a profile with none (default standard, no
+     * tables) must not run standard in its place silently.
+     */
+    @Test
+    void flashOnAProfileWithoutAFusedTableIsAnErrorAtItsLine() throws IOException {
+        String h100;
+        try (var in = DeviceProfiles.class.getResourceAsStream("/org/clustersim/profiles/h100-sxm.yaml")) {
+            h100 = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+        int from = h100.indexOf("\nattention:");
+        int to = h100.indexOf("\nlaunch:");
+        write("bare.yaml", h100.substring(0, from) + "\nattention:\n  default: standard\n  tables: []"
+                + h100.substring(to));
+        String bare = scenario("  deviceProfile: bare.yaml\n", "  attention: flash\n", "");
+        InputError e = errors(write("f.yaml", bare)).get(0);
+        assertEquals("model.attention", e.path());
+        assertEquals(8, e.location().line(), "the line of model.attention: " + e);
+        assertTrue(e.message().contains("found 'flash'") && e.message().contains("no fused attention table"),
+                e.message());
+        Scenario standard = new ScenarioReader().read(write("s.yaml", bare.replace("flash", "standard")));
+        assertEquals(AttentionImpl.STANDARD, standard.attention());
+        Scenario absent = new ScenarioReader().read(write("a.yaml", bare.replace("  attention: flash\n", "")));
+        assertEquals(AttentionImpl.STANDARD, absent.attention(), "absent: the profile's default");
+    }
+
     /** Megatron-core's rule: max(40 M, 1 M x dp x cp) parameters, in bytes of main gradients. */
     @Test
     void gradientBucketsFollowMegatronCoresRuleUnlessGiven() throws IOException {
