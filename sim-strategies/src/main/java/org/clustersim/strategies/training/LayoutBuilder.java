@@ -53,6 +53,7 @@ public final class LayoutBuilder {
     KernelCosts kernels;
     LayerCostModel.Recompute recompute = LayerCostModel.Recompute.NONE;
     Set<RecomputeModule> recomputeModules = Set.of();
+    XlaRemat xlaRemat;
 
     LayoutBuilder(TransformerModel model, Topology topology) {
         this.model = model;
@@ -210,6 +211,15 @@ public final class LayoutBuilder {
         return this;
     }
 
+    /**
+     * The MaxText remat policy XLA keeps memory by ({@link XlaMemory}): set for a step laid out
+     * on a JAX mesh; null (the default) for Megatron's picture.
+     */
+    public LayoutBuilder xlaRemat(XlaRemat policy) {
+        this.xlaRemat = policy;
+        return this;
+    }
+
     /** The pipelines, batch and numerics of {@code step} (its layout is set apart, by {@link #layout(Layout)}). */
     LayoutBuilder rest(TrainingStep step) {
         Pipelines p = step.pipelines();
@@ -221,6 +231,7 @@ public final class LayoutBuilder {
         kernels = step.kernels();
         recompute = step.recompute();
         recomputeModules = step.recomputeModules();
+        xlaRemat = step.numerics().xlaRemat();
         return this;
     }
 
@@ -254,6 +265,6 @@ public final class LayoutBuilder {
                 new Pipelines(schedule, split, blockingSends, replicas == 0 ? dp : replicas),
                 new BatchShape(microbatches, microBatch, seqLen),
                 new Numerics(kernels != null ? kernels : KernelCosts.of(DeviceProfiles.bundled(
-                        topology.accelerator().name()), Precision.BF16), recompute, recomputeModules));
+                        topology.accelerator().name()), Precision.BF16), recompute, recomputeModules, xlaRemat));
     }
 }

@@ -64,6 +64,9 @@ import org.clustersim.strategies.model.TransformerModel;
  * attention), so proj's FP8 copy is held beside it, one byte an element more than in bf16;
  * under standard (unfused) or recomputed attention nothing else holds that bf16 output, and it
  * shrinks like the others. The experts' grouped GEMMs of an MoE layer are still counted in bf16.
+ *
+ * <p>A step laid out on a JAX mesh with a MaxText remat policy ({@link Numerics#xlaRemat}) is
+ * counted as XLA keeps it instead ({@link XlaMemory}), in the same parts.
  */
 public final class MemoryModel {
     /**
@@ -94,6 +97,9 @@ public final class MemoryModel {
     }
 
     public States states(int p) {
+        if (step.numerics().xlaRemat() != null) {
+            return new XlaMemory(step).states(p);
+        }
         var placement = step.schedule().placement(step.pp(), step.microbatches());
         double params = 0;
         double experts = 0;
@@ -127,6 +133,9 @@ public final class MemoryModel {
 
     /** Activation bytes one microbatch leaves on a GPU for one stage until its backward. */
     public long activationBytes(int stage) {
+        if (step.numerics().xlaRemat() != null) {
+            return new XlaMemory(step).activationBytes(stage);
+        }
         double sum = 0;
         int first = step.split().firstLayer(stage);
         for (int l = first; l < first + step.split().layers(stage); l++) {

@@ -15,8 +15,16 @@ import org.clustersim.strategies.cost.RecomputeModule;
  * @param recomputeModules under selective recomputation, the modules Megatron-core's
  *                         {@code recompute_modules} names ({@link RecomputeModule}; empty: the
  *                         attention core, its default); empty otherwise
+ * @param xlaRemat         the MaxText remat policy XLA keeps memory by on a TPU mesh
+ *                         ({@link XlaMemory}); null for a Megatron-style (GPU) step
  */
-public record Numerics(KernelCosts kernels, LayerCostModel.Recompute recompute, Set<RecomputeModule> recomputeModules) {
+public record Numerics(KernelCosts kernels, LayerCostModel.Recompute recompute, Set<RecomputeModule> recomputeModules,
+                       XlaRemat xlaRemat) {
+
+    /** A Megatron-style step's numerics (no XLA remat policy). */
+    public Numerics(KernelCosts kernels, LayerCostModel.Recompute recompute, Set<RecomputeModule> recomputeModules) {
+        this(kernels, recompute, recomputeModules, null);
+    }
 
     public Numerics {
         java.util.Objects.requireNonNull(kernels, "kernels");

@@ -14,6 +14,7 @@ import org.clustersim.strategies.training.Mesh;
 import org.clustersim.strategies.training.ShardingOptions;
 import org.clustersim.strategies.training.StepSequence;
 import org.clustersim.strategies.training.TrainingStep;
+import org.clustersim.strategies.training.XlaRemat;
 import org.clustersim.strategies.cost.Fp8Recipe;
 import org.clustersim.strategies.cost.KernelCosts;
 import org.clustersim.strategies.cost.LayerCostModel;
@@ -142,7 +143,13 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
      */
     public record Training(int globalBatch, int microBatch, int seqLen, Precision precision, Fp8Recipe fp8Recipe,
                            Recompute recompute, boolean gradAccumulationFusion, boolean fp8ParamGather,
-                           int mainGradBytes, Set<RecomputeModule> recomputeModules, int adamMomentBytes) {
+                           int mainGradBytes, Set<RecomputeModule> recomputeModules, int adamMomentBytes,
+                           XlaRemat xlaRemat) {
+        /** The same settings with XLA keeping memory by {@code policy} (a mesh's step). */
+        public Training withXlaRemat(XlaRemat policy) {
+            return new Training(globalBatch, microBatch, seqLen, precision, fp8Recipe, recompute,
+                    gradAccumulationFusion, fp8ParamGather, mainGradBytes, recomputeModules, adamMomentBytes, policy);
+        }
     }
 
     /** Activation recomputation policy. */
@@ -219,7 +226,7 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
                 .blockingSends(blockingSends).replicas(allReplicas ? par.layout().mesh().dp() : 1)
                 .batch(microbatches(), training.microBatch(), training.seqLen())
                 .kernels(kernelCosts()).recompute(training.recompute().cost())
-                .recomputeModules(training.recomputeModules())
+                .recomputeModules(training.recomputeModules()).xlaRemat(training.xlaRemat())
                 .build();
     }
 }

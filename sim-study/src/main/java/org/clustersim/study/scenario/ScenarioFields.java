@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import org.clustersim.core.Simulation;
 import org.clustersim.strategies.cost.Fp8Recipe;
@@ -25,6 +26,7 @@ import org.clustersim.strategies.training.AllToAllAlgorithm;
 import org.clustersim.strategies.training.ContextParallel;
 import org.clustersim.strategies.training.LogicalMesh;
 import org.clustersim.strategies.training.Mesh;
+import org.clustersim.strategies.training.XlaRemat;
 import org.clustersim.strategies.training.Zero3Impl;
 import org.clustersim.topology.SwitchedClusterSpec;
 import org.clustersim.topology.TorusSpec;
@@ -304,13 +306,24 @@ public final class ScenarioFields {
     public static final Field RECOMPUTE_MODULES = new Field("recomputeModules", new Field.NameListType(
             supportedModules()), null, "With recompute: selective only: Megatron-core's --recompute-modules, each "
             + "once; default: [core_attn].");
-    public static final Field REMAT = choice("remat", rematPolicies(), null, "MaxText's remat policy, as "
-            + "recomputation: full keeps only layer inputs; minimal keeps every weight matmul's output and recomputes "
-            + "attention's dots; save_dot_except_mlpwi (or save_dot_except_mlp) also recomputes the MLP; "
-            + "save_qkv_proj keeps only q, k, v; none keeps everything. Not with recompute or recomputeModules.");
+    public static final Field REMAT = choice("remat", rematPolicies(), null, "MaxText's remat policy: what the "
+            + "backward recomputes and, on a TPU mesh, what XLA keeps in HBM: full keeps only layer inputs; minimal "
+            + "every weight matmul's output (minimal_with_context also the attention output); "
+            + "save_dot_with_context_except_mlp, save_dot_except_mlpwi, save_dot_except_mlp, save_qkv_proj, "
+            + "save_out_proj keep those tensors; qkv_proj_offloaded and minimal_offloaded move q, k, v (or every "
+            + "matmul output) to host memory; none keeps everything. Not with recompute or recomputeModules.");
+    /** Where {@code custom} puts a tensor: kept in HBM, moved to host memory, or recomputed. */
+    enum TensorPlace { DEVICE, OFFLOAD, REMAT }
+    /** {@code rematTensors}' fields, one per tensor name of {@link XlaRemat.Tensor}. */
+    static final Map<Field, XlaRemat.Tensor> REMAT_TENSOR_FIELDS = rematTensorFields();
+    public static final Field REMAT_TENSORS = section("rematTensors", "With remat: custom: where each of a layer's "
+            + "named tensors goes (MaxText's per-tensor settings): device (kept in HBM), offload (pinned host memory) "
+            + "or remat (recomputed, the default; decoder_layer_input, the layer input, defaults to device and cannot "
+            + "be recomputed); mlpwi stands for mlpwi_0 and mlpwi_1.", List.of(),
+            REMAT_TENSOR_FIELDS.keySet().toArray(Field[]::new));
     public static final Field TRAINING = section("training", "Batch, sequence, precision and recomputation.",
             List.of(List.of("globalBatch")), GLOBAL_BATCH, MICRO_BATCH, SEQ_LEN, PRECISION, RECOMPUTE, FP8_RECIPE,
-            GRAD_FUSION, FP8_GATHER, MAIN_GRAD, ADAM_MOMENTS, RECOMPUTE_MODULES, REMAT);
+            GRAD_FUSION, FP8_GATHER, MAIN_GRAD, ADAM_MOMENTS, RECOMPUTE_MODULES, REMAT, REMAT_TENSORS);
 
     // ---- network ----
     public static final Field FIDELITY = choice("fidelity", Map.of("analytical", Simulation.Fidelity.ANALYTICAL,
@@ -434,20 +447,57 @@ public final class ScenarioFields {
         return out;
     }
 
-    /** MaxText's remat policies as recomputation (TpuSectionReader#remat). */
+    /**
+     * MaxText's remat policies (src/maxtext/layers/decoders.py, {@code get_remat_policy}, at
+     * AI-Hypercomputer/maxtext@e591f30c) as the recomputation the backward replays and the
+     * tensors XLA keeps ({@link XlaRemat}; TpuSectionReader#remat).
+     */
     private static Map<String, TpuSectionReader.Remat> rematPolicies() {
         Map<String, TpuSectionReader.Remat> policies = new LinkedHashMap<>();
-        policies.put("full", new TpuSectionReader.Remat(Scenario.Recompute.FULL, java.util.Set.of()));
-        policies.put("minimal", new TpuSectionReader.Remat(Scenario.Recompute.SELECTIVE,
-                java.util.Set.of(RecomputeModule.CORE_ATTN)));
-        TpuSectionReader.Remat exceptMlp = new TpuSectionReader.Remat(Scenario.Recompute.SELECTIVE,
-                java.util.Set.of(RecomputeModule.CORE_ATTN, RecomputeModule.MLP));
-        policies.put("save_dot_except_mlpwi", exceptMlp);
-        policies.put("save_dot_except_mlp", exceptMlp);
-        policies.put("save_qkv_proj", new TpuSectionReader.Remat(Scenario.Recompute.SELECTIVE,
-                java.util.Set.of(RecomputeModule.CORE_ATTN, RecomputeModule.MLP, RecomputeModule.LAYERNORM)));
-        policies.put("none", new TpuSectionReader.Remat(Scenario.Recompute.NONE, java.util.Set.of()));
+        Set<RecomputeModule> attn = Set.of(RecomputeModule.CORE_ATTN);
+        Set<RecomputeModule> mlpAndAttn = Set.of(RecomputeModule.CORE_ATTN, RecomputeModule.MLP);
+        Set<RecomputeModule> qkvOnly = Set.of(RecomputeModule.CORE_ATTN, RecomputeModule.MLP, RecomputeModule.LAYERNORM);
+        policies.put("full", remat(Scenario.Recompute.FULL, Set.of(), "full"));
+        // every dot output but the attention's own: the attention core replayed
+        policies.put("minimal", remat(Scenario.Recompute.SELECTIVE, attn, "minimal"));
+        // every dot output and the attention output: only elementwise work is replayed (not costed)
+        policies.put("minimal_with_context", remat(Scenario.Recompute.NONE, Set.of(), "minimal_with_context"));
+        policies.put("save_dot_with_context_except_mlp", remat(Scenario.Recompute.SELECTIVE,
+                Set.of(RecomputeModule.MLP), "save_dot_with_context_except_mlp"));
+        // mlpwo's output kept, its input (the MLP's intermediates) replayed: costed as the MLP recomputed
+        policies.put("save_dot_except_mlpwi", remat(Scenario.Recompute.SELECTIVE, mlpAndAttn, "save_dot_except_mlpwi"));
+        policies.put("save_dot_except_mlp", remat(Scenario.Recompute.SELECTIVE, mlpAndAttn, "save_dot_except_mlp"));
+        policies.put("save_qkv_proj", remat(Scenario.Recompute.SELECTIVE, qkvOnly, "save_qkv_proj"));
+        // the same replay as save_qkv_proj / minimal; the kept tensors go to host memory
+        policies.put("qkv_proj_offloaded", remat(Scenario.Recompute.SELECTIVE, qkvOnly, "qkv_proj_offloaded"));
+        policies.put("minimal_offloaded", remat(Scenario.Recompute.SELECTIVE, attn, "minimal_offloaded"));
+        // only out_proj kept: everything else replayed, costed as full recomputation (the out
+        // projection's replay, one of the layer's four attention GEMMs, is counted though not run)
+        policies.put("save_out_proj", remat(Scenario.Recompute.FULL, Set.of(), "save_out_proj"));
+        policies.put("none", remat(Scenario.Recompute.NONE, Set.of(), "none"));
+        // the tensors' places come from rematTensors (TpuSectionReader#remat)
+        policies.put("custom", new TpuSectionReader.Remat(Scenario.Recompute.FULL, Set.of(), null));
         return policies;
+    }
+
+    private static Map<Field, XlaRemat.Tensor> rematTensorFields() {
+        Map<Field, XlaRemat.Tensor> m = new LinkedHashMap<>();
+        Map<String, TensorPlace> places = new LinkedHashMap<>();
+        places.put("device", TensorPlace.DEVICE);
+        places.put("offload", TensorPlace.OFFLOAD);
+        places.put("remat", TensorPlace.REMAT);
+        for (XlaRemat.Tensor t : XlaRemat.Tensor.values()) {
+            boolean input = t == XlaRemat.Tensor.DECODER_LAYER_INPUT;
+            m.put(choice(t.id(), input ? Map.of("device", TensorPlace.DEVICE, "offload", TensorPlace.OFFLOAD) : places,
+                    input ? "device" : "remat", input ? "The layer input (the scan carry): device or offload."
+                            : "Where " + t.id() + " goes: device, offload or remat."), t);
+        }
+        return m;
+    }
+
+    private static TpuSectionReader.Remat remat(Scenario.Recompute recompute, Set<RecomputeModule> modules,
+                                                String name) {
+        return new TpuSectionReader.Remat(recompute, modules, XlaRemat.named(name));
     }
 
     /** The targets of a fault and the fields that go with each. */

@@ -100,6 +100,10 @@ public final class ScenarioReader {
             if (tpu.isPresent() && tpu.get().mesh().isPresent()) {
                 par = TpuSectionReader.parallelism(parSec, tpu.get().mesh().get(), par,
                         collectiveMatmul);
+                // a mesh's step keeps memory as XLA does under the remat policy
+                training = training.withXlaRemat(TpuSectionReader.xlaRemat(training));
+            } else {
+                training = training.withXlaRemat(null);
             }
         } else {
             if (TpuSectionReader.hasMesh(parSec)) {
@@ -108,6 +112,7 @@ public final class ScenarioReader {
             }
             TpuSectionReader.gpuCluster(clusterSec, parSec);
             cluster = clusterReader.read(preset, par);
+            training = training.withXlaRemat(null);
         }
         AttentionImpl attention = modelReader.attention(cluster.map(ClusterSectionReader.ClusterChoice::device));
         Simulation.Fidelity fidelity = FIDELITY.choice(netSec);

@@ -2,6 +2,7 @@ package org.clustersim.study.scenario;
 
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -18,6 +19,7 @@ import org.clustersim.strategies.training.Layout;
 import org.clustersim.strategies.training.LogicalMesh;
 import org.clustersim.strategies.training.Mesh;
 import org.clustersim.strategies.training.ShardingOptions;
+import org.clustersim.strategies.training.XlaRemat;
 import org.clustersim.topology.TorusSpec;
 
 /**
@@ -321,15 +323,18 @@ final class TpuSectionReader {
         return new Scenario.Parallelism(layout, declared.vp(), declared.layersPerStage(), false, false);
     }
 
-    /** MaxText's remat policies as the cost model's recomputation. */
-    record Remat(Scenario.Recompute recompute, Set<RecomputeModule> modules) {
+    /**
+     * A MaxText remat policy as the cost model's recomputation and as the tensors XLA keeps
+     * ({@code memory}, used on a mesh).
+     */
+    record Remat(Scenario.Recompute recompute, Set<RecomputeModule> modules, XlaRemat memory) {
     }
 
     /**
-     * {@code training.remat}: {@code full} (only layer inputs kept), {@code minimal} (every
-     * weight matmul's output kept, attention's dots recomputed), {@code save_dot_except_mlpwi}
-     * (also the MLP's input projection recomputed), {@code save_qkv_proj} (only q, k, v kept),
-     * {@code none} (everything kept).
+     * {@code training.remat}: MaxText's policy names ({@link ScenarioFields#REMAT}), e.g.
+     * {@code full} (only layer inputs kept), {@code minimal} (every weight matmul's output kept,
+     * attention's dots recomputed), {@code save_qkv_proj} (only q, k, v kept),
+     * {@code qkv_proj_offloaded} (q, k, v in host memory), {@code none} (everything kept).
      */
     static Optional<Remat> remat(Section train) {
         Remat r = ScenarioFields.REMAT.choice(train);
@@ -337,7 +342,85 @@ final class TpuSectionReader {
             train.error("remat", "given with training.recompute" + (train.node("recomputeModules").isPresent()
                     ? "Modules" : "") + "; give only one of the two (remat is MaxText's name for the same choice)");
         }
+        boolean tensorsGiven = train.node(ScenarioFields.REMAT_TENSORS.name()).isPresent();
+        Section tensors = ScenarioFields.REMAT_TENSORS.section(train);
+        Set<XlaRemat.Tensor> device = java.util.EnumSet.noneOf(XlaRemat.Tensor.class);
+        Set<XlaRemat.Tensor> host = java.util.EnumSet.noneOf(XlaRemat.Tensor.class);
+        for (Map.Entry<Field, XlaRemat.Tensor> e : ScenarioFields.REMAT_TENSOR_FIELDS.entrySet()) {
+            ScenarioFields.TensorPlace place = e.getKey().choice(tensors);
+            if (place == ScenarioFields.TensorPlace.DEVICE) {
+                device.add(e.getValue());
+            } else if (place == ScenarioFields.TensorPlace.OFFLOAD) {
+                host.add(e.getValue());
+            }
+        }
+        tensors.finish();
+        boolean custom = r != null && r.memory() == null;
+        if (tensorsGiven && !custom) {
+            train.error("rematTensors", "given without training.remat: custom; expected remat: custom with the "
+                    + "tensors' places, or leave rematTensors out");
+        }
+        if (custom) {
+            XlaRemat memory = XlaRemat.custom(device, host);
+            r = new Remat(customRecompute(memory), customModules(memory), memory);
+        }
         return Optional.ofNullable(r);
+    }
+
+    /** The replay a custom policy costs as: what it keeps (on the device or the host) decides. */
+    private static Scenario.Recompute customRecompute(XlaRemat p) {
+        Set<XlaRemat.Tensor> kept = kept(p);
+        if (kept.containsAll(EnumSet.allOf(XlaRemat.Tensor.class))) {
+            return Scenario.Recompute.NONE;
+        }
+        return kept.containsAll(Set.of(XlaRemat.Tensor.QUERY_PROJ, XlaRemat.Tensor.KEY_PROJ,
+                XlaRemat.Tensor.VALUE_PROJ)) ? Scenario.Recompute.SELECTIVE : Scenario.Recompute.FULL;
+    }
+
+    /**
+     * Under a custom policy that keeps q, k and v: the attention core replayed unless the context
+     * is kept, the MLP unless its matmul outputs are, the norms unless the output projection is
+     * (the pre-MLP norm's input is rebuilt from it).
+     */
+    private static Set<RecomputeModule> customModules(XlaRemat p) {
+        if (customRecompute(p) != Scenario.Recompute.SELECTIVE) {
+            return Set.of();
+        }
+        Set<XlaRemat.Tensor> kept = kept(p);
+        Set<RecomputeModule> m = EnumSet.noneOf(RecomputeModule.class);
+        if (!kept.contains(XlaRemat.Tensor.CONTEXT)) {
+            m.add(RecomputeModule.CORE_ATTN);
+        }
+        if (!kept.containsAll(Set.of(XlaRemat.Tensor.MLPWI, XlaRemat.Tensor.MLPWO))) {
+            m.add(RecomputeModule.MLP);
+        }
+        if (!kept.contains(XlaRemat.Tensor.OUT_PROJ)) {
+            m.add(RecomputeModule.LAYERNORM);
+        }
+        return m.isEmpty() ? Set.of(RecomputeModule.CORE_ATTN) : m;
+    }
+
+    private static Set<XlaRemat.Tensor> kept(XlaRemat p) {
+        Set<XlaRemat.Tensor> kept = EnumSet.noneOf(XlaRemat.Tensor.class);
+        kept.addAll(p.device());
+        kept.addAll(p.host());
+        return kept;
+    }
+
+    /**
+     * The policy XLA keeps memory by on a mesh: {@code training.remat} as given, or else the
+     * recomputation read as the MaxText policy doing the same (full: {@code full}; selective:
+     * {@code minimal}, whose replay is the attention core; none: {@code none}).
+     */
+    static XlaRemat xlaRemat(Scenario.Training training) {
+        if (training.xlaRemat() != null) {
+            return training.xlaRemat();
+        }
+        return switch (training.recompute()) {
+            case FULL -> XlaRemat.full();
+            case SELECTIVE -> XlaRemat.named("minimal");
+            case NONE -> XlaRemat.none();
+        };
     }
 
     /**

@@ -39,7 +39,7 @@ final class TrainingSectionReader {
         Scenario.Training t = training;
         return new Scenario.Training(t.globalBatch(), t.microBatch(), t.seqLen(), t.precision(), t.fp8Recipe(),
                 remat.get().recompute(), t.gradAccumulationFusion(), t.fp8ParamGather(), t.mainGradBytes(),
-                remat.get().modules(), t.adamMomentBytes());
+                remat.get().modules(), t.adamMomentBytes(), remat.get().memory());
     }
 
     private Scenario.Training training() {
@@ -61,7 +61,7 @@ final class TrainingSectionReader {
         int moments = ADAM_MOMENTS.choice(section);
         Set<RecomputeModule> modules = recomputeModules(recompute);
         return new Scenario.Training(global, micro, seq, precision, recipe, recompute, fusion, fp8Gather, mainGrad,
-                modules, moments);
+                modules, moments, null);
     }
 
     /**

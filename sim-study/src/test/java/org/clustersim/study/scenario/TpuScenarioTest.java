@@ -2,6 +2,7 @@ package org.clustersim.study.scenario;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,6 +15,7 @@ import java.util.Set;
 import org.clustersim.core.input.InputError;
 import org.clustersim.core.input.InputFileException;
 import org.clustersim.strategies.cost.RecomputeModule;
+import org.clustersim.strategies.training.XlaRemat;
 import org.clustersim.topology.Topology;
 import org.clustersim.topology.TorusSpec;
 import org.junit.jupiter.api.Test;
@@ -128,6 +130,33 @@ class TpuScenarioTest {
         assertEquals(Set.of(RecomputeModule.CORE_ATTN, RecomputeModule.MLP),
                 read(cluster, mesh, "remat: save_dot_except_mlpwi").training().recomputeModules());
         assertEquals("training.remat", errors(cluster, mesh, "remat: full\nrecompute: full").get(0).path());
+    }
+
+    @Test
+    void onAMeshThePolicyAlsoSaysWhatXlaKeepsAndOffloads() throws IOException {
+        String cluster = "preset: tpu-v5e\ntopology: 4x4";
+        String mesh = "mesh: {ici_fsdp: 16}";
+        Scenario offloaded = read(cluster, mesh, "remat: qkv_proj_offloaded");
+        XlaRemat p = offloaded.trainingStep().numerics().xlaRemat();
+        assertEquals(Set.of(XlaRemat.Tensor.QUERY_PROJ, XlaRemat.Tensor.KEY_PROJ, XlaRemat.Tensor.VALUE_PROJ), p.host());
+        assertEquals(Set.of(XlaRemat.Tensor.DECODER_LAYER_INPUT), p.device());
+        // the same replay as save_qkv_proj: q, k, v come back from the host rather than being recomputed
+        assertEquals(read(cluster, mesh, "remat: save_qkv_proj").training().recomputeModules(),
+                offloaded.training().recomputeModules());
+        Scenario custom = read(cluster, mesh, "remat: custom\nrematTensors: {decoder_layer_input: offload, "
+                + "out_proj: device, query_proj: offload}");
+        XlaRemat c = custom.trainingStep().numerics().xlaRemat();
+        assertEquals(Set.of(XlaRemat.Tensor.OUT_PROJ), c.device());
+        assertEquals(Set.of(XlaRemat.Tensor.DECODER_LAYER_INPUT, XlaRemat.Tensor.QUERY_PROJ), c.host());
+        assertEquals(Scenario.Recompute.FULL, custom.training().recompute(), "k and v recomputed: the whole layer is");
+        // a recompute setting on a mesh is read as the MaxText policy doing the same
+        assertEquals(XlaRemat.full(), read(cluster, mesh, "recompute: full").trainingStep().numerics().xlaRemat());
+        assertEquals("training.rematTensors", errors(cluster, mesh, "remat: full\nrematTensors: {out_proj: device}")
+                .get(0).path());
+        assertEquals("training.rematTensors.decoder_layer_input", errors(cluster, mesh,
+                "remat: custom\nrematTensors: {decoder_layer_input: remat}").get(0).path());
+        // without a mesh (a GPU cluster) the memory picture stays Megatron's
+        assertNull(read("preset: dgx-h100\nnodes: 2", "dp: 16", "remat: minimal").trainingStep().numerics().xlaRemat());
     }
 
     @Test
