@@ -29,7 +29,7 @@ import org.clustersim.strategies.model.TransformerModel;
  * {@code convert} to fp32 across the collective, uncertain).
  *
  * <p>Activations: the scan over layers stacks, per layer, the tensors the policy keeps on the
- * device, each 2 bytes (bf16, {@code dtype}) per element, per chip b x s / sequence tokens and
+ * device and the backward reads ({@link #residual}), each 2 bytes (bf16, {@code dtype}) per element, per chip b x s / sequence tokens and
  * the width over tensor (the activation rules shard batch over {@code data, fsdp, expert}, length
  * over {@code context}, embed / heads / mlp over {@code tensor}); offloaded tensors are in host
  * memory, not HBM. An MoE layer's experts keep nothing under a named policy (MaxText's presets
@@ -124,7 +124,7 @@ public final class XlaMemory {
     double layerBytes(int l, boolean all) {
         double width = 0;
         for (XlaRemat.Tensor t : XlaRemat.Tensor.values()) {
-            if (all || remat.device().contains(t)) {
+            if (all || remat.device().contains(t) && residual(t)) {
                 width += width(l, t);
             }
         }
@@ -138,9 +138,28 @@ public final class XlaMemory {
     double hostBytes(int l) {
         double width = 0;
         for (XlaRemat.Tensor t : remat.host()) {
-            width += width(l, t);
+            if (residual(t)) {
+                width += width(l, t);
+            }
         }
         return ACTIVATION_BYTES * tokens() * width / step.tp();
+    }
+
+    /**
+     * Whether the backward reads a named tensor at all. A remat policy only says which values
+     * may be saved; {@code jax.checkpoint} saves (or offloads) just the residuals the backward
+     * needs, recomputing the rest from them. The MLP's output projection feeds nothing but the
+     * residual sum, whose gradient needs no value, so {@code mlpwo} is never kept; in a
+     * parallel block the attention's output projection is in the same place. In a sequential
+     * block {@code out_proj} is kept where the policy saves it: the post-attention norm's input
+     * (the residual after attention) is rebuilt from it.
+     */
+    private boolean residual(XlaRemat.Tensor t) {
+        return switch (t) {
+            case MLPWO -> false;
+            case OUT_PROJ -> !step.model().parallelBlocks();
+            default -> true;
+        };
     }
 
     /** Elements per token of a named tensor of layer {@code l}. */

@@ -65,19 +65,22 @@ class XlaMemoryTest {
     void theScanKeepsThePolicysNamedTensorsPerLayer() {
         double tokens = 2 * 2048;
         double q = 32 * 128;
-        double dots = q + 2 * KV + H + 2 * FFN + H; // query, key, value, out_proj, mlpwi_0/1, mlpwo
+        // query, key, value, out_proj, mlpwi_0/1: mlpwo feeds only the residual sum, whose
+        // gradient reads no value, so jax.checkpoint never keeps it whatever the policy allows
+        double dots = q + 2 * KV + H + 2 * FFN;
+        double everyDot = dots + H;
         assertEquals(32 * 2 * tokens * H, activations("full"), 32);
         assertEquals(32 * 2 * tokens * H, activations("qkv_proj_offloaded"), 32, "q, k, v go to the host");
         assertEquals(32 * 2 * tokens * H, activations("minimal_offloaded"), 32, "every dot goes to the host");
         assertEquals(32 * 2 * tokens * (H + dots), activations("minimal"), 32);
         assertEquals(32 * 2 * tokens * (H + dots + q), activations("minimal_with_context"), 32);
         assertEquals(32 * 2 * tokens * (H + q + 2 * KV), activations("save_qkv_proj"), 32);
-        assertEquals(32 * 2 * tokens * (H + q + 2 * KV + H + H), activations("save_dot_except_mlpwi"), 32);
+        assertEquals(32 * 2 * tokens * (H + q + 2 * KV + H), activations("save_dot_except_mlpwi"), 32);
         assertEquals(32 * 2 * tokens * (H + q + 2 * KV + H), activations("save_dot_except_mlp"), 32);
         assertEquals(32 * 2 * tokens * (H + q + 2 * KV + q + H), activations("save_dot_with_context_except_mlp"), 32);
         assertEquals(32 * 2 * tokens * (H + H), activations("save_out_proj"), 32);
         // without remat also the norms' outputs, the residual and the MLP's activation output
-        assertEquals(32 * 2 * tokens * (H + dots + q + 3 * H + FFN), activations("none"), 32);
+        assertEquals(32 * 2 * tokens * (H + everyDot + q + 3 * H + FFN), activations("none"), 32);
         // tensor parallelism splits every kept tensor (activation_embed, heads and mlp on tensor); the 4
         // chips of a tensor group share 8 sequences
         TrainingStep tp4 = fsdp(4, 64, "minimal").build();
