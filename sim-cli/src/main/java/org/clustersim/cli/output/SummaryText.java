@@ -9,6 +9,9 @@ import org.clustersim.study.scenario.Scenario;
 
 /** Renders a {@link RunSummary} as the short human-readable report {@code clustersim run} prints. */
 public final class SummaryText {
+    /** The traffic category of the cross-slice gradient reductions. */
+    private static final String DCN = org.clustersim.core.engine.TaskTag.Traffic.DCN_GRADIENT_REDUCE.category();
+
     private SummaryText() {
     }
 
@@ -81,6 +84,7 @@ public final class SummaryText {
                         : "");
         out.printf(Locale.ROOT, "bubble (mean)    %.2f%% of the step, exposed communication %.2f%%%n",
                 100 * r.bubbleFraction(), 100 * r.exposedCommFraction());
+        dcn(out, r);
         if (!s.interference()) {
             out.printf(Locale.ROOT, "interference     off (simulation.interference: false): overlapped communication is free%n");
         } else if (s.device().commKernels() == null) {
@@ -178,5 +182,28 @@ public final class SummaryText {
             return String.format(Locale.ROOT, "%.3f ms", ns / 1e6);
         }
         return String.format(Locale.ROOT, "%.3f us", ns / 1e3);
+    }
+
+    /**
+     * With TPU slices joined by DCN: the cross-slice gradient reductions' time per chip (mean over
+     * the chips), exposed (compute idle) and under compute, so what DCN costs is read apart from
+     * the other communication.
+     */
+    private static void dcn(PrintWriter out, RunSummary r) {
+        long exposed = 0;
+        long overlapped = 0;
+        boolean any = false;
+        for (RunSummary.Device d : r.devices()) {
+            Long e = d.exposedByKind().get(DCN);
+            Long o = d.overlappedByKind().get(DCN);
+            any |= e != null || o != null;
+            exposed += e == null ? 0 : e;
+            overlapped += o == null ? 0 : o;
+        }
+        if (any) {
+            int n = r.devices().size();
+            out.printf(Locale.ROOT, "DCN              cross-slice gradient reductions %s exposed, %s under compute "
+                    + "(mean per chip)%n", duration(exposed / n), duration(overlapped / n));
+        }
     }
 }

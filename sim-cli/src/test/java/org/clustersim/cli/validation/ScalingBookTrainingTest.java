@@ -209,7 +209,7 @@ class ScalingBookTrainingTest {
         int slices = 4;
         Scenario s = scenario("4x4x4", slices, "{ici_fsdp: 64, dcn_data: 4}", "", 32768, 2, 2 * 64 * slices);
         Timeline t = run(s);
-        long dcn = computeAndComm(t, "fsdp reduce-scatter L\\d+ across shards")[1];
+        long dcn = computeAndComm(t, "fsdp reduce-scatter L\\d+ across slices \\(DCN\\)")[1];
         long backward = sum(t, "B mb0 L\\d+");
         double perSlice = 2 * 64 * 512.0;
         double threshold = perSlice * dcn / backward;

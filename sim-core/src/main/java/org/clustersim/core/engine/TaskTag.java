@@ -58,6 +58,11 @@ public final class TaskTag {
         PIPELINE_SEND("pp-p2p", "pp"),
         /** Gradient reductions over the data-parallel (or expert-data-parallel) group. */
         GRADIENT_REDUCE("dp-comm", "dp"),
+        /**
+         * Gradient reductions across TPU slices over the data-center network (the hosts' NICs),
+         * apart from dp-comm so that the trace and the exposed communication show what DCN costs.
+         */
+        DCN_GRADIENT_REDUCE("dcn-comm", "dp"),
         /** Gathers of updated or sharded weights over the data-parallel group. */
         PARAM_GATHER("dp-comm", "dp"),
         /** Copy kernels of ZeRO-3 gathers and reductions (compute work on their streams or before a layer). */

@@ -10,12 +10,24 @@ package org.clustersim.strategies.training;
  *                          the dense blocks chunked and pipelined with their GEMMs
  *                          ({@link TensorParallelOverlap})
  * @param allToAll          how MoE token all-to-alls are sent ({@link AllToAllAlgorithm}; {@code null}: auto)
+ * @param dcnPipelined      on TPU slices joined by DCN: XLA's data-parallel all-reduce optimisation
+ *                          ({@code --xla_tpu_enable_data_parallel_all_reduce_opt}, which MaxText's
+ *                          multi-slice scripts set): each layer's cross-slice gradient reduction is
+ *                          pipelined into the next iterations of the scanned backward; false: it stays
+ *                          in its own iteration, and the next layer's backward waits for the part the
+ *                          iteration's last weight gradients (the attention block's) need
  */
 public record Communication(long bucketBytes, boolean overlapGradReduce, boolean tpCommOverlap,
-                            AllToAllAlgorithm allToAll) {
+                            AllToAllAlgorithm allToAll, boolean dcnPipelined) {
     /** Megatron-LM's classic bucket, overlapped gradient reduction, no TP overlap, auto all-to-all. */
     public static final Communication DEFAULTS = new Communication(TrainingStep.DEFAULT_BUCKET, true, false,
-            AllToAllAlgorithm.AUTO);
+            AllToAllAlgorithm.AUTO, true);
+
+    /** The same with XLA's cross-slice reductions pipelined (the default). */
+    public Communication(long bucketBytes, boolean overlapGradReduce, boolean tpCommOverlap,
+                         AllToAllAlgorithm allToAll) {
+        this(bucketBytes, overlapGradReduce, tpCommOverlap, allToAll, true);
+    }
 
     public Communication {
         if (allToAll == null) {

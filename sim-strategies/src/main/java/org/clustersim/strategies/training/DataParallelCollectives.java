@@ -13,6 +13,7 @@ import org.clustersim.strategies.collective.CollectiveOp;
 import org.clustersim.strategies.collective.Collectives;
 import org.clustersim.strategies.collective.CommGroup;
 import org.clustersim.topology.Topology;
+import org.clustersim.topology.TorusSpec;
 
 /**
  * The collectives over the ranks that hold the same weights: gradient reductions and weight
@@ -22,17 +23,47 @@ import org.clustersim.topology.Topology;
  * gather runs inside each shard group only. Shard groups are consecutive runs of the group's
  * members. The algorithm for each operation, size and group size is chosen once (auto) and
  * reused, since the groups have the same shape on the fabric.
+ *
+ * <p>On TPU slices joined by DCN, where each shard's copies lie in different slices (MaxText's
+ * FSDP inside a slice, data parallelism across), the all-reduce across the groups is the
+ * cross-slice reduction XLA's Megascale runtime runs through the hosts' NICs: a task of its own
+ * (traffic {@code dcn-comm}, named "... across slices (DCN)") on a {@code dcn} stream apart from the
+ * ICI collectives, since the hosts move those bytes, not the chips' ICI DMA engines (Google Cloud,
+ * "Profiling Multislice environments": send/recv interrupt the host, which DMAs the buffer). With
+ * {@link #DataParallelCollectives(TaskGraph.Builder, Topology, double) an in-iteration share} it
+ * is cut in two: the share XLA cannot overlap inside the layer's backward iteration first, the rest
+ * after it ({@link #takeIterationBarrier}).
  */
 final class DataParallelCollectives {
     private static final TaskTag REDUCE = TaskTag.of(TaskTag.Traffic.GRADIENT_REDUCE);
     private static final TaskTag GATHER = TaskTag.of(TaskTag.Traffic.PARAM_GATHER);
+    private static final TaskTag DCN_REDUCE = TaskTag.of(TaskTag.Traffic.DCN_GRADIENT_REDUCE);
     private final TaskGraph.Builder graph;
     private final Topology topology;
     private final Map<String, Collectives.Choice> chosen = new HashMap<>();
+    /** Of a cross-slice reduction, the share that must end before the next layer's backward; 0: none. */
+    private final double iterationShare;
+    /** The last cross-slice reduction's part the next layer's backward waits for; -1: none. */
+    private int barrier = -1;
 
     DataParallelCollectives(TaskGraph.Builder graph, Topology topology) {
+        this(graph, topology, 0);
+    }
+
+    /**
+     * @param iterationShare of each cross-slice (DCN) reduction, the share that must complete
+     *                       before the next layer's backward may start (XLA without its data-parallel
+     *                       all-reduce pipelining: the collective stays inside the scan iteration, and
+     *                       the gradients the iteration completes last have no compute left to hide
+     *                       under); 0 when XLA pipelines them across iterations
+     */
+    DataParallelCollectives(TaskGraph.Builder graph, Topology topology, double iterationShare) {
+        if (!(iterationShare >= 0 && iterationShare <= 1)) {
+            throw new IllegalArgumentException("iteration share " + iterationShare + " outside [0, 1]");
+        }
         this.graph = graph;
         this.topology = topology;
+        this.iterationShare = iterationShare;
     }
 
     TaskGraph.Builder graph() {
@@ -45,12 +76,61 @@ final class DataParallelCollectives {
      * @return the task that ends it
      */
     int reduce(String name, CollectiveOp op, int[] group, int shard, long bytes, int[] deps, String stream) {
+        barrier = -1;
         if (op != CollectiveOp.REDUCE_SCATTER || shard <= 1 || shard >= group.length) {
             return task(name, REDUCE, op, List.of(group), bytes, deps, stream);
         }
         int rs = task(name, REDUCE, op, shardGroups(group, shard), bytes, deps, stream);
-        return task(name + " across shards", REDUCE, CollectiveOp.ALL_REDUCE, replicaGroups(group, shard),
-                Math.max(1, bytes / shard), new int[] {rs}, stream);
+        List<int[]> replicas = replicaGroups(group, shard);
+        long shardBytes = Math.max(1, bytes / shard);
+        if (!acrossSlices(replicas)) {
+            return task(name + " across shards", REDUCE, CollectiveOp.ALL_REDUCE, replicas, shardBytes, new int[] {rs},
+                    stream);
+        }
+        String dcn = name + " across slices (DCN)";
+        long first = Math.round(shardBytes * iterationShare);
+        if (first < 1) {
+            return task(dcn, DCN_REDUCE, CollectiveOp.ALL_REDUCE, replicas, shardBytes, new int[] {rs}, "dcn");
+        }
+        // The gradients the iteration completes last go first and the next layer's backward waits for
+        // them; they start when the gradients exist: the reduce-scatter over ICI ahead of them inside
+        // the iteration is taken as hidden, as it is at one slice, so what the hold adds is DCN's.
+        first = Math.min(first, shardBytes);
+        barrier = task(dcn + (first < shardBytes ? ", in-iteration part" : ""), DCN_REDUCE, CollectiveOp.ALL_REDUCE,
+                replicas, first, deps, "dcn");
+        if (first == shardBytes) {
+            return barrier;
+        }
+        return task(dcn + ", overlapped part", DCN_REDUCE, CollectiveOp.ALL_REDUCE, replicas, shardBytes - first,
+                new int[] {rs}, "dcn");
+    }
+
+    /**
+     * The part of the last cross-slice reduction ({@link #reduce}) that must end before the next
+     * layer's backward starts, once (then -1); -1 when the last reduction did not cross slices or
+     * XLA pipelines the reductions across iterations.
+     */
+    int takeIterationBarrier() {
+        int b = barrier;
+        barrier = -1;
+        return b;
+    }
+
+    /** Whether every group has its members in as many different TPU slices (so its all-reduce runs over DCN). */
+    private boolean acrossSlices(List<int[]> groups) {
+        if (topology.spec().isEmpty() || !(topology.spec().get() instanceof TorusSpec t) || t.slices() < 2) {
+            return false;
+        }
+        for (int[] members : groups) {
+            java.util.Set<Integer> slices = new java.util.TreeSet<>();
+            for (int d : members) {
+                slices.add(t.physical(d) / t.chipsPerSlice());
+            }
+            if (members.length < 2 || slices.size() != members.length) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** A weight all-gather inside each shard group (the whole group when not hybrid). */

@@ -42,6 +42,7 @@ public final class LayoutBuilder {
     long bucketBytes = TrainingStep.DEFAULT_BUCKET;
     boolean overlapGradReduce = true;
     boolean tpCommOverlap;
+    boolean dcnPipelined = true;
     AllToAllAlgorithm allToAll = AllToAllAlgorithm.AUTO;
     PipelineSchedule schedule = ScheduleKind.ONE_F_ONE_B.schedule(1);
     LayerSplit split;
@@ -136,6 +137,12 @@ public final class LayoutBuilder {
         return this;
     }
 
+    /** XLA's cross-slice gradient reductions pipelined across the scanned layers ({@link Communication#dcnPipelined}). */
+    public LayoutBuilder dcnPipelined(boolean on) {
+        this.dcnPipelined = on;
+        return this;
+    }
+
     public LayoutBuilder allToAll(AllToAllAlgorithm algorithm) {
         this.allToAll = algorithm;
         return this;
@@ -153,6 +160,7 @@ public final class LayoutBuilder {
         overlapGradReduce = layout.comm().overlapGradReduce();
         tpCommOverlap = layout.comm().tpCommOverlap();
         allToAll = layout.comm().allToAll();
+        dcnPipelined = layout.comm().dcnPipelined();
         return this;
     }
 
@@ -248,7 +256,7 @@ public final class LayoutBuilder {
     public Layout layout() {
         return new Layout(new Mesh(tp, cp, pp, dp, ep, etp(), order),
                 new ZeroSharding(zero, shardGroup, sharding), sequenceParallel, cpKind,
-                new Communication(bucketBytes, overlapGradReduce, tpCommOverlap, allToAll));
+                new Communication(bucketBytes, overlapGradReduce, tpCommOverlap, allToAll, dcnPipelined));
     }
 
     /**

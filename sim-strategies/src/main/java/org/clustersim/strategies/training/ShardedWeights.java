@@ -125,6 +125,7 @@ final class ShardedWeights {
                     // in program order, a use's gathers then its reduction, as the tasks were always added
                     addGathers(dpc, out, perReplica, i, gathered);
                     reduce(reducer, perReplica, i);
+                    holdNextPass(dpc, perReplica, i);
                 }
             }
         }
@@ -154,6 +155,27 @@ final class ShardedWeights {
             Use u = perReplica.get(d).get(i);
             for (Gather g : u.needs) {
                 dpc.graph().addDependency(u.user, task.get(g));
+            }
+        }
+    }
+
+    /**
+     * Makes the pass after use {@code i} (on each replica, the next use with a first task) wait for
+     * the part of use i's cross-slice reduction that XLA keeps inside the layer's scan iteration
+     * ({@link DataParallelCollectives#takeIterationBarrier}), if any: the next iteration starts
+     * only when the collectives the iteration started have completed.
+     */
+    private void holdNextPass(DataParallelCollectives dpc, List<List<Use>> perReplica, int i) {
+        int barrier = dpc.takeIterationBarrier();
+        if (barrier < 0) {
+            return;
+        }
+        for (List<Use> rank : perReplica) {
+            for (int j = i + 1; j < rank.size(); j++) {
+                if (rank.get(j).user >= 0) {
+                    dpc.graph().addDependency(rank.get(j).user, barrier);
+                    break;
+                }
             }
         }
     }

@@ -70,7 +70,7 @@ public final class StepBuilder {
         TransformerLayer layer = new TransformerLayer(blocks, tensor,
                 new KeyValueExchange(cost, step.cpKind(), plans), new ExpertParallel(cost, groups, tensor, plans),
                 overlap);
-        DataParallelCollectives dpc = new DataParallelCollectives(g, step.topology());
+        DataParallelCollectives dpc = new DataParallelCollectives(g, step.topology(), iterationShare(step));
         boolean prefetch = sequence.overlapParamGather() && (step.zero() == 1 || step.zero() == 2);
         int[] firstTasks = new int[sequence.steps()];
         List<List<PipelineTasks>> perReplica = new ArrayList<>();
@@ -120,6 +120,24 @@ public final class StepBuilder {
             pipelines.add(PipelineTasks.acrossSteps(steps));
         }
         return new TrainingStep.Built(g.build(), pipelines, firstTasks);
+    }
+
+    /**
+     * Of a layer's cross-slice gradient reduction, the share the next layer's backward waits for:
+     * 0 when XLA pipelines the reductions across the scanned layers ({@link TrainingStep#dcnPipelined});
+     * otherwise the attention block's share of the layer's weights. Inside one iteration of the
+     * scanned backward the MLP's weight gradients come first and their reduction runs under the
+     * attention block's backward, while the attention projections' gradients (QKV last) come at
+     * the iteration's end with nothing left to hide under (the reverse of the layer's forward
+     * order, as JAX's autodiff emits it; inferred, not measured).
+     */
+    static double iterationShare(TrainingStep step) {
+        if (step.dcnPipelined()) {
+            return 0;
+        }
+        double attention = step.model().attentionParams();
+        double layer = step.model().layerMatmulParams(0);
+        return layer > 0 ? Math.min(1, attention / layer) : 1;
     }
 
     /** Replica pipelines the last {@link #build} copied from the first replica's, over all its steps. */

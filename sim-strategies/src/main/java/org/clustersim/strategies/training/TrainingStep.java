@@ -168,6 +168,11 @@ public record TrainingStep(TransformerModel model, Topology topology, Layout lay
         return layout.comm().tpCommOverlap();
     }
 
+    /** Whether XLA pipelines the cross-slice (DCN) gradient reductions across layers ({@link Communication#dcnPipelined}). */
+    public boolean dcnPipelined() {
+        return layout.comm().dcnPipelined();
+    }
+
     /** How MoE token all-to-alls are sent. */
     public AllToAllAlgorithm allToAll() {
         return layout.comm().allToAll();

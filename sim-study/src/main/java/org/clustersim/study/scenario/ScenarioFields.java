@@ -268,10 +268,15 @@ public final class ScenarioFields {
     public static final Field COLLECTIVE_MATMUL = bool("collectiveMatmul", true, "With mesh: tensor parallelism as "
             + "XLA's collective matmul (the all-gather in ring steps feeding chunks of the matmul, the reduce-scatter "
             + "under the next split's matmul); false: exposed all-gather and reduce-scatter around each block.");
+    public static final Field DCN_PIPELINING = bool("dcnAllReducePipelining", true, "With mesh and dcn_ degrees: "
+            + "XLA's --xla_tpu_enable_data_parallel_all_reduce_opt (set by MaxText's multi-slice scripts since its v5e "
+            + "runs): each layer's cross-slice (DCN) gradient all-reduce runs under the next layers' backward; false: it "
+            + "stays inside the layer's scanned backward iteration, and the next layer waits for the share the "
+            + "iteration's last weight gradients (the attention block's) carry.");
     public static final Field PARALLELISM = section("parallelism", "How the model is split over the GPUs (or TPU "
             + "chips).", List.of(), TP, PP, DP, CP, EP, ETP, VP, ZERO, SEQUENCE_PARALLEL, OVERLAP_GRAD, TP_COMM_OVERLAP,
             OVERLAP_PARAM_GATHER, ALIGN_PARAM_GATHER, OVERLAP_PARAM_GATHER_WITH_OPTIMIZER_STEP, A2A_OVERLAP, ALL_TO_ALL, BUCKET, LAYERS_PER_STAGE, SHARD_GROUP, CP_VARIANT, ORDER,
-            ZERO3_IMPL, RESHARD, GRAD_REDUCE_DTYPE, MESH, MESH_MAPPING, COLLECTIVE_MATMUL);
+            ZERO3_IMPL, RESHARD, GRAD_REDUCE_DTYPE, MESH, MESH_MAPPING, COLLECTIVE_MATMUL, DCN_PIPELINING);
 
     // ---- schedule ----
     public static final Field KIND = choice("kind", scheduleKinds(), ScheduleKind.ONE_F_ONE_B.id(), "Pipeline "

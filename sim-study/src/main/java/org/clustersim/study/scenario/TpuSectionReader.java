@@ -319,7 +319,8 @@ final class TpuSectionReader {
         boolean tensor = m.tp() > 1;
         Layout layout = Layout.builder().layout(declared.layout()).mesh(m).zero(zero).shardGroup(shardGroup)
                 .sharding(zero == 3 ? ShardingOptions.defaults() : declared.layout().zero().options()).sequenceParallel(tensor)
-                .tpCommOverlap(tensor && collectiveMatmul).layout();
+                .tpCommOverlap(tensor && collectiveMatmul)
+                .dcnPipelined(ScenarioFields.DCN_PIPELINING.bool(par)).layout();
         return new Scenario.Parallelism(layout, declared.vp(), declared.layersPerStage(), false, false);
     }
 
@@ -425,13 +426,18 @@ final class TpuSectionReader {
 
     /**
      * {@code parallelism.collectiveMatmul}, which runs the mesh's tensor axis: reported when given
-     * without a mesh.
+     * without a mesh (as is {@code dcnAllReducePipelining}, which schedules its dcn_ axes).
      */
     static boolean collectiveMatmul(Section par) {
         boolean on = ScenarioFields.COLLECTIVE_MATMUL.bool(par);
         if (par.node(ScenarioFields.COLLECTIVE_MATMUL.name()).isPresent() && !hasMesh(par)) {
             par.error("collectiveMatmul", "given without parallelism.mesh; expected the mesh whose tensor axis it "
                     + "runs (on GPUs, tpCommOverlap overlaps tensor-parallel communication)");
+        }
+        // read with the mesh's other XLA choice: the cross-slice reductions' schedule needs a mesh too
+        if (par.node(ScenarioFields.DCN_PIPELINING.name()).isPresent() && !hasMesh(par)) {
+            par.error(ScenarioFields.DCN_PIPELINING.name(), "given without parallelism.mesh; expected the mesh whose "
+                    + "dcn_ axes it schedules (on GPUs, overlapGradReduce launches the gradient reductions)");
         }
         return on;
     }

@@ -117,6 +117,9 @@ class TpuScenarioTest {
         assertEquals(25e9, torus.dcnBytesPerS(), "2 x 100 Gbps NICs per 8-chip host");
         assertEquals("slice1.chip[0,0]", chip(torus.build(), 16));
         assertFalse(torus.wraps(0), "v5e wraps only axes of 16");
+        assertTrue(p.layout().comm().dcnPipelined(), "XLA's data-parallel all-reduce pipelining by default");
+        assertFalse(read("preset: tpu-v5e\ntopology: 4x4\nslices: 2", "mesh: {ici_fsdp: 16, dcn_data: 2}\n"
+                + "dcnAllReducePipelining: false", "").parallelism().layout().comm().dcnPipelined());
     }
 
     @Test
@@ -198,6 +201,9 @@ class TpuScenarioTest {
         assertTrue(shape.stream().anyMatch(m -> m.contains("expected a slice shape")), shape.toString());
         InputError matmul = only(errors("preset: tpu-v5e\ntopology: 4x4", "dp: 16\ncollectiveMatmul: false", ""));
         assertEquals("parallelism.collectiveMatmul", matmul.path());
+        InputError dcn = only(errors("preset: tpu-v5e\ntopology: 4x4", "dp: 16\ndcnAllReducePipelining: false", ""));
+        assertEquals("parallelism.dcnAllReducePipelining", dcn.path());
+        assertTrue(dcn.message().contains("without parallelism.mesh"), dcn.message());
     }
 
     @Test
