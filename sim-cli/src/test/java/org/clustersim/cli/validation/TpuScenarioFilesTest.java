@@ -30,7 +30,7 @@ class TpuScenarioFilesTest {
     @Test
     void everyTpuScenarioReadsAndItsMeshFillsItsSlices() throws IOException {
         List<Path> files = files();
-        assertEquals(2 + 24 + 6, files.size(), files.toString());
+        assertEquals(4 + 24 + 6, files.size(), files.toString());
         for (Path f : files) {
             Scenario s = new ScenarioReader().read(f);
             TorusSpec torus = (TorusSpec) s.cluster();
