@@ -12,27 +12,46 @@ package org.clustersim.topology;
  * @param fp8Flops         dense fp8 peak in FLOP/s, or 0 where the chip has no fp8 units
  * @param hbmBytes         memory capacity in bytes
  * @param hbmBytesPerS     memory bandwidth in bytes per second
+ * @param int8Flops        dense int8 peak in OP/s where int8 training is modelled (TPU MXUs), else 0
  */
-public record AcceleratorSpec(String name, double bf16Flops, double fp8Flops, long hbmBytes, double hbmBytesPerS) {
+public record AcceleratorSpec(String name, double bf16Flops, double fp8Flops, long hbmBytes, double hbmBytesPerS,
+                              double int8Flops) {
     public AcceleratorSpec {
-        if (!(bf16Flops > 0) || fp8Flops < 0 || hbmBytes <= 0 || !(hbmBytesPerS > 0)) {
+        if (!(bf16Flops > 0) || fp8Flops < 0 || int8Flops < 0 || hbmBytes <= 0 || !(hbmBytesPerS > 0)) {
             throw new IllegalArgumentException("accelerator figures must be positive: " + name);
         }
+    }
+
+    /** A chip without a modelled int8 mode. */
+    public AcceleratorSpec(String name, double bf16Flops, double fp8Flops, long hbmBytes, double hbmBytesPerS) {
+        this(name, bf16Flops, fp8Flops, hbmBytes, hbmBytesPerS, 0);
     }
 
     /** A100 SXM 80GB: 312 TFLOP/s bf16, 2.04 TB/s. */
     public static final AcceleratorSpec A100_SXM_80GB =
             new AcceleratorSpec("a100-sxm-80gb", 312e12, 0, 80_000_000_000L, 2.04e12);
-    /** TPU v4: 275 TFLOP/s bf16, 32 GiB at 1.2 TB/s (Google Cloud's v4 page). */
-    public static final AcceleratorSpec TPU_V4 = new AcceleratorSpec("tpu-v4", 275e12, 0, 34_359_738_368L, 1.2e12);
-    /** TPU v5e: 197 TFLOP/s bf16, 16 GiB at 819 GB/s (Google Cloud's v5e page). */
+    /** TPU v4: 275 TFLOP/s bf16 and int8 (one rate), 32 GiB at 1.2 TB/s (Google Cloud's v4 page). */
+    public static final AcceleratorSpec TPU_V4 = new AcceleratorSpec("tpu-v4", 275e12, 0, 34_359_738_368L, 1.2e12,
+            275e12);
+    /** TPU v5e: 197 TFLOP/s bf16, 394 TOP/s int8, 16 GiB at 819 GB/s (Google Cloud's v5e page). */
     public static final AcceleratorSpec TPU_V5E = new AcceleratorSpec("tpu-v5e", 197e12, 0, 17_179_869_184L,
-            0.819e12);
-    /** TPU v5p: 459 TFLOP/s bf16, 95 GiB usable at 2765 GB/s (Google Cloud's v5p page). */
+            0.819e12, 394e12);
+    /**
+     * TPU v5p: 459 TFLOP/s bf16, 918 TOP/s int8 (scaling book), 95 GiB usable at 2765 GB/s (Google
+     * Cloud's v5p page, whose FP8 row equals bf16: no fp8 mode).
+     */
     public static final AcceleratorSpec TPU_V5P = new AcceleratorSpec("tpu-v5p", 459e12, 0, 102_005_473_280L,
-            2.765e12);
-    /** TPU v6e: 918 TFLOP/s bf16, 32 GB at 1640 GB/s (Google Cloud's v6e page). */
-    public static final AcceleratorSpec TPU_V6E = new AcceleratorSpec("tpu-v6e", 918e12, 0, 32_000_000_000L, 1.64e12);
+            2.765e12, 918e12);
+    /** TPU v6e: 918 TFLOP/s bf16, 1836 TOP/s int8, 32 GB at 1640 GB/s (Google Cloud's v6e page). */
+    public static final AcceleratorSpec TPU_V6E = new AcceleratorSpec("tpu-v6e", 918e12, 0, 32_000_000_000L, 1.64e12,
+            1836e12);
+    /**
+     * One TensorCore chiplet of a TPU7x (Ironwood) chip, which JAX sees as one device: half the
+     * chip's 2307 TFLOP/s bf16 and 4614 fp8, 192 GiB and 7380 GB/s (Google Cloud's tpu7x page).
+     * Google publishes no int8 rate for TPU7x, so none is modelled.
+     */
+    public static final AcceleratorSpec TPU_7X = new AcceleratorSpec("tpu-7x", 1153.5e12, 2307e12, 103_079_215_104L,
+            3.69e12);
 
     /** B200: 2250 TFLOP/s bf16, 4500 fp8, 192 GB at 8 TB/s. */
     public static final AcceleratorSpec B200 = new AcceleratorSpec("b200", 2250e12, 4500e12, 192_000_000_000L, 8e12);

@@ -177,19 +177,29 @@ public final class TorusRouter implements Router {
         return null;
     }
 
-    /** Axis orders, dimension order first. */
+    /**
+     * Axis orders, dimension order first, then the other permutations in lexicographic order
+     * (four axes on a two-chiplet TPU7x slice, the core axis first).
+     */
     private static List<int[]> orders(int n) {
         List<int[]> out = new ArrayList<>();
-        if (n == 2) {
-            out.add(new int[] {0, 1});
-            out.add(new int[] {1, 0});
-        } else {
-            int[][] all = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
-            for (int[] o : all) {
-                out.add(o);
+        permute(new int[n], new boolean[n], 0, out);
+        return out;
+    }
+
+    private static void permute(int[] prefix, boolean[] used, int at, List<int[]> out) {
+        if (at == prefix.length) {
+            out.add(prefix.clone());
+            return;
+        }
+        for (int a = 0; a < prefix.length; a++) {
+            if (!used[a]) {
+                used[a] = true;
+                prefix[at] = a;
+                permute(prefix, used, at + 1, out);
+                used[a] = false;
             }
         }
-        return out;
     }
 
     private NoRouteException unreachable(int src, int dst, LinkStates states) {

@@ -28,10 +28,27 @@ import java.util.Locale;
  * @param placement      physical chip (slice x chipsPerSlice + chip in slice) of each device number, or null for
  *                       the identity; a logical device mesh (JAX's {@code Mesh}) numbers the chips its own way,
  *                       and every other part of the simulator then works in that numbering
+ * @param devicesPerChip 1, or 2 on TPU7x (Ironwood), whose chip holds two TensorCore chiplets that JAX sees as
+ *                       two devices. Then each device is one chiplet: {@code dims[0]} is 2, the core axis
+ *                       (JAX's {@code core_on_chip}, fastest in the device numbering as in {@code jax.devices()}),
+ *                       {@code dims[1..]} are the chip axes x, y, z; the two chiplets of a chip are joined by the
+ *                       on-package die-to-die link; "chips" in the other parameters and methods count devices
+ *                       (chipsPerHost: devices per host, iciBytesPerS: one chiplet's share of a chip's link)
+ * @param d2dBytesPerS   one-way bandwidth of the die-to-die link between the two chiplets (0 with one device
+ *                       per chip)
  */
 public record TorusSpec(String name, AcceleratorSpec accelerator, int[] dims, int chipsPerHost, double iciBytesPerS,
                         long iciHopNs, boolean cubeWrap, int slices, double dcnBytesPerS, long dcnLatencyNs,
-                        double dcnOversubscription, int[] placement) implements ClusterSpec {
+                        double dcnOversubscription, int[] placement, int devicesPerChip, double d2dBytesPerS)
+        implements ClusterSpec {
+
+    /** One device per chip. */
+    public TorusSpec(String name, AcceleratorSpec accelerator, int[] dims, int chipsPerHost, double iciBytesPerS,
+                     long iciHopNs, boolean cubeWrap, int slices, double dcnBytesPerS, long dcnLatencyNs,
+                     double dcnOversubscription, int[] placement) {
+        this(name, accelerator, dims, chipsPerHost, iciBytesPerS, iciHopNs, cubeWrap, slices, dcnBytesPerS,
+                dcnLatencyNs, dcnOversubscription, placement, 1, 0);
+    }
 
     /** Chips numbered slice by slice, axis 0 fastest. */
     public TorusSpec(String name, AcceleratorSpec accelerator, int[] dims, int chipsPerHost, double iciBytesPerS,
@@ -43,8 +60,16 @@ public record TorusSpec(String name, AcceleratorSpec accelerator, int[] dims, in
 
     public TorusSpec {
         dims = dims.clone();
-        if (dims.length < 2 || dims.length > 3) {
-            throw new IllegalArgumentException("a torus has 2 or 3 axes, got " + dims.length);
+        if (devicesPerChip != 1 && devicesPerChip != 2) {
+            throw new IllegalArgumentException("a TPU chip is 1 or 2 devices, got " + devicesPerChip);
+        }
+        int chipAxes = dims.length - (devicesPerChip > 1 ? 1 : 0);
+        if (chipAxes < 2 || chipAxes > 3) {
+            throw new IllegalArgumentException("a torus has 2 or 3 axes, got " + chipAxes);
+        }
+        if (devicesPerChip > 1 && (dims[0] != devicesPerChip || !(d2dBytesPerS > 0))) {
+            throw new IllegalArgumentException("a chip of " + devicesPerChip + " devices needs the core axis first "
+                    + "and a die-to-die bandwidth");
         }
         int chips = 1;
         for (int d : dims) {
@@ -78,13 +103,13 @@ public record TorusSpec(String name, AcceleratorSpec accelerator, int[] dims, in
     /** The same torus with devices numbered by {@code devicePlacement} (null: the identity). */
     public TorusSpec withPlacement(int[] devicePlacement) {
         return new TorusSpec(name, accelerator, dims, chipsPerHost, iciBytesPerS, iciHopNs, cubeWrap, slices,
-                dcnBytesPerS, dcnLatencyNs, dcnOversubscription, devicePlacement);
+                dcnBytesPerS, dcnLatencyNs, dcnOversubscription, devicePlacement, devicesPerChip, d2dBytesPerS);
     }
 
     /** The same torus with other link figures (ICI one-way per link, DCN per host). */
     public TorusSpec withLinks(double iciPerLink, double dcnPerHost) {
         return new TorusSpec(name, accelerator, dims, chipsPerHost, iciPerLink, iciHopNs, cubeWrap, slices,
-                dcnPerHost, dcnLatencyNs, dcnOversubscription, placement);
+                dcnPerHost, dcnLatencyNs, dcnOversubscription, placement, devicesPerChip, d2dBytesPerS);
     }
 
     /** The physical chip (slice x chipsPerSlice + chip in slice) of a device number. */
@@ -153,13 +178,70 @@ public record TorusSpec(String name, AcceleratorSpec accelerator, int[] dims, in
                 false, 1, 100e9, 2000, 1);
     }
 
+    /**
+     * TPU7x (Ironwood), an x by y by z slice of chips, each chip two TensorCore chiplets seen as two
+     * JAX devices (Google Cloud's tpu7x page, "dual-chiplet architecture"), so 2xyz devices.
+     * Published per chip: 1200 GB/s bidirectional ICI, a 3D torus built like v5p's (4x4x4 cubes
+     * joined by optical switches, 9216-chip pods), 100 Gbps DCN, 4 chips per host. Assumed: 6
+     * ICI links per chip as on v5p (Google does not publish the count), so 100 GB/s one way per
+     * link, shared evenly by the chip's two chiplets (50 GB/s per chiplet link); the die-to-die
+     * link 600 GB/s one way (uncertain: 6 times a 100 GB/s ICI link, from Google's remark that
+     * the D2D interface is six times as fast as a 1D ICI link, not found in a stored source),
+     * its hop as long as an ICI hop (uncertain).
+     */
+    public static TorusSpec tpu7x(int x, int y, int z) {
+        return chiplets("tpu7x-" + x + "x" + y + "x" + z, AcceleratorSpec.TPU_7X, new int[] {x, y, z}, 4, 100e9,
+                1000, true, 4 * 100e9 / 8, 2000, 600e9);
+    }
+
+    /**
+     * A torus of two-chiplet chips, figures given per chip as for one-device chips; the chip
+     * axes become {@code dims[1..]} behind a core axis of 2, hosts hold twice as many devices, and
+     * each chiplet gets half of each chip link.
+     *
+     * @param chipDims     slice shape in chips
+     * @param chipsPerHost chips per host
+     * @param iciPerLink   one-way bandwidth of one chip-to-chip ICI link
+     * @param dcnPerHost   DCN bandwidth per host
+     * @param d2d          one-way bandwidth of the die-to-die link
+     */
+    public static TorusSpec chiplets(String name, AcceleratorSpec chiplet, int[] chipDims, int chipsPerHost,
+                                     double iciPerLink, long hopNs, boolean cubeWrap, double dcnPerHost,
+                                     long dcnLatencyNs, double d2d) {
+        int[] dims = new int[chipDims.length + 1];
+        dims[0] = 2;
+        System.arraycopy(chipDims, 0, dims, 1, chipDims.length);
+        return new TorusSpec(name, chiplet, dims, 2 * chipsPerHost, iciPerLink / 2, hopNs, cubeWrap, 1, dcnPerHost,
+                dcnLatencyNs, 1, null, 2, d2d);
+    }
+
+    /** The slice shape in chips (without the core axis of a two-chiplet chip). */
+    public int[] chipDims() {
+        return devicesPerChip > 1 ? java.util.Arrays.copyOfRange(dims, 1, dims.length) : dims.clone();
+    }
+
+    /** Chips (not devices) per host. */
+    public int hostChips() {
+        return chipsPerHost / devicesPerChip;
+    }
+
+    /** One-way bandwidth of one chip-to-chip ICI link (both chiplets' shares where a chip is two devices). */
+    public double chipLinkBytesPerS() {
+        return iciBytesPerS * devicesPerChip;
+    }
+
+    /** Whether axis {@code a} is the core axis joining the chiplets of one chip. */
+    public boolean coreAxis(int a) {
+        return devicesPerChip > 1 && a == 0;
+    }
+
     /** The same slices, {@code n} of them joined by DCN. */
     public TorusSpec withSlices(int n) {
         return new TorusSpec(name + (n > 1 ? "-x" + n : ""), accelerator, dims, chipsPerHost, iciBytesPerS, iciHopNs,
-                cubeWrap, n, dcnBytesPerS, dcnLatencyNs, dcnOversubscription, null);
+                cubeWrap, n, dcnBytesPerS, dcnLatencyNs, dcnOversubscription, null, devicesPerChip, d2dBytesPerS);
     }
 
-    /** Chips in one slice. */
+    /** Devices in one slice (chips, or chiplets where a chip is two devices). */
     public int chipsPerSlice() {
         int c = 1;
         for (int d : dims) {
@@ -180,11 +262,11 @@ public record TorusSpec(String name, AcceleratorSpec accelerator, int[] dims, in
 
     /** Whether axis {@code a} wraps around. */
     public boolean wraps(int a) {
-        if (dims[a] < 3) {
+        if (dims[a] < 3 || coreAxis(a)) {
             return false;
         }
         if (cubeWrap) {
-            for (int d : dims) {
+            for (int d : chipDims()) {
                 if (d % 4 != 0) {
                     return false;
                 }
@@ -216,13 +298,24 @@ public record TorusSpec(String name, AcceleratorSpec accelerator, int[] dims, in
     @Override
     public String describe() {
         StringBuilder shape = new StringBuilder();
-        for (int a = 0; a < dims.length; a++) {
-            shape.append(a == 0 ? "" : "x").append(dims[a]).append(wraps(a) ? "(wrap)" : "");
+        int first = devicesPerChip > 1 ? 1 : 0;
+        for (int a = first; a < dims.length; a++) {
+            shape.append(a == first ? "" : "x").append(dims[a]).append(wraps(a) ? "(wrap)" : "");
         }
-        return String.format(Locale.ROOT, "%s%s %s torus of %s, %.0f GB/s per ICI link, %d chips per host", slices > 1
-                ? slices + " slices x " : "", shape, dims.length + "D", accelerator.name(), iciBytesPerS / 1e9,
-                chipsPerHost) + (slices > 1 ? String.format(Locale.ROOT, ", DCN %.0f GB/s per host", dcnBytesPerS / 1e9)
+        String chips = devicesPerChip > 1 ? String.format(Locale.ROOT, " chips, 2 TensorCore devices per chip "
+                + "joined by a %.0f GB/s die-to-die link,", d2dBytesPerS / 1e9) : "";
+        return String.format(Locale.ROOT, "%s%s %s torus of %s%s %.0f GB/s per ICI link, %d %s per host",
+                slices > 1 ? slices + " slices x " : "", shape, (dims.length - first) + "D", accelerator.name(),
+                chips, iciBytesPerS / 1e9, chipsPerHost, devicesPerChip > 1 ? "devices" : "chips") + (slices > 1 ? String.format(Locale.ROOT, ", DCN %.0f GB/s per host", dcnBytesPerS / 1e9)
                         : "");
+    }
+
+    /** {@code [x,y,z]}, or {@code [x,y,z].core1} for a chiplet. */
+    private String vertexName(int[] at) {
+        if (devicesPerChip == 1) {
+            return Arrays.toString(at).replace(" ", "");
+        }
+        return Arrays.toString(Arrays.copyOfRange(at, 1, at.length)).replace(" ", "") + ".core" + at[0];
     }
 
     @Override
@@ -236,8 +329,8 @@ public record TorusSpec(String name, AcceleratorSpec accelerator, int[] dims, in
             int p = physical(d);
             int s = p / perSlice;
             int c = p % perSlice;
-            chip[s][c] = b.addVertex("slice" + s + ".chip" + Arrays.toString(coords(c)).replace(" ", ""),
-                    VertexKind.ACCELERATOR, p / chipsPerHost);
+            chip[s][c] = b.addVertex("slice" + s + ".chip" + vertexName(coords(c)), VertexKind.ACCELERATOR,
+                    p / chipsPerHost);
         }
         for (int s = 0; s < slices; s++) {
             for (int c = 0; c < perSlice; c++) {
@@ -252,7 +345,8 @@ public record TorusSpec(String name, AcceleratorSpec accelerator, int[] dims, in
                     }
                     int[] next = at.clone();
                     next[a] = (at[a] + 1) % dims[a];
-                    b.addDuplex(chip[s][c], chip[s][index(next)], LinkKind.ICI, iciBytesPerS, iciHopNs);
+                    b.addDuplex(chip[s][c], chip[s][index(next)], LinkKind.ICI, coreAxis(a) ? d2dBytesPerS
+                            : iciBytesPerS, iciHopNs);
                 }
             }
         }

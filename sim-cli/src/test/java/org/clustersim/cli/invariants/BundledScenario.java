@@ -38,6 +38,8 @@ record BundledScenario(String name, Map<String, Object> reduction) {
             Map.entry("llama31-70b-2048xh100-tp4-pp4-cp2-dp64", Map.of("model.layers", 20, "training.globalBatch", 512)),
             Map.entry("llama3-70b-tpu-v5p-512-fsdp64-tp8", Map.of("model.layers", 16)),
             Map.entry("llama3-8b-tpu-v5e-2x256-dcn", Map.of("model.layers", 8)),
+            Map.entry("llama3-70b-tpu7x-4x4x4-fsdp128", Map.of("model.layers", 8)),
+            Map.entry("llama3-8b-tpu-v5e-256-int8", Map.of("model.layers", 8)),
             Map.entry("llama3-8b-tpu-v6e-256-8k", Map.of("model.layers", 8)),
             Map.entry("validation/maxtext/v5p-32b-1x128", Map.of("model.layers", 8)),
             Map.entry("validation/maxtext/v5p-64b-1x128", Map.of("model.layers", 8)),

@@ -60,7 +60,7 @@ class TpuScenarioFilesTest {
     @Test
     void everyTpuScenarioReadsAndItsMeshFillsItsSlices() throws IOException {
         List<Path> files = files();
-        assertEquals(3 + 24 + 6 + V5P.size(), files.size(), files.toString());
+        assertEquals(5 + 24 + 6 + V5P.size(), files.size(), files.toString());
         for (Path f : files) {
             Scenario s = new ScenarioReader().read(f);
             TorusSpec torus = (TorusSpec) s.cluster();

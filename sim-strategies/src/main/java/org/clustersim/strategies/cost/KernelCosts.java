@@ -105,6 +105,11 @@ public record KernelCosts(DeviceProfile device, Precision precision, Fp8Recipe r
         return precision == Precision.FP8;
     }
 
+    /** Whether GEMMs quantise their operands (FP8 or AQT int8). */
+    public boolean quantised() {
+        return precision.quantised();
+    }
+
     /** A GEMM (m x k) by (k x n) at the training precision, one kernel. */
     public double gemm(double m, double n, double k) {
         return gemm(m, n, k, false);
@@ -131,8 +136,16 @@ public record KernelCosts(DeviceProfile device, Precision precision, Fp8Recipe r
      * and writes the sum (2 + 2g).
      */
     public double accumulate(double weights) {
+        return accumulate(weights, false);
+    }
+
+    /**
+     * The same for a GEMM kept in bf16 whatever the training precision when {@code bf16} (logits,
+     * router): its epilogue replaces a bf16 result element, not one of the training precision.
+     */
+    public double accumulate(double weights, boolean bf16) {
         if (gradAccumulationFusion) {
-            GemmSurface s = precision.gemm(device);
+            GemmSurface s = bf16 ? device.bf16Gemm() : precision.gemm(device);
             double extra = 2.0 * mainGradBytes - s.bytesPerElement();
             return s.memoryFactor() * extra * weights / s.hbmBytesPerS() * 1e9;
         }
@@ -155,16 +168,20 @@ public record KernelCosts(DeviceProfile device, Precision precision, Fp8Recipe r
     }
 
     /**
-     * FP8 quantisation of one GEMM operand of {@code elements} elements by a kernel of its own
-     * (0 when training in bf16, or when the recipe fuses the cast into the producing kernel and
-     * {@code fusable} says there is one).
+     * FP8 or int8 quantisation of one GEMM operand of {@code elements} elements by a kernel of its
+     * own (0 when training in bf16, or when the recipe fuses the cast into the producing kernel
+     * and {@code fusable} says there is one). AQT int8 scales each operand from its own absolute
+     * maximum per channel, computed just in time (maxtext {@code _get_int8_quant_config}, AQT's
+     * dynamic range calibration): costed as {@link Fp8Recipe#CURRENT}, an amax pass then a cast,
+     * never fused into the producer (uncertain: XLA may fuse the amax reduction into the
+     * producing fusion, which would save one read).
      */
     public double cast(double elements, boolean fusable) {
-        if (!fp8() || (fusable && recipe.fusesIntoProducer())) {
+        Fp8Recipe r = precision == Precision.INT8 ? Fp8Recipe.CURRENT : recipe;
+        if (!quantised() || (fusable && r.fusesIntoProducer())) {
             return 0;
         }
-        return memory(elements * recipe.bytesPerElement(),
-                recipe.kernelsPerCast() * device.kernels().forward(Op.FP8_CAST));
+        return memory(elements * r.bytesPerElement(), r.kernelsPerCast() * device.kernels().forward(Op.FP8_CAST));
     }
 
     /**

@@ -217,7 +217,7 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
         double bi = costs.gemm(rows, k, n, bf16);
         double w = costs.gemm(k, n, rows, bf16);
         return new Block(f, bi, w, flops, flops, flops, List.of(new OpTime(name, f, bi, w)))
-                .plus(Block.op("grad accumulate", 0, 0, costs.accumulate(k * n)));
+                .plus(Block.op("grad accumulate", 0, 0, costs.accumulate(k * n, bf16)));
     }
 
     /** A memory-bound op moving {@code forward} bytes in F and {@code backward} in Bi. */
@@ -227,11 +227,18 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
 
     /**
      * FP8 casts of one GEMM: its input (rows x k) in F and its output gradient (rows x n) in
-     * Bi, each fusable or not into the kernel producing it (see {@link Fp8Recipe}).
+     * Bi, each fusable or not into the kernel producing it (see {@link Fp8Recipe}). Under AQT
+     * int8 the weight (k x n) is quantised too, in every forward: AQT quantises both operands of
+     * each dot_general as it runs (maxtext {@code AqtQuantization}), where Transformer Engine's
+     * FP8 weight casts are not costed here.
      */
     private Block casts(double rows, double k, double n, boolean inputFusable, boolean gradFusable) {
-        if (!costs.fp8()) {
+        if (!costs.quantised()) {
             return Block.op("fp8 cast", 0, 0, 0);
+        }
+        if (!costs.fp8()) {
+            return Block.op("int8 quantise", costs.cast(rows * k, false) + costs.cast(k * n, false),
+                    costs.cast(rows * n, false), 0);
         }
         return Block.op("fp8 cast", costs.cast(rows * k, inputFusable), costs.cast(rows * n, gradFusable), 0);
     }

@@ -4,11 +4,18 @@ import org.clustersim.strategies.device.DeviceProfile;
 import org.clustersim.strategies.device.GemmSurface;
 import org.clustersim.topology.AcceleratorSpec;
 
-/** Arithmetic precision of the matrix multiplies, which selects the accelerator peak. */
+/**
+ * Arithmetic precision of the matrix multiplies, which selects the accelerator peak. INT8 is
+ * MaxText's AQT {@code quantization: int8} on TPU MXUs (maxtext {@code layers/quantizations.py},
+ * {@code _get_int8_quant_config}): the decoder layers' weight matmuls run in int8 forward and
+ * in both backward GEMMs, with int32 accumulation; the logits, the attention core, norms and
+ * the optimizer stay in bf16/fp32, and the tensors between layers stay bf16.
+ */
 public enum Precision {
     BF16(2),
     FP16(2),
-    FP8(1);
+    FP8(1),
+    INT8(2);
 
     private final int bytesPerElement;
 
@@ -16,14 +23,26 @@ public enum Precision {
         this.bytesPerElement = bytesPerElement;
     }
 
-    /** Bytes of one activation element as stored between layers (fp8 activations still travel as 1 byte). */
+    /**
+     * Bytes of one activation element as stored between layers (fp8 activations still travel as
+     * 1 byte; AQT quantises inside each matmul, so int8 training keeps bf16 between layers).
+     */
     public int bytesPerElement() {
         return bytesPerElement;
     }
 
     /** Dense peak of this precision on the given chip, FLOP/s; 0 if the chip lacks it. */
     public double peak(AcceleratorSpec spec) {
-        return this == FP8 ? spec.fp8Flops() : spec.bf16Flops();
+        return switch (this) {
+            case FP8 -> spec.fp8Flops();
+            case INT8 -> spec.int8Flops();
+            default -> spec.bf16Flops();
+        };
+    }
+
+    /** Whether the GEMMs quantise their operands (fp8 or int8): a cast pass per operand. */
+    public boolean quantised() {
+        return this == FP8 || this == INT8;
     }
 
     /**
@@ -31,7 +50,11 @@ public enum Precision {
      * lives here, not on the profile, so that device profiles need not know the training numerics.
      */
     public GemmSurface gemm(DeviceProfile device) {
-        GemmSurface s = this == FP8 ? device.fp8Gemm() : device.bf16Gemm();
+        GemmSurface s = switch (this) {
+            case FP8 -> device.fp8Gemm();
+            case INT8 -> device.int8Gemm();
+            default -> device.bf16Gemm();
+        };
         if (s == null) {
             throw new IllegalArgumentException(device.name() + " has no " + this + " GEMM surface");
         }

@@ -32,19 +32,32 @@ import org.clustersim.topology.AcceleratorSpec;
  *                          when the profile does not say (overlap is then free)
  * @param sharding          ZeRO-3 frameworks' host time per hook ({@link ShardingHooks#NONE} when the
  *                          profile has no {@code sharding} section)
+ * @param int8Gemm          int8 GEMM surface (TPU MXUs, for AQT int8 training), or null without one;
+ *                          its peak is the profile's {@code peakTflops.int8}
  */
 public record DeviceProfile(String name, String description, double bf16Flops, double fp8Flops, long hbmBytes,
                             double hbmBytesPerS, double streamEfficiency, GemmSurface bf16Gemm, GemmSurface fp8Gemm,
                             AttentionRates attention, AttentionImpl defaultAttention, Launch launch,
                             KernelCounts kernels, double adamBandwidthFraction,
                             List<CollectiveMeasurement> collectives, CommKernels commKernels,
-                            ShardingHooks sharding) {
+                            ShardingHooks sharding, GemmSurface int8Gemm) {
 
     public DeviceProfile {
         collectives = List.copyOf(collectives);
         if (sharding == null) {
             sharding = ShardingHooks.NONE;
         }
+    }
+
+    /** A profile without an int8 GEMM surface. */
+    public DeviceProfile(String name, String description, double bf16Flops, double fp8Flops, long hbmBytes,
+                         double hbmBytesPerS, double streamEfficiency, GemmSurface bf16Gemm, GemmSurface fp8Gemm,
+                         AttentionRates attention, AttentionImpl defaultAttention, Launch launch,
+                         KernelCounts kernels, double adamBandwidthFraction,
+                         List<CollectiveMeasurement> collectives, CommKernels commKernels, ShardingHooks sharding) {
+        this(name, description, bf16Flops, fp8Flops, hbmBytes, hbmBytesPerS, streamEfficiency, bf16Gemm, fp8Gemm,
+                attention, defaultAttention, launch, kernels, adamBandwidthFraction, collectives, commKernels,
+                sharding, null);
     }
 
     /** A profile without ZeRO-3 hook costs. */
@@ -60,7 +73,8 @@ public record DeviceProfile(String name, String description, double bf16Flops, d
 
     /** The chip as the topology and the memory model see it. */
     public AcceleratorSpec accelerator() {
-        return new AcceleratorSpec(name, bf16Flops, fp8Flops, hbmBytes, hbmBytesPerS);
+        return new AcceleratorSpec(name, bf16Flops, fp8Flops, hbmBytes, hbmBytesPerS,
+                int8Gemm == null ? 0 : int8Gemm.peakFlops());
     }
 
     /** Achieved bandwidth of memory-bound kernels, bytes/s. */

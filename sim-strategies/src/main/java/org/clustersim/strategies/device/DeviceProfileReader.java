@@ -47,6 +47,7 @@ public final class DeviceProfileReader {
         Section peaks = s.section("peakTflops");
         double bf16 = required(peaks, "bf16", 1e-3, 1e6) * 1e12;
         double fp8 = peaks.optionalNumber("fp8", 0, 1e6).orElse(0.0) * 1e12;
+        double int8 = peaks.optionalNumber("int8", 0, 1e6).orElse(0.0) * 1e12;
         peaks.finish();
         Section mem = s.section("memory");
         double capacity = required(mem, "capacityGB", 1e-3, 1e6) * 1e9;
@@ -58,6 +59,10 @@ public final class DeviceProfileReader {
         GemmSurface fp8Gemm = fp8 > 0 ? gemmSurface(gemm, "fp8", fp8, bandwidth, 1, true) : null;
         if (fp8 == 0 && gemm.has("fp8")) {
             gemm.error("fp8", "an fp8 GEMM surface needs peakTflops.fp8");
+        }
+        GemmSurface int8Gemm = int8 > 0 ? gemmSurface(gemm, "int8", int8, bandwidth, 1, true) : null;
+        if (int8 == 0 && gemm.has("int8")) {
+            gemm.error("int8", "an int8 GEMM surface needs peakTflops.int8");
         }
         gemm.finish();
         Section att = s.section("attention");
@@ -89,7 +94,7 @@ public final class DeviceProfileReader {
             return Optional.empty();
         }
         return Optional.of(new DeviceProfile(name.orElse(""), description, bf16, fp8, Math.round(capacity), bandwidth,
-                stream, bf16Gemm, fp8Gemm, rates, dflt, launch, kernels, adam, collectives, comm, sharding));
+                stream, bf16Gemm, fp8Gemm, rates, dflt, launch, kernels, adam, collectives, comm, sharding, int8Gemm));
     }
 
     private int errorCount() {

@@ -131,7 +131,7 @@ public record LogicalMesh(Map<Axis, Integer> ici, Map<Axis, Integer> dcn, Map<Ax
         for (int p = 0; p < dims.length; p++) {
             if (left[p] != 1) {
                 throw new IllegalArgumentException("the ici_* degrees use " + (dims[p] / left[p]) + " of the "
-                        + dims[p] + " chips along " + "xyz".charAt(p) + "; expected their product to fill the slice");
+                        + dims[p] + " chips along " + axisName(p, dims.length) + "; expected their product to fill the slice");
             }
         }
         return out;
@@ -152,7 +152,7 @@ public record LogicalMesh(Map<Axis, Integer> ici, Map<Axis, Integer> dcn, Map<Ax
             int product = 1;
             for (Piece p : pieces) {
                 if (p.axis() >= dims.length) {
-                    return a.id() + " names axis " + "xyz".charAt(p.axis()) + ", but the slice has " + dims.length
+                    return a.id() + " names axis " + axisName(p.axis(), dims.length) + ", but the slice has " + dims.length
                             + " axes";
                 }
                 product *= p.factor();
@@ -165,7 +165,7 @@ public record LogicalMesh(Map<Axis, Integer> ici, Map<Axis, Integer> dcn, Map<Ax
         }
         for (int p = 0; p < dims.length; p++) {
             if (used[p] != dims[p]) {
-                return "axis " + "xyz".charAt(p) + " is " + dims[p] + " chips long, but the mapping spans " + used[p]
+                return "axis " + axisName(p, dims.length) + " is " + dims[p] + " chips long, but the mapping spans " + used[p]
                         + " of it";
             }
         }
@@ -251,6 +251,14 @@ public record LogicalMesh(Map<Axis, Integer> ici, Map<Axis, Integer> dcn, Map<Ax
             }
         }
         return sb.length() == 0 ? "one chip" : sb.toString();
+    }
+
+    /**
+     * The name of physical axis {@code p} of a slice of {@code axes} axes: x, y, z; on a tpu7x
+     * slice (four axes) c, the core axis of a chip's two devices, then x, y, z.
+     */
+    public static char axisName(int p, int axes) {
+        return (axes == 4 ? "cxyz" : "xyz").charAt(p);
     }
 
     private static int gcd(int a, int b) {

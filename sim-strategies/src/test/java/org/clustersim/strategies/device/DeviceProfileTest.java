@@ -28,7 +28,7 @@ class DeviceProfileTest {
     void everyBundledProfileLoadsAndAgreesWithItsChipsSpecification() {
         Map<String, AcceleratorSpec> chips = Map.of("h100-sxm", AcceleratorSpec.H100_SXM, "a100-sxm-80gb",
                 AcceleratorSpec.A100_SXM_80GB, "b200", AcceleratorSpec.B200, "h200-sxm", AcceleratorSpec.H200_SXM, "tpu-v4", AcceleratorSpec.TPU_V4,
-                "tpu-v5e", AcceleratorSpec.TPU_V5E, "tpu-v5p", AcceleratorSpec.TPU_V5P, "tpu-v6e", AcceleratorSpec.TPU_V6E);
+                "tpu-v5e", AcceleratorSpec.TPU_V5E, "tpu-v5p", AcceleratorSpec.TPU_V5P, "tpu-v6e", AcceleratorSpec.TPU_V6E, "tpu-7x", AcceleratorSpec.TPU_7X);
         for (String name : DeviceProfiles.NAMES) {
             DeviceProfile p = DeviceProfiles.bundled(name);
             assertEquals(name, p.name());

@@ -85,9 +85,41 @@ final class CrossSectionCheck {
             trainSec.error("recomputeModules", "found mla_up_proj, but " + model.name() + " has no latent attention "
                     + "(model.latentAttention)");
         }
-        if (!(training.precision().peak(cluster.accelerator()) > 0)) {
-            trainSec.error("precision", "found " + training.precision().name().toLowerCase(java.util.Locale.ROOT)
-                    + ", but " + cluster.accelerator().name() + " has no such tensor cores; expected bf16 or fp16");
+        precision(cluster, training.precision());
+    }
+
+    /**
+     * Whether the chip has the training precision's matrix units: fp8 on GPUs with fp8 tensor
+     * cores and on tpu7x (TPUs before it list an FP8 peak equal to bf16, or none); int8 (AQT) on
+     * TPUs with int8 MXUs only, int8 training on GPUs not being modelled.
+     */
+    private void precision(ClusterSpec cluster, org.clustersim.strategies.cost.Precision p) {
+        org.clustersim.topology.AcceleratorSpec chip = cluster.accelerator();
+        if (p.peak(chip) > 0) {
+            return;
+        }
+        boolean tpu = cluster instanceof org.clustersim.topology.TorusSpec;
+        List<String> has = new ArrayList<>(List.of("bf16"));
+        if (!tpu) {
+            has.add("fp16");
+        }
+        if (chip.fp8Flops() > 0) {
+            has.add("fp8");
+        }
+        if (chip.int8Flops() > 0) {
+            has.add("int8");
+        }
+        String expected = "; expected " + String.join(", ", has.subList(0, has.size() - 1))
+                + (has.size() > 1 ? " or " : "") + has.get(has.size() - 1);
+        String found = "found " + p.name().toLowerCase(Locale.ROOT) + ", but ";
+        switch (p) {
+            case INT8 -> trainSec.error("precision", found + (tpu ? chip.name() + " has no int8 rate modelled (Google "
+                    + "publishes none for it)" : "int8 training is modelled on TPUs only (MaxText's AQT int8 on "
+                    + "the MXUs of tpu-v4, tpu-v5e, tpu-v5p, tpu-v6e)") + expected);
+            case FP8 -> trainSec.error("precision", found + chip.name() + (tpu ? " has no fp8 MXU mode (Google "
+                    + "Cloud lists its FP8 peak equal to bf16, or none; tpu7x is the first TPU with fp8)"
+                    : " has no fp8 tensor cores") + expected);
+            default -> trainSec.error("precision", found + chip.name() + " has no such tensor cores" + expected);
         }
     }
 

@@ -93,17 +93,18 @@ public final class ScenarioFields {
     /** A slice shape: two or three axis lengths joined by x. */
     static final String SHAPE = "^\\s*[1-9][0-9]{0,3}(\\s*[xX]\\s*[1-9][0-9]{0,3}){1,2}\\s*$";
     public static final Field TOPOLOGY = text("topology", null, SHAPE, "TPU presets only, and required with them: "
-            + "the slice shape in chips, axis x first: AxBxC (tpu-v4, tpu-v5p) or AxB (tpu-v5e, tpu-v6e; at most "
+            + "the slice shape in chips, axis x first: AxBxC (tpu-v4, tpu-v5p, tpu7x) or AxB (tpu-v5e, tpu-v6e; at most "
             + "16x16).");
     public static final Field SLICES = integer("slices", 1, 1, 1 << 12, "TPU presets only: slices joined by the "
             + "data-center network (DCN), MaxText's multi-slice.");
     public static final Field CHIPS_PER_HOST = integer("chipsPerHost", null, 1, 64, "TPU presets only: chips sharing "
-            + "one host and its DCN NICs; default: the preset's (" + perPreset(t -> t.chipsPerHost()) + ").");
+            + "one host and its DCN NICs; default: the preset's (" + perPreset(t -> t.hostChips()) + ").");
     public static final Field ICI_BW = number("iciBandwidthGBps", null, 1e-3, 1e6, "TPU presets only: one ICI link, "
-            + "one direction, GB/s; default: the preset's (" + perPreset(t -> t.iciBytesPerS() / 1e9) + ").");
+            + "one direction, GB/s; default: the preset's (" + perPreset(t -> t.chipLinkBytesPerS() / 1e9) + "; on tpu7x each of a chip's two "
+            + "devices takes half).");
     public static final Field DCN_BW = number("dcnBandwidthGBpsPerChip", null, 1e-3, 1e6, "TPU presets only: DCN "
             + "bandwidth per chip, one direction, GB/s (a host has chipsPerHost times this); default: the preset's ("
-            + perPreset(t -> t.dcnBytesPerS() / t.chipsPerHost() / 1e9) + ").");
+            + perPreset(t -> t.dcnBytesPerS() / t.hostChips() / 1e9) + ").");
     public static final Field CLUSTER = section("cluster", "The servers, their GPUs and the fabric joining them; "
             + "or, with a TPU preset, TPU slices.", List.of(), CLUSTER_PRESET, DEVICE_PROFILE, DEVICE_OVERRIDES,
             NODES, GPUS_PER_NODE, FABRIC, OVERSUBSCRIPTION, LEVELS, RADIX, NVLINK_BW, NVLINK_LAT, NIC_BW, GPU_NIC_LAT,
@@ -258,7 +259,7 @@ public final class ScenarioFields {
             + "chips of a slice, the dcn_ ones to cluster.slices. Not with tp, dp, pp, cp, ep, etp, zero, shardGroup "
             + "or order.", List.of(), MESH_DEGREES.stream().map(MeshDegree::field).toArray(Field[]::new));
     /** A piece of a physical torus axis: x, y or z, whole or a factor of it (x:4). */
-    static final String PIECE = "^\\s*[xXyYzZ](\\s*:\\s*[1-9][0-9]{0,3})?\\s*$";
+    static final String PIECE = "^\\s*[xXyYzZcC](\\s*:\\s*[1-9][0-9]{0,3})?\\s*$";
     /** The logical axes meshMapping places: each field and its axis (sequence also as context). */
     static final Map<Field, LogicalMesh.Axis> MAPPED_AXES = mappedAxes();
     public static final Field MESH_MAPPING = section("meshMapping", "With mesh: which torus axes each ICI logical "
@@ -293,7 +294,9 @@ public final class ScenarioFields {
     public static final Field MICRO_BATCH = integer("microBatch", 1, 1, MAX_COUNT, "Sequences per microbatch.");
     public static final Field SEQ_LEN = integer("seqLen", 2048, 1, 1 << 22, "Tokens per sequence.");
     public static final Field PRECISION = choice("precision", Map.of("bf16", Precision.BF16, "fp16", Precision.FP16,
-            "fp8", Precision.FP8), "bf16", "Matrix-multiply precision; fp8 needs a GPU with fp8 units.");
+            "fp8", Precision.FP8, "int8", Precision.INT8), "bf16", "Matrix-multiply precision; fp8 needs fp8 units "
+            + "(H100, H200, B200, tpu7x); int8 is MaxText's AQT int8 training on TPUs with int8 MXUs (tpu-v4, "
+            + "tpu-v5e, tpu-v5p, tpu-v6e).");
     public static final Field RECOMPUTE = choice("recompute", Map.of("none", Scenario.Recompute.NONE, "selective",
             Scenario.Recompute.SELECTIVE, "full", Scenario.Recompute.FULL), "none", "Activation recomputation: full "
             + "replays each layer's forward in the backward, selective the modules of recomputeModules.");
@@ -391,6 +394,7 @@ public final class ScenarioFields {
         m.put("tpu-v5p", TorusSpec.v5p(4, 4, 4));
         m.put("tpu-v5e", TorusSpec.v5e(16, 16));
         m.put("tpu-v6e", TorusSpec.v6e(16, 16));
+        m.put("tpu7x", TorusSpec.tpu7x(4, 4, 4));
         return m;
     }
 
@@ -439,7 +443,8 @@ public final class ScenarioFields {
     }
 
     private static Map<Field, LogicalMesh.Axis> mappedAxes() {
-        Field.TextListType pieces = new Field.TextListType(PIECE, "a physical axis x, y or z, or a factor of one "
+        Field.TextListType pieces = new Field.TextListType(PIECE, "a physical axis x, y or z (c: the core "
+                + "axis of a tpu7x chip's two devices), or a factor of one "
                 + "such as x:4");
         Map<Field, LogicalMesh.Axis> out = new LinkedHashMap<>();
         for (LogicalMesh.Axis a : LogicalMesh.Axis.values()) {

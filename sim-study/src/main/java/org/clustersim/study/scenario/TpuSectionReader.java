@@ -23,8 +23,10 @@ import org.clustersim.strategies.training.XlaRemat;
 import org.clustersim.topology.TorusSpec;
 
 /**
- * The TPU parts of a scenario: {@code cluster.preset: tpu-v4 | tpu-v5p | tpu-v5e | tpu-v6e} with
- * {@code topology} (such as {@code 8x8x8} or {@code 16x16}), {@code slices} joined by DCN and
+ * The TPU parts of a scenario: {@code cluster.preset: tpu-v4 | tpu-v5p | tpu-v5e | tpu-v6e | tpu7x}
+ * with {@code topology} in chips (such as {@code 8x8x8} or {@code 16x16}; a tpu7x chip is two
+ * devices, its TensorCore chiplets, numbered core fastest as {@code jax.devices()} lists them, so
+ * MaxText's {@code ici_*} degrees multiply to twice the chips), {@code slices} joined by DCN and
  * optional link figures; {@code parallelism.mesh} (MaxText's {@code ici_*} and {@code dcn_*}
  * degrees, {@code -1} filling the rest as in MaxText) with {@code parallelism.meshMapping}
  * (which physical torus axes each logical axis takes); and {@code training.remat} (MaxText's
@@ -61,7 +63,7 @@ final class TpuSectionReader {
                         + "cluster.preset " + String.join(", ", presets()) + ", or leave it out");
             }
         }
-        mesh(parSec, null);
+        mesh(parSec, null, false);
     }
 
     /** The TPU cluster as read, with the mesh placed on it. */
@@ -77,7 +79,8 @@ final class TpuSectionReader {
     static Optional<TpuCluster> cluster(Section s, String preset, Section parSec,
                                         Function<String, Optional<DeviceProfile>> profile) {
         TorusSpec base = ScenarioFields.TPU_PRESETS.get(preset);
-        int axes = base.dims().length;
+        int axes = base.chipDims().length;
+        int perChip = base.devicesPerChip();
         Optional<String> shapeText = ScenarioFields.TOPOLOGY.text(s, SHAPE);
         Optional<int[]> dims = shapeText.map(t -> shape(s, t, axes, base.cubeWrap()));
         if (s.node(ScenarioFields.TOPOLOGY.name()).isEmpty()) {
@@ -85,10 +88,10 @@ final class TpuSectionReader {
                     + (axes == 3 ? "such as 4x4x4 or 8x8x8" : "such as 8x16 or 16x16"));
         }
         int slices = ScenarioFields.SLICES.integer(s);
-        int chipsPerHost = ScenarioFields.CHIPS_PER_HOST.integer(s, base.chipsPerHost());
-        double ici = ScenarioFields.ICI_BW.number(s).map(g -> g * 1e9).orElse(base.iciBytesPerS());
+        int chipsPerHost = ScenarioFields.CHIPS_PER_HOST.integer(s, base.hostChips());
+        double ici = ScenarioFields.ICI_BW.number(s).map(g -> g * 1e9).orElse(base.chipLinkBytesPerS());
         double dcnPerChip = ScenarioFields.DCN_BW.number(s).map(g -> g * 1e9)
-                .orElse(base.dcnBytesPerS() / base.chipsPerHost());
+                .orElse(base.dcnBytesPerS() / base.hostChips());
         Optional<DeviceProfile> device = profile.apply(base.accelerator().name());
         for (Field f : ScenarioFields.GPU_CLUSTER_ONLY) {
             if (f.check(s)) {
@@ -97,21 +100,28 @@ final class TpuSectionReader {
             }
         }
         if (dims.isEmpty() || dims.get() == null || device.isEmpty()) {
-            mesh(parSec, null);
+            mesh(parSec, null, perChip > 1);
             return Optional.empty();
         }
-        int[] shape = dims.get();
+        int[] chipShape = dims.get();
+        // the device grid: a tpu7x chip's two devices are a core axis of 2 ahead of x, y, z
+        int[] shape = perChip > 1 ? withCoreAxis(chipShape) : chipShape;
         int perSlice = 1;
         for (int d : shape) {
             perSlice *= d;
         }
-        Optional<LogicalMesh> mesh = mesh(parSec, new int[] {perSlice, slices}).map(m -> resolveWholeAxes(m, shape));
+        Optional<LogicalMesh> mesh = mesh(parSec, new int[] {perSlice, slices}, perChip > 1)
+                .map(m -> resolveWholeAxes(m, shape));
         if (hasMesh(parSec) && mesh.isEmpty()) {
             return Optional.empty();
         }
         TorusSpec torus;
         try {
-            torus = new TorusSpec(preset + "-" + text(shape), device.get().accelerator(), shape, chipsPerHost, ici,
+            torus = perChip > 1
+                    ? TorusSpec.chiplets(preset + "-" + text(chipShape), device.get().accelerator(), chipShape,
+                            chipsPerHost, ici, base.iciHopNs(), base.cubeWrap(), dcnPerChip * chipsPerHost,
+                            base.dcnLatencyNs(), base.d2dBytesPerS()).withSlices(slices)
+                    : new TorusSpec(preset + "-" + text(shape), device.get().accelerator(), shape, chipsPerHost, ici,
                     base.iciHopNs(), base.cubeWrap(), 1, dcnPerChip * chipsPerHost, base.dcnLatencyNs(), 1)
                     .withSlices(slices);
         } catch (IllegalArgumentException e) {
@@ -121,9 +131,11 @@ final class TpuSectionReader {
         if (mesh.isPresent()) {
             LogicalMesh m = mesh.get();
             if (product(m.ici()) != torus.chipsPerSlice() || product(m.dcn()) != slices) {
-                parSec.error("mesh", "the mesh's ici_* degrees multiply to " + product(m.ici()) + " chips and its "
+                String unit = perChip > 1 ? " devices" : " chips";
+                parSec.error("mesh", "the mesh's ici_* degrees multiply to " + product(m.ici()) + unit + " and its "
                         + "dcn_* degrees to " + product(m.dcn()) + " slices, but the cluster has " + torus.chipsPerSlice()
-                        + " chips per slice (" + text(shape) + ") and " + slices + " slice(s); expected them equal");
+                        + unit + " per slice (" + text(chipShape) + (perChip > 1 ? " chips of 2 devices" : "")
+                        + ") and " + slices + " slice(s); expected them equal");
                 return Optional.empty();
             }
             Map<LogicalMesh.Axis, List<LogicalMesh.Piece>> mapping = m.mapping();
@@ -138,7 +150,8 @@ final class TpuSectionReader {
                 String why = LogicalMesh.check(m.ici(), mapping, shape);
                 if (why != null) {
                     parSec.error("meshMapping", "found " + why + "; expected each logical axis's physical axes to "
-                            + "multiply to its ici_* degree and to cover each physical axis of " + text(shape));
+                            + "multiply to its ici_* degree and to cover each physical axis of " + text(shape)
+                            + (perChip > 1 ? " (c, the core axis of a chip's 2 devices, then x, y, z)" : ""));
                     return Optional.empty();
                 }
             }
@@ -156,10 +169,10 @@ final class TpuSectionReader {
      *
      * @param chips chips per slice and slices, to resolve -1 (null when the cluster is unknown)
      */
-    private static Optional<LogicalMesh> mesh(Section par, int[] chips) {
+    private static Optional<LogicalMesh> mesh(Section par, int[] chips, boolean chiplets) {
         if (!hasMesh(par)) {
             ScenarioFields.MESH.section(par).finish();
-            if (mapping(par) != null && par.node(ScenarioFields.MESH_MAPPING.name()).isPresent()) {
+            if (mapping(par, chiplets) != null && par.node(ScenarioFields.MESH_MAPPING.name()).isPresent()) {
                 par.error("meshMapping", "given without parallelism.mesh; expected the logical mesh (ici_* and "
                         + "dcn_* degrees) it places");
             }
@@ -206,7 +219,7 @@ final class TpuSectionReader {
             into.put(axis, v.get());
         }
         m.finish();
-        Map<LogicalMesh.Axis, List<LogicalMesh.Piece>> mapping = mapping(par);
+        Map<LogicalMesh.Axis, List<LogicalMesh.Piece>> mapping = mapping(par, chiplets);
         if (!ok || mapping == null) {
             return Optional.empty();
         }
@@ -247,9 +260,10 @@ final class TpuSectionReader {
 
     /**
      * {@code meshMapping}: logical axis to a list of physical axes ({@code x}, {@code y},
-     * {@code z}, or {@code x:4}); null after reporting errors.
+     * {@code z}, or {@code x:4}; on tpu7x also {@code c}, the core axis of a chip's two devices);
+     * null after reporting errors.
      */
-    private static Map<LogicalMesh.Axis, List<LogicalMesh.Piece>> mapping(Section par) {
+    private static Map<LogicalMesh.Axis, List<LogicalMesh.Piece>> mapping(Section par, boolean chiplets) {
         Map<LogicalMesh.Axis, List<LogicalMesh.Piece>> out = new EnumMap<>(LogicalMesh.Axis.class);
         Section s = ScenarioFields.MESH_MAPPING.section(par);
         boolean ok = true;
@@ -267,7 +281,14 @@ final class TpuSectionReader {
                         + "axis); give one");
                 ok = false;
             } else {
-                out.put(e.getValue(), items.get().stream().map(TpuSectionReader::piece).toList());
+                List<String> texts = items.get();
+                if (!chiplets && texts.stream().anyMatch(t -> t.strip().toLowerCase(Locale.ROOT).startsWith("c"))) {
+                    s.error(f.name(), "names c, the core axis of a tpu7x chip's two devices; this slice's chips are "
+                            + "one device each: expected x, y or z");
+                    ok = false;
+                    continue;
+                }
+                out.put(e.getValue(), texts.stream().map(t -> piece(t, chiplets)).toList());
             }
         }
         s.finish();
@@ -278,9 +299,9 @@ final class TpuSectionReader {
      * {@code x}, {@code y}, {@code z} (factor 0: the whole axis, settled later) or {@code x:4}; the
      * text has matched {@link ScenarioFields#PIECE}.
      */
-    private static LogicalMesh.Piece piece(String text) {
+    private static LogicalMesh.Piece piece(String text, boolean chiplets) {
         String[] parts = text.replaceAll("\\s", "").toLowerCase(Locale.ROOT).split(":");
-        int axis = "xyz".indexOf(parts[0].charAt(0));
+        int axis = (chiplets ? "cxyz" : "xyz").indexOf(parts[0].charAt(0));
         return new LogicalMesh.Piece(axis, parts.length == 1 ? 0 : Integer.parseInt(parts[1]));
     }
 
@@ -471,6 +492,14 @@ final class TpuSectionReader {
             }
         }
         return dims;
+    }
+
+    /** A chip shape with the core axis of a chip's two devices put first. */
+    private static int[] withCoreAxis(int[] chipShape) {
+        int[] out = new int[chipShape.length + 1];
+        out[0] = 2;
+        System.arraycopy(chipShape, 0, out, 1, chipShape.length);
+        return out;
     }
 
     private static String text(int[] dims) {
