@@ -24,6 +24,8 @@ final class Chain {
     private int first = -1;
     private int last = -1;
     private IntConsumer nextTask;
+    /** A communication launched beside the chain that its next task waits for, -1 when none. */
+    private int awaited = -1;
     private TaskTag tag;
 
     /** @param tag what the chain emits first (pass, microbatch, chunk) */
@@ -112,6 +114,30 @@ final class Chain {
         link(graph.communicate(name, tag.carrying(traffic), streams(stream), work));
     }
 
+    /**
+     * A communication beside the chain, as XLA's asynchronous collectives run: it waits for task
+     * {@code after} only (not for the chain's last task), and the chain goes on without it.
+     *
+     * @return its task id
+     */
+    int launch(String name, TaskTag.Traffic traffic, String stream, Work.Communication work, int after) {
+        int id = graph.communicate(name, tag.carrying(traffic), streams(stream), work);
+        if (after >= 0) {
+            graph.addDependency(id, after);
+        }
+        return id;
+    }
+
+    /** Makes the chain's next task wait for task {@code id} too (a communication launched beside it). */
+    void await(int id) {
+        awaited = id;
+    }
+
+    /** The task launched beside the chain that its next task waits for, -1 when none. */
+    int awaited() {
+        return awaited;
+    }
+
     /** The communication stream {@code name} of every GPU of the rank. */
     int[] streams(String name) {
         int[] streams = new int[devices.length];
@@ -131,6 +157,10 @@ final class Chain {
         if (nextTask != null) {
             nextTask.accept(id);
             nextTask = null;
+        }
+        if (awaited >= 0) {
+            graph.addDependency(id, awaited);
+            awaited = -1;
         }
         if (last >= 0) {
             graph.addDependency(id, last);

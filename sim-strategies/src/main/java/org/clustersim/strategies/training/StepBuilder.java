@@ -69,7 +69,8 @@ public final class StepBuilder {
                         .orElse(TensorParallelOverlap.RingExchange.USERBUFFERS)) : null;
         TransformerLayer layer = new TransformerLayer(blocks, tensor,
                 new KeyValueExchange(cost, step.cpKind(), plans), new ExpertParallel(cost, groups, tensor, plans),
-                overlap);
+                overlap, step.topology().spec().filter(spec -> spec instanceof org.clustersim.topology.TorusSpec)
+                        .isPresent());
         DataParallelCollectives dpc = new DataParallelCollectives(g, step.topology(), iterationShare(step));
         boolean prefetch = sequence.overlapParamGather() && (step.zero() == 1 || step.zero() == 2);
         int[] firstTasks = new int[sequence.steps()];

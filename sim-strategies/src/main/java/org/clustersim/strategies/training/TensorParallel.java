@@ -66,6 +66,35 @@ final class TensorParallel {
                 sequenceParallel ? CollectiveOp.REDUCE_SCATTER : CollectiveOp.ALL_REDUCE, bytes);
     }
 
+    /**
+     * XLA's asynchronous form of {@link #gather}: the all-gather waits for task {@code after}
+     * only, beside the chain.
+     *
+     * @return its task, or {@code after} without sequence parallelism (nothing to gather)
+     */
+    int gatherBeside(Chain chain, String name, long bytes, int after) {
+        if (!sequenceParallel || tp == 1) {
+            return after;
+        }
+        return chain.launch("tp-ag " + name, TaskTag.Traffic.TENSOR, "tp",
+                work(chain.devices(), CollectiveOp.ALL_GATHER, bytes), after);
+    }
+
+    /**
+     * XLA's asynchronous form of {@link #reduce}: the reduction waits for task {@code after}
+     * only, beside the chain.
+     *
+     * @return its task, or -1 when tp is 1
+     */
+    int reduceBeside(Chain chain, String name, long bytes, int after) {
+        if (tp == 1) {
+            return -1;
+        }
+        return chain.launch((sequenceParallel ? "tp-rs " : "tp-ar ") + name, TaskTag.Traffic.TENSOR, "tp",
+                work(chain.devices(), sequenceParallel ? CollectiveOp.REDUCE_SCATTER : CollectiveOp.ALL_REDUCE,
+                        bytes), after);
+    }
+
     /** A TP collective of {@code bytes}, in each of the rank's CP groups at once. */
     void collective(Chain chain, String name, CollectiveOp op, long bytes) {
         if (tp == 1) {

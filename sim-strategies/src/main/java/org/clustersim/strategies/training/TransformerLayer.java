@@ -24,6 +24,16 @@ import org.clustersim.strategies.cost.LayerCostModel;
  * side is what one fused input projection (PaLM's QKV and fc1) needs; a framework that gathers
  * each branch's input separately exchanges twice there. The overlap of these exchanges with the
  * GEMMs (userbuffers, collective matmul) is not modelled: LayoutRules refuses it.
+ *
+ * <p>Asynchronous backward collectives (XLA on a TPU mesh without collective matmul): XLA's
+ * latency-hiding scheduler issues each collective as an async start/done pair and places
+ * independent work between them ({@code --xla_tpu_enable_async_collective_fusion},
+ * {@code --xla_tpu_overlap_compute_collective_tc}, which MaxText's TPU scripts set). In a dense
+ * block's backward the weight-gradient dots do not read the input gradient, so the block's
+ * input-gradient reduction and the next block's output-gradient all-gather run under them: each
+ * block's backward is its input-gradient pass, the reduction launched beside the chain, then its
+ * weight-gradient pass; the next block's gather waits only for that reduction and its
+ * input-gradient pass for both. The forward has no such independent work and stays exposed.
  */
 final class TransformerLayer {
     private final LayerBlocks blocks;
@@ -39,10 +49,18 @@ final class TransformerLayer {
      * attention the latents the up-projections gather.
      */
     private final long attentionInputBytes;
+    /** Whether the dense blocks' backward collectives run asynchronously beside the weight-gradient pass (XLA). */
+    private final boolean asyncBackward;
 
+    /**
+     * @param asyncBackward the dense blocks' backward TP collectives run beside their weight-gradient
+     *                      passes, as XLA schedules async collectives (a TPU mesh without collective
+     *                      matmul; only without context parallelism)
+     */
     TransformerLayer(LayerBlocks blocks, TensorParallel tensor, KeyValueExchange context, ExpertParallel experts,
-                     TensorParallelOverlap overlap) {
+                     TensorParallelOverlap overlap, boolean asyncBackward) {
         this.blocks = blocks;
+        this.asyncBackward = asyncBackward && overlap == null && tensor.tp() > 1 && tensor.cp() == 1;
         this.overlap = overlap;
         this.tensor = tensor;
         this.context = context;
@@ -86,6 +104,20 @@ final class TransformerLayer {
                 mlp(chain, Pass.F, layer, at, " recompute");
             }
             chain.at(pass);
+        }
+        if (asyncBackward && p == Pass.B) {
+            int last;
+            if (parallel) {
+                last = asyncBlock(chain, new LayerCostModel.Block[] {layer[1], layer[0]}, kind.core(), at,
+                        at + " attn+mlp", !replayed);
+            } else {
+                last = layer.length == 2 ? asyncBlock(chain, new LayerCostModel.Block[] {layer[1]}, null, at,
+                        at + " mlp", false) : mlp(chain, p, layer, at, "");
+                last = asyncBlock(chain, new LayerCostModel.Block[] {layer[0]}, kind.core(), at, at + " attn",
+                        !replayed);
+            }
+            grads.add(last);
+            return;
         }
         if (parallel) {
             int last = parallel(chain, p, layer, kind.core(), at, "", !replayed);
@@ -152,6 +184,46 @@ final class TransformerLayer {
         }
         tensor.reduce(chain, name, tensor.activationBytes());
         return last;
+    }
+
+    /**
+     * One exchange's backward with XLA's asynchronous collectives: the all-gather of the output
+     * gradient (sequence parallelism) beside the chain after the reduction still in flight, the
+     * blocks' input-gradient passes, their input-gradient reduction launched beside the chain, then
+     * their weight-gradient passes under it; the chain's next task waits for the reduction.
+     *
+     * @param parts    the blocks sharing the exchange, in backward order (one, or a parallel layer's
+     *                 MLP then attention); with {@code core} non-null the last is the attention block
+     * @param at       the layer's label ("B mb0 L3"); the blocks' tasks are named from it
+     * @param exchange the label of the blocks' TP exchange
+     * @return the last weight-gradient task
+     */
+    private int asyncBlock(Chain chain, LayerCostModel.Block[] parts, LayerCostModel.Block core, String at,
+                           String exchange, boolean gatherKv) {
+        long outBytes = tensor.activationBytes();
+        long inBytes = core != null && parts.length == 1 ? attentionInputBytes : tensor.activationBytes();
+        int pending = chain.awaited();
+        int gathered = tensor.gatherBeside(chain, exchange, outBytes, pending >= 0 ? pending : chain.last());
+        if (gathered >= 0) {
+            chain.await(gathered);
+        }
+        int dgrad = -1;
+        for (LayerCostModel.Block b : parts) {
+            boolean attention = core != null && b == parts[parts.length - 1];
+            String block = at + (attention ? " attn" : " mlp");
+            dgrad = attention ? context.attend(chain, Pass.BI, b, core, block + " dgrad", gatherKv)
+                    : chain.compute(block + " dgrad", b, Pass.BI);
+        }
+        int reduced = tensor.reduceBeside(chain, exchange, inBytes, dgrad);
+        int wgrad = -1;
+        for (LayerCostModel.Block b : parts) {
+            boolean attention = core != null && b == parts[parts.length - 1];
+            wgrad = chain.compute(at + (attention ? " attn" : " mlp") + " wgrad", b, Pass.W);
+        }
+        if (reduced >= 0) {
+            chain.await(reduced);
+        }
+        return wgrad;
     }
 
     /** The MLP block: dense, with the attention block's TP collectives, or MoE. */
