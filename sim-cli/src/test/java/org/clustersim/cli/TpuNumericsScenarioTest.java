@@ -26,20 +26,15 @@ class TpuNumericsScenarioTest {
         Files.writeString(p, """
                 cluster:
                 %s
-                model:
-                  layers: 2
-                  hidden: 2048
-                  heads: 16
-                  ffn: 8192
-                  vocab: 32000
-                parallelism:
+                %sparallelism:
                 %s
                 training:
                   globalBatch: 16
                   microBatch: 1
                   seqLen: 2048
                   precision: %s
-                """.formatted(cluster.indent(2).stripTrailing(), mesh.indent(2).stripTrailing(), precision));
+                """.formatted(cluster.indent(2).stripTrailing(), SmallDenseModel.YAML, mesh.indent(2).stripTrailing(),
+                precision));
         return p;
     }
 

@@ -26,20 +26,14 @@ class TpuWhatIfTest {
                 cluster:
                   preset: tpu-v5e
                   topology: 4x4
-                model:
-                  layers: 2
-                  hidden: 2048
-                  heads: 16
-                  ffn: 8192
-                  vocab: 32000
-                parallelism:
+                %sparallelism:
                   mesh: {ici_fsdp: 4, ici_tensor: 4}
                 training:
                   globalBatch: 8
                   microBatch: 2
                   seqLen: 2048
                   remat: minimal
-                """);
+                """.formatted(SmallDenseModel.YAML));
         return p;
     }
 

@@ -780,27 +780,25 @@ class ScenarioReaderTest {
         assertTrue(item.message().contains("found the text \"locl\"") && item.message().contains("expected local or global"),
                 item.message());
 
-        InputError both = only(errors(withModel("  preset: llama3-8b",
-                "  slidingWindow: {tokens: 128, every: 2, pattern: [local, global]}")));
-        assertEquals("model.slidingWindow.pattern", both.path());
-        assertTrue(both.message().contains("expected either pattern or every and first"), both.message());
-
-        InputError global = only(errors(withModel("  preset: llama3-8b",
-                "  slidingWindow: {tokens: 128, pattern: [global, global]}")));
-        assertEquals("model.slidingWindow.pattern", global.path());
-        assertTrue(global.message().contains("expected at least one local layer"), global.message());
-
-        InputError empty = only(errors(withModel("  preset: llama3-8b", "  slidingWindow: {tokens: 128, pattern: []}")));
-        assertEquals("model.slidingWindow.pattern", empty.path());
-        assertTrue(empty.message().contains("found an empty list"), empty.message());
-
-        InputError beyond = only(errors(withModel("  preset: llama3-8b", "  layers: 2",
-                "  slidingWindow: {tokens: 128, pattern: [global, global, local]}")));
-        assertEquals("model.slidingWindow.pattern", beyond.path());
-        assertTrue(beyond.message().contains("found no local layer below model.layers (2)"), beyond.message());
+        assertPatternError("expected either pattern or every and first",
+                "  slidingWindow: {tokens: 128, every: 2, pattern: [local, global]}");
+        assertPatternError("expected at least one local layer", "  slidingWindow: {tokens: 128, pattern: [global, global]}");
+        assertPatternError("found an empty list", "  slidingWindow: {tokens: 128, pattern: []}");
+        assertPatternError("found no local layer below model.layers (2)", "  layers: 2",
+                "  slidingWindow: {tokens: 128, pattern: [global, global, local]}");
 
         InputError notList = only(errors(withModel("  preset: llama3-8b", "  slidingWindow: {tokens: 128, pattern: local}")));
         assertEquals("model.slidingWindow.pattern", notList.path());
+    }
+
+    /** One error, at model.slidingWindow.pattern, for Llama 3 8B with {@code lines}; its message holds {@code expected}. */
+    private void assertPatternError(String expected, String... lines) throws IOException {
+        String[] model = new String[lines.length + 1];
+        model[0] = "  preset: llama3-8b";
+        System.arraycopy(lines, 0, model, 1, lines.length);
+        InputError e = only(errors(withModel(model)));
+        assertEquals("model.slidingWindow.pattern", e.path());
+        assertTrue(e.message().contains(expected), e.message());
     }
 
     @Test
