@@ -13,13 +13,22 @@ package org.clustersim.topology;
  * @param hbmBytes         memory capacity in bytes
  * @param hbmBytesPerS     memory bandwidth in bytes per second
  * @param int8Flops        dense int8 peak in OP/s where int8 training is modelled (TPU MXUs), else 0
+ * @param fp4Flops         dense FP4 (NVFP4 / MXFP4) peak in FLOP/s on chips with FP4 tensor cores
+ *                         (Blackwell), else 0
  */
 public record AcceleratorSpec(String name, double bf16Flops, double fp8Flops, long hbmBytes, double hbmBytesPerS,
-                              double int8Flops) {
+                              double int8Flops, double fp4Flops) {
     public AcceleratorSpec {
-        if (!(bf16Flops > 0) || fp8Flops < 0 || int8Flops < 0 || hbmBytes <= 0 || !(hbmBytesPerS > 0)) {
+        if (!(bf16Flops > 0) || fp8Flops < 0 || int8Flops < 0 || fp4Flops < 0 || hbmBytes <= 0
+                || !(hbmBytesPerS > 0)) {
             throw new IllegalArgumentException("accelerator figures must be positive: " + name);
         }
+    }
+
+    /** A chip without FP4 tensor cores. */
+    public AcceleratorSpec(String name, double bf16Flops, double fp8Flops, long hbmBytes, double hbmBytesPerS,
+                           double int8Flops) {
+        this(name, bf16Flops, fp8Flops, hbmBytes, hbmBytesPerS, int8Flops, 0);
     }
 
     /** A chip without a modelled int8 mode. */
@@ -53,8 +62,33 @@ public record AcceleratorSpec(String name, double bf16Flops, double fp8Flops, lo
     public static final AcceleratorSpec TPU_7X = new AcceleratorSpec("tpu-7x", 1153.5e12, 2307e12, 103_079_215_104L,
             3.69e12);
 
-    /** B200: 2250 TFLOP/s bf16, 4500 fp8, 192 GB at 8 TB/s. */
-    public static final AcceleratorSpec B200 = new AcceleratorSpec("b200", 2250e12, 4500e12, 192_000_000_000L, 8e12);
+    /**
+     * B200 (HGX/DGX B200, 1000 W): 2250 TFLOP/s bf16, 4500 fp8, 9000 fp4 dense, 192 GB at 8 TB/s
+     * (NVIDIA's HGX B200 datasheet: 8 GPUs 36 / 72 / 144 PFLOP/s sparse for FP16, FP8, FP4, dense
+     * half of that).
+     */
+    public static final AcceleratorSpec B200 = new AcceleratorSpec("b200", 2250e12, 4500e12, 192_000_000_000L, 8e12,
+            0, 9000e12);
+    /**
+     * B200 in a GB200 NVL72 rack (1200 W, beside a Grace CPU): 2500 TFLOP/s bf16, 5000 fp8, 10000
+     * fp4 dense, 186 GB at 8 TB/s (NVIDIA's GB200 NVL72 datasheet: 72 GPUs 360 / 720 / 1440
+     * PFLOP/s sparse for FP16, FP8, FP4, 13.4 TB of HBM3e at 576 TB/s).
+     */
+    public static final AcceleratorSpec GB200 = new AcceleratorSpec("gb200", 2500e12, 5000e12, 186_000_000_000L,
+            8e12, 0, 10000e12);
+    /**
+     * Blackwell Ultra in a GB300 NVL72 rack: 2500 TFLOP/s bf16, 5000 fp8, 15000 fp4 dense, 288 GB
+     * at 8 TB/s (NVIDIA's GB300 NVL72 datasheet: 72 GPUs 360 / 720 PFLOP/s sparse FP16 / FP8,
+     * 1080 PFLOP/s dense FP4, 20.7 TB of HBM3e at 576 TB/s).
+     */
+    public static final AcceleratorSpec GB300 = new AcceleratorSpec("gb300", 2500e12, 5000e12, 288_000_000_000L,
+            8e12, 0, 15000e12);
+    /**
+     * B300 (HGX/DGX B300): 2250 TFLOP/s bf16, 4500 fp8, 13500 fp4 dense, 288 GB at 8 TB/s (NVIDIA's
+     * HGX B300 datasheet: 8 GPUs 36 / 72 PFLOP/s sparse FP16 / FP8, 108 PFLOP/s dense FP4, 2.3 TB).
+     */
+    public static final AcceleratorSpec B300 = new AcceleratorSpec("b300", 2250e12, 4500e12, 288_000_000_000L, 8e12,
+            0, 13500e12);
 
     /** H200 SXM: the H100's compute (989 / 1979 TFLOP/s) with 141 GB of HBM3e at 4.8 TB/s. */
     public static final AcceleratorSpec H200_SXM =

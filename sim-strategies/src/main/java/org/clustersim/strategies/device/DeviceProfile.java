@@ -34,19 +34,37 @@ import org.clustersim.topology.AcceleratorSpec;
  *                          profile has no {@code sharding} section)
  * @param int8Gemm          int8 GEMM surface (TPU MXUs, for AQT int8 training), or null without one;
  *                          its peak is the profile's {@code peakTflops.int8}
+ * @param mxfp8Gemm         MXFP8 (E4M3 with one E8M0 scale per 32 elements, Blackwell's block-scaled
+ *                          tensor-core mode) GEMM surface, or null where none is measured; its peak
+ *                          is the fp8 peak
+ * @param nvfp4Gemm         NVFP4 (E2M1 with one E4M3 scale per 16 elements) GEMM surface, or null
+ *                          without FP4 tensor cores; its peak is the profile's {@code peakTflops.fp4}
  */
 public record DeviceProfile(String name, String description, double bf16Flops, double fp8Flops, long hbmBytes,
                             double hbmBytesPerS, double streamEfficiency, GemmSurface bf16Gemm, GemmSurface fp8Gemm,
                             AttentionRates attention, AttentionImpl defaultAttention, Launch launch,
                             KernelCounts kernels, double adamBandwidthFraction,
                             List<CollectiveMeasurement> collectives, CommKernels commKernels,
-                            ShardingHooks sharding, GemmSurface int8Gemm) {
+                            ShardingHooks sharding, GemmSurface int8Gemm, GemmSurface mxfp8Gemm,
+                            GemmSurface nvfp4Gemm) {
 
     public DeviceProfile {
         collectives = List.copyOf(collectives);
         if (sharding == null) {
             sharding = ShardingHooks.NONE;
         }
+    }
+
+    /** A profile without block-scaled (MXFP8, NVFP4) GEMM surfaces. */
+    public DeviceProfile(String name, String description, double bf16Flops, double fp8Flops, long hbmBytes,
+                         double hbmBytesPerS, double streamEfficiency, GemmSurface bf16Gemm, GemmSurface fp8Gemm,
+                         AttentionRates attention, AttentionImpl defaultAttention, Launch launch,
+                         KernelCounts kernels, double adamBandwidthFraction,
+                         List<CollectiveMeasurement> collectives, CommKernels commKernels, ShardingHooks sharding,
+                         GemmSurface int8Gemm) {
+        this(name, description, bf16Flops, fp8Flops, hbmBytes, hbmBytesPerS, streamEfficiency, bf16Gemm, fp8Gemm,
+                attention, defaultAttention, launch, kernels, adamBandwidthFraction, collectives, commKernels,
+                sharding, int8Gemm, null, null);
     }
 
     /** A profile without an int8 GEMM surface. */
@@ -74,7 +92,7 @@ public record DeviceProfile(String name, String description, double bf16Flops, d
     /** The chip as the topology and the memory model see it. */
     public AcceleratorSpec accelerator() {
         return new AcceleratorSpec(name, bf16Flops, fp8Flops, hbmBytes, hbmBytesPerS,
-                int8Gemm == null ? 0 : int8Gemm.peakFlops());
+                int8Gemm == null ? 0 : int8Gemm.peakFlops(), nvfp4Gemm == null ? 0 : nvfp4Gemm.peakFlops());
     }
 
     /** Achieved bandwidth of memory-bound kernels, bytes/s. */

@@ -48,6 +48,7 @@ public final class DeviceProfileReader {
         double bf16 = required(peaks, "bf16", 1e-3, 1e6) * 1e12;
         double fp8 = peaks.optionalNumber("fp8", 0, 1e6).orElse(0.0) * 1e12;
         double int8 = peaks.optionalNumber("int8", 0, 1e6).orElse(0.0) * 1e12;
+        double fp4 = peaks.optionalNumber("fp4", 0, 1e6).orElse(0.0) * 1e12;
         peaks.finish();
         Section mem = s.section("memory");
         double capacity = required(mem, "capacityGB", 1e-3, 1e6) * 1e9;
@@ -63,6 +64,14 @@ public final class DeviceProfileReader {
         GemmSurface int8Gemm = int8 > 0 ? gemmSurface(gemm, "int8", int8, bandwidth, 1, true) : null;
         if (int8 == 0 && gemm.has("int8")) {
             gemm.error("int8", "an int8 GEMM surface needs peakTflops.int8");
+        }
+        GemmSurface mxfp8Gemm = fp8 > 0 ? gemmSurface(gemm, "mxfp8", fp8, bandwidth, 1 + 1.0 / 32, false) : null;
+        if (fp8 == 0 && gemm.has("mxfp8")) {
+            gemm.error("mxfp8", "an mxfp8 GEMM surface needs peakTflops.fp8");
+        }
+        GemmSurface nvfp4Gemm = fp4 > 0 ? gemmSurface(gemm, "nvfp4", fp4, bandwidth, 0.5 + 1.0 / 16, true) : null;
+        if (fp4 == 0 && gemm.has("nvfp4")) {
+            gemm.error("nvfp4", "an nvfp4 GEMM surface needs peakTflops.fp4");
         }
         gemm.finish();
         Section att = s.section("attention");
@@ -94,7 +103,8 @@ public final class DeviceProfileReader {
             return Optional.empty();
         }
         return Optional.of(new DeviceProfile(name.orElse(""), description, bf16, fp8, Math.round(capacity), bandwidth,
-                stream, bf16Gemm, fp8Gemm, rates, dflt, launch, kernels, adam, collectives, comm, sharding, int8Gemm));
+                stream, bf16Gemm, fp8Gemm, rates, dflt, launch, kernels, adam, collectives, comm, sharding, int8Gemm,
+                mxfp8Gemm, nvfp4Gemm));
     }
 
     private int errorCount() {
@@ -109,7 +119,7 @@ public final class DeviceProfileReader {
         return s.optionalNumber(key, min, max).orElse(min);
     }
 
-    private GemmSurface gemmSurface(Section gemm, String key, double peak, double bandwidth, int bytes,
+    private GemmSurface gemmSurface(Section gemm, String key, double peak, double bandwidth, double bytes,
                                     boolean required) {
         if (!gemm.has(key)) {
             if (required) {

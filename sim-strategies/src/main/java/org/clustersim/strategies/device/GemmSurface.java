@@ -26,11 +26,11 @@ import java.util.List;
  *                       MXU does on a padded operand (the JAX scaling book: matrix dimensions that are not
  *                       multiples of the MXU size waste its cycles)
  */
-public record GemmSurface(double peakFlops, double hbmBytesPerS, int bytesPerElement, double bestFlops,
+public record GemmSurface(double peakFlops, double hbmBytesPerS, double bytesPerElement, double bestFlops,
                           double computeFactor, double memoryFactor, double fixedNs, List<Point> points, int tile) {
 
     /** A surface without a systolic-array tile (GPUs). */
-    public GemmSurface(double peakFlops, double hbmBytesPerS, int bytesPerElement, double bestFlops,
+    public GemmSurface(double peakFlops, double hbmBytesPerS, double bytesPerElement, double bestFlops,
                        double computeFactor, double memoryFactor, double fixedNs, List<Point> points) {
         this(peakFlops, hbmBytesPerS, bytesPerElement, bestFlops, computeFactor, memoryFactor, fixedNs, points, 0);
     }
