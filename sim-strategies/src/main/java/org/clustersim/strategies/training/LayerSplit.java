@@ -48,6 +48,47 @@ public final class LayerSplit {
         return new LayerSplit(perStage);
     }
 
+    /**
+     * Megatron-core's split with {@code account_for_embedding_in_pipeline_split} and
+     * {@code account_for_loss_in_pipeline_split}: the embedding (the loss) counts as one more
+     * layer, the counted layers are divided evenly over the stages, and the first (last) stage in
+     * pipeline order, virtual stage 0 of pipeline rank 0 (the last chunk of the last rank), builds
+     * one transformer layer fewer. Megatron-LM megatron/core/transformer/transformer_block.py,
+     * get_num_layers_to_build, whose divisibility checks (counted layers by the pipeline ranks,
+     * then by the chunks per rank) this repeats as one: the stages must divide the counted layers.
+     *
+     * @param total     the model's transformer layers
+     * @param stages    stages in pipeline order: pipeline ranks x chunks per rank
+     * @param embedding whether the embedding counts as a layer of the first stage
+     * @param loss      whether the loss (output layer) counts as a layer of the last stage
+     */
+    public static LayerSplit accounting(int total, int stages, boolean embedding, boolean loss) {
+        int counted = total + (embedding ? 1 : 0) + (loss ? 1 : 0);
+        if (stages < 1 || counted % stages != 0) {
+            throw new IllegalArgumentException(stages + " stages do not divide " + total + " layers"
+                    + (embedding ? " + 1 for the embedding" : "") + (loss ? " + 1 for the loss" : "") + " = "
+                    + counted + " evenly");
+        }
+        int[] l = new int[stages];
+        Arrays.fill(l, counted / stages);
+        if (embedding) {
+            l[0]--;
+        }
+        if (loss) {
+            l[stages - 1]--;
+        }
+        if (l[0] < 1 || l[stages - 1] < 1) {
+            throw new IllegalArgumentException("with " + counted / stages + " counted layer(s) per stage the "
+                    + (l[0] < 1 ? "first" : "last") + " stage would hold no transformer layer, which is not modelled");
+        }
+        return new LayerSplit(l);
+    }
+
+    /** Layers of each stage in pipeline order. */
+    public int[] perStage() {
+        return layers.clone();
+    }
+
     public int stages() {
         return layers.length;
     }

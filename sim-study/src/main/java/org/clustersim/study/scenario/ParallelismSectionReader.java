@@ -13,6 +13,7 @@ import org.clustersim.strategies.pipeline.ScheduleKind;
 import org.clustersim.strategies.training.AllToAllAlgorithm;
 import org.clustersim.strategies.training.ContextParallel;
 import org.clustersim.strategies.training.Layout;
+import org.clustersim.strategies.training.LayerSplit;
 import org.clustersim.strategies.training.LayoutBuilder;
 import org.clustersim.strategies.training.LayoutRules;
 import org.clustersim.strategies.training.Mesh;
@@ -99,6 +100,38 @@ final class ParallelismSectionReader {
         }
         return new Scenario.Parallelism(layout, v, layersPerStage, overlapParamGather, alignParamGather,
                 withOptimizerStep, a2aOverlap);
+    }
+
+    /**
+     * The layers per stage Megatron-core builds with {@code accountForEmbeddingInPipelineSplit} and
+     * {@code accountForLossInPipelineSplit} ({@link LayerSplit#accounting}), or the declared list
+     * (null for even) when neither is on. Errors at the flag when layersPerStage is also given or the
+     * stages do not divide the counted layers.
+     *
+     * @param declared layers per stage as written, or null
+     * @param stages   stages in pipeline order
+     * @param layers   the model's transformer layers
+     */
+    int[] layersPerStage(int[] declared, int stages, int layers) {
+        boolean embedding = ACCOUNT_EMBEDDING.bool(parSec);
+        boolean loss = ACCOUNT_LOSS.bool(parSec);
+        if (!embedding && !loss) {
+            return declared;
+        }
+        String at = embedding ? ACCOUNT_EMBEDDING.name() : ACCOUNT_LOSS.name();
+        if (declared != null) {
+            // Megatron-core refuses the accounting beside an explicit first/last stage size too
+            parSec.error(at, "found true beside layersPerStage; expected one of them (the flag divides the layers "
+                    + "evenly after counting the " + (embedding ? "embedding" : "loss") + " as a layer)");
+            return declared;
+        }
+        try {
+            return LayerSplit.accounting(layers, stages, embedding, loss).perStage();
+        } catch (IllegalArgumentException e) {
+            parSec.error(at, "found true: " + e.getMessage() + "; expected pp x vp to divide model.layers"
+                    + (embedding && loss ? " + 2" : " + 1"));
+            return null;
+        }
     }
 
     /**

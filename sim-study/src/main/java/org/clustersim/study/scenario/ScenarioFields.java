@@ -244,6 +244,13 @@ public final class ScenarioFields {
     public static final Field LAYERS_PER_STAGE = new Field("layersPerStage", new Field.IntegerListType(1, 100_000),
             null, "Layers of each stage in pipeline order, one entry per stage, adding up to model.layers; "
             + "default: even.");
+    public static final Field ACCOUNT_EMBEDDING = bool("accountForEmbeddingInPipelineSplit", false, "Megatron-core's "
+            + "account_for_embedding_in_pipeline_split: the embedding counts as one layer of the first (virtual) "
+            + "stage when the layers are divided evenly, so that stage builds one transformer layer fewer; the "
+            + "stages must divide the counted layers. Not with layersPerStage.");
+    public static final Field ACCOUNT_LOSS = bool("accountForLossInPipelineSplit", false, "Megatron-core's "
+            + "account_for_loss_in_pipeline_split: the loss (output layer) counts as one layer of the last (virtual) "
+            + "stage, which builds one transformer layer fewer. Not with layersPerStage.");
 
     /** One degree of the JAX mesh: its field and the logical axis it sizes, inside a slice or across. */
     record MeshDegree(Field field, LogicalMesh.Axis axis, boolean ici) {
@@ -276,7 +283,7 @@ public final class ScenarioFields {
             + "iteration's last weight gradients (the attention block's) carry.");
     public static final Field PARALLELISM = section("parallelism", "How the model is split over the GPUs (or TPU "
             + "chips).", List.of(), TP, PP, DP, CP, EP, ETP, VP, ZERO, SEQUENCE_PARALLEL, OVERLAP_GRAD, TP_COMM_OVERLAP,
-            OVERLAP_PARAM_GATHER, ALIGN_PARAM_GATHER, OVERLAP_PARAM_GATHER_WITH_OPTIMIZER_STEP, A2A_OVERLAP, ALL_TO_ALL, BUCKET, LAYERS_PER_STAGE, SHARD_GROUP, CP_VARIANT, ORDER,
+            OVERLAP_PARAM_GATHER, ALIGN_PARAM_GATHER, OVERLAP_PARAM_GATHER_WITH_OPTIMIZER_STEP, A2A_OVERLAP, ALL_TO_ALL, BUCKET, LAYERS_PER_STAGE, ACCOUNT_EMBEDDING, ACCOUNT_LOSS, SHARD_GROUP, CP_VARIANT, ORDER,
             ZERO3_IMPL, RESHARD, GRAD_REDUCE_DTYPE, MESH, MESH_MAPPING, COLLECTIVE_MATMUL, DCN_PIPELINING);
 
     // ---- schedule ----

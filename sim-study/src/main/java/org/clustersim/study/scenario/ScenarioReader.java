@@ -120,6 +120,15 @@ public final class ScenarioReader {
         Scenario.Output output = new Scenario.Output(TRACE.text(outSec), SUMMARY.text(outSec),
                 LINK_COUNTERS.bool(outSec));
 
+        if (model.isPresent()) {
+            int stages = par.layout().mesh().pp() * (schedule == ScheduleKind.DUALPIPE ? 1 : par.vp());
+            int[] split = parallelism.layersPerStage(par.layersPerStage(), stages, model.get().layers());
+            if (split != par.layersPerStage()) {
+                par = new Scenario.Parallelism(par.layout(), par.vp(), split, par.overlapParamGather(),
+                        par.alignParamGather(), par.overlapParamGatherWithOptimizerStep(),
+                        par.overlapMoeExpertParallelComm());
+            }
+        }
         for (Section s : List.of(clusterSec, modelSec, parSec, schedSec, trainSec, netSec, outSec, simSec, root)) {
             s.finish();
         }

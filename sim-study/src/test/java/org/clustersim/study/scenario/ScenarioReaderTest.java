@@ -333,6 +333,42 @@ class ScenarioReaderTest {
     }
 
     @Test
+    void megatronAccountingFlagsGiveTheValidationScenariosExplicitSplit() throws IOException {
+        // the 405B Bridge row writes Megatron's split by hand; the two flags must give the same list
+        Path row = Path.of("..", "scenarios", "validation", "megatron-bridge", "llama31-405b-128xb200-fp8cs-25.11.yaml");
+        String text = Files.readString(row);
+        Scenario explicit = new ScenarioReader().read(row);
+        String flags = text.replaceAll("(?m)^  layersPerStage: \\[.*\\]$",
+                "  accountForEmbeddingInPipelineSplit: true\n  accountForLossInPipelineSplit: true");
+        assertTrue(!flags.equals(text), "the row's layersPerStage line was not found");
+        Scenario accounted = new ScenarioReader().read(write("llama31-405b.yaml", flags));
+        assertEquals(explicit.trainingStep().split(), accounted.trainingStep().split());
+        assertEquals(1, accounted.trainingStep().split().layers(0));
+        assertEquals(2, accounted.trainingStep().split().layers(1));
+    }
+
+    @Test
+    void megatronAccountingFlagsNeedDivisibleCountsAndNoExplicitList() throws IOException {
+        // gpt3-175b: 96 layers; pp 8 (gpipe) divides 96 + 1 + 1 = 98 not
+        InputError both = only(errors(VALID.replace("pp: 8", "pp: 8\n  accountForEmbeddingInPipelineSplit: true\n"
+                + "  accountForLossInPipelineSplit: true")));
+        assertEquals("parallelism.accountForEmbeddingInPipelineSplit", both.path());
+        assertTrue(both.message().contains("= 98 evenly"), both.message());
+        String seven = VALID.replace("pp: 8", "pp: 7").replace("nodes: 1", "nodes: 1\n  gpusPerNode: 7");
+        // 96 + 1 = 97 on 7 stages does not divide either; 96 + 2 = 98 does: 13, 14 x 5, 13
+        Scenario ok = new ScenarioReader().read(write("acc.yaml", seven.replace("pp: 7", "pp: 7\n"
+                + "  accountForEmbeddingInPipelineSplit: true\n  accountForLossInPipelineSplit: true")));
+        assertEquals(13, ok.trainingStep().split().layers(0));
+        assertEquals(14, ok.trainingStep().split().layers(3));
+        assertEquals(13, ok.trainingStep().split().layers(6));
+        InputError loss = only(errors(seven.replace("pp: 7", "pp: 7\n  accountForLossInPipelineSplit: true")));
+        assertEquals("parallelism.accountForLossInPipelineSplit", loss.path());
+        InputError list = only(errors(seven.replace("pp: 7", "pp: 7\n  layersPerStage: [12, 14, 14, 14, 14, 14, 14]\n"
+                + "  accountForLossInPipelineSplit: true")));
+        assertTrue(list.message().contains("beside layersPerStage"), list.message());
+    }
+
+    @Test
     void contextParallelismMustDivideTheSequence() throws IOException {
         String two = VALID.replace("nodes: 1", "nodes: 2");
         Scenario ok = new ScenarioReader().read(write("cp.yaml", two.replace("pp: 8", "pp: 8\n  cp: 2")));
