@@ -13,7 +13,10 @@ public final class ClusterPresets {
         add(SwitchedClusterSpec.dgxH200(1));
         add(SwitchedClusterSpec.dgxA100(1));
         add(SwitchedClusterSpec.dgxB200(1));
+        add(SwitchedClusterSpec.dgxB300(1));
         add(SwitchedClusterSpec.nvl72(1));
+        add(SwitchedClusterSpec.gb200Nvl72(1));
+        add(SwitchedClusterSpec.gb300Nvl72(1));
         for (int su : new int[] {1, 2, 4, 8, 16, 32, 64}) {
             add(SuperPodSpec.h100(su));
         }

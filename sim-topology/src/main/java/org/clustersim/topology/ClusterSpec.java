@@ -1,7 +1,7 @@
 package org.clustersim.topology;
 
 /** A buildable description of a cluster: the published figures plus the size the user asked for. */
-public sealed interface ClusterSpec permits SwitchedClusterSpec, SuperPodSpec, TorusSpec, FatTreeSpec {
+public sealed interface ClusterSpec permits SwitchedClusterSpec, SuperPodSpec, TorusSpec, FatTreeSpec, RackPodSpec {
     /** Preset or user name. */
     String name();
 

@@ -16,6 +16,7 @@ import org.clustersim.strategies.device.DeviceProfiles;
 import org.clustersim.topology.AcceleratorSpec;
 import org.clustersim.topology.ClusterSpec;
 import org.clustersim.topology.FatTreeSpec;
+import org.clustersim.topology.RackPodSpec;
 import org.clustersim.topology.SuperPodSpec;
 import org.clustersim.topology.SwitchedClusterSpec;
 
@@ -25,6 +26,12 @@ import org.clustersim.topology.SwitchedClusterSpec;
  * TPU chips by {@link TpuSectionReader}). Kept apart from {@link ScenarioReader}, which calls it.
  */
 final class ClusterSectionReader {
+    /**
+     * GPUs per server up to which {@code rail-optimized} is the DGX SuperPOD's (one rail per GPU
+     * of an 8-GPU server, SUs of 32 servers); larger NVLink domains get {@link RackPodSpec}.
+     */
+    private static final int RAILS_PER_SERVER = 8;
+
     /** The {@code cluster} section. */
     private final Section section;
     private final Path scenario;
@@ -87,7 +94,8 @@ final class ClusterSectionReader {
 
     /**
      * A GPU cluster: the preset's servers, or as many as the layout needs, on a single switch, a
-     * rail-optimized or a fat-tree fabric. Empty after reporting errors.
+     * rail-optimized (DGX SuperPOD SUs of 32 servers of up to 8 GPUs, or of 8 NVL72 racks) or a
+     * fat-tree fabric. Empty after reporting errors.
      */
     Optional<ClusterChoice> read(String presetName, Scenario.Parallelism par) {
         String fabric = FABRIC.choice(section);
@@ -127,6 +135,19 @@ final class ClusterSectionReader {
                 return device.map(dev -> new ClusterChoice(tree, dev));
             } catch (IllegalArgumentException e) {
                 section.error("nodes", "found " + nodes + ": " + e.getMessage());
+                return Optional.empty();
+            }
+        }
+        if (gpusPerNode > RAILS_PER_SERVER) {
+            // a rack-scale NVLink domain (NVL72): the SuperPOD GB200 fabric, any number of racks
+            try {
+                RackPodSpec pod = new RackPodSpec(base.name() + "-rails", chip, nodes, gpusPerNode,
+                        RackPodSpec.RACKS_PER_UNIT, nvlink, nvlinkLat, nic, gpuNicLat, nicSwitchLat, RackPodSpec.RADIX,
+                        ratio);
+                return device.map(dev -> new ClusterChoice(pod, dev));
+            } catch (IllegalArgumentException e) {
+                section.error(given(section, "gpusPerNode") ? "gpusPerNode" : "nodes", "found " + nodes + " racks of "
+                        + gpusPerNode + " GPUs: " + e.getMessage());
                 return Optional.empty();
             }
         }

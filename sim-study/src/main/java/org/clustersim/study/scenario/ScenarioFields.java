@@ -61,7 +61,8 @@ public final class ScenarioFields {
     static final Map<String, TorusSpec> TPU_PRESETS = tpuPresets();
 
     public static final Field CLUSTER_PRESET = choice("preset", clusterPresets(), "dgx-h100", "Server type: GPU "
-            + "model, NVLink and NIC figures (nvl72: one NVLink domain of 72 GPUs per rack); "
+            + "model, NVLink and NIC figures (gb200-nvl72, gb300-nvl72: one NVLink domain of 72 GPUs per rack, nodes "
+            + "count racks; nvl72: the GB200 NVL72 rack's fabric with the HGX B200 chip and profile); "
             + String.join(", ", TPU_PRESETS.keySet()) + " build TPU slices instead (topology, slices).");
     public static final Field DEVICE_PROFILE = text("deviceProfile", "How fast the GPUs' kernels run: a bundled "
             + "profile's name (h100-sxm, h200-sxm, a100-sxm-80gb, b200) or a profile file relative to the scenario; "
@@ -71,11 +72,13 @@ public final class ScenarioFields {
     public static final Field NODES = integer("nodes", null, 1, MAX_COUNT, "Number of servers; default: enough "
             + "servers for the layout.");
     public static final Field GPUS_PER_NODE = integer("gpusPerNode", null, 1, 1024, "GPUs in one NVSwitch domain; "
-            + "default: the preset's (8; nvl72: 72).");
+            + "default: the preset's (8; the NVL72 racks: 72).");
     public static final Field FABRIC = choice("fabric", names("single-switch", "rail-optimized", "fat-tree"),
             fabricsElsewhere(), "single-switch", "GPU presets only: how servers are joined: one NIC per GPU on a "
-            + "single switch; the DGX SuperPOD rail-optimised fabric (scalable units of 32 servers); or a generic "
-            + "fat tree. TPU tori come with the TPU presets (topology), an NVL72 rack with preset: nvl72.");
+            + "single switch; the DGX SuperPOD rail-optimised fabric (scalable units of 32 servers of 8 GPUs; for "
+            + "NVLink domains of more GPUs, such as NVL72 racks, the SuperPOD GB200 fabric: units of 8 racks, any rack "
+            + "count); or a generic fat tree. TPU tori come with the TPU presets (topology), an NVL72 rack with "
+            + "preset: gb200-nvl72.");
     public static final Field OVERSUBSCRIPTION = number("oversubscription", 1.0, 1, 1024, "rail-optimized: "
             + "capacity above the leaves is divided by this ratio; fat-tree: the leaves' down:up port ratio.");
     public static final Field LEVELS = integer("levels", 2, 2, 3, "fat-tree only: switch levels.");
@@ -85,7 +88,7 @@ public final class ScenarioFields {
     public static final Field NVLINK_LAT = number("nvlinkLatencyNs", null, 0, 1e12, "Latency of one GPU-NVSwitch "
             + "hop, ns; default: the preset's (250).");
     public static final Field NIC_BW = number("nicBandwidthGBps", null, 1e-3, 1e6, "NIC line rate per direction, "
-            + "GB/s; default: the preset's (50 / 25).");
+            + "GB/s; default: the preset's (50 / 25; dgx-b300 and gb300-nvl72: 100).");
     public static final Field GPU_NIC_LAT = number("gpuNicLatencyNs", null, 0, 1e12, "Latency of the GPU-NIC hop, "
             + "ns; default: the preset's (200).");
     public static final Field NIC_LAT = number("nicLatencyNs", null, 0, 1e12, "Latency of the NIC-switch hop, ns; "
@@ -417,7 +420,7 @@ public final class ScenarioFields {
         String tori = "TPU tori come with the TPU presets (cluster.preset: " + String.join(", ", TPU_PRESETS.keySet())
                 + ", with cluster.topology)";
         return Map.of("torus-2d", tori, "torus-3d", tori, "torus", tori, "nvl72", "an NVL72 rack is a preset "
-                + "(cluster.preset: nvl72), joined by any of these fabrics");
+                + "(cluster.preset: nvl72, gb200-nvl72 or gb300-nvl72), joined by any of these fabrics");
     }
 
     /** A figure of each TPU preset, for a default's description: "tpu-v4 4, tpu-v5p 4, ...". */

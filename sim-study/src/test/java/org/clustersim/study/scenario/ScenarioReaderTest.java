@@ -4,6 +4,7 @@ import org.clustersim.core.input.InputError;
 import org.clustersim.core.input.InputFileException;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -366,6 +367,58 @@ class ScenarioReaderTest {
         InputError list = only(errors(seven.replace("pp: 7", "pp: 7\n  layersPerStage: [12, 14, 14, 14, 14, 14, 14]\n"
                 + "  accountForLossInPipelineSplit: true")));
         assertTrue(list.message().contains("beside layersPerStage"), list.message());
+    }
+
+    private static final String RACKS = """
+            name: racks
+            cluster:
+              preset: gb200-nvl72
+              deviceProfile: b200
+              nodes: 39
+              fabric: rail-optimized
+            model:
+              preset: gpt3-175b
+            parallelism:
+              pp: 8
+              dp: 351
+            schedule:
+              kind: 1f1b
+            training:
+              globalBatch: 702
+              microBatch: 1
+              seqLen: 1024
+            """;
+
+    @Test
+    void nvl72RacksOnARailOptimizedFabricTakeAnyRackCount() throws IOException {
+        Scenario s = new ScenarioReader().read(write("racks.yaml", RACKS));
+        org.clustersim.topology.RackPodSpec pod = assertInstanceOf(org.clustersim.topology.RackPodSpec.class,
+                s.cluster());
+        assertEquals(2808, pod.gpus());
+        assertEquals(90, pod.leaves());
+        assertTrue(pod.threeLevel());
+        assertEquals(50e9, pod.nicBytesPerS());
+        assertEquals("b200", pod.accelerator().name());
+
+        InputError rails = only(errors(RACKS.replace("nodes: 39", "nodes: 2\n  gpusPerNode: 70")
+                .replace("pp: 8", "pp: 1").replace("dp: 351", "dp: 140").replace("globalBatch: 702", "globalBatch: 140")));
+        assertEquals("cluster.gpusPerNode", rails.path());
+        assertTrue(rails.message().contains("use fabric: fat-tree"), rails.message());
+    }
+
+    @Test
+    void blackwellPresetsNameTheirProfileAndSayWhenItIsMissing() throws IOException {
+        for (String preset : List.of("gb200-nvl72", "gb300-nvl72", "dgx-b300")) {
+            String chip = org.clustersim.topology.SwitchedClusterSpec.preset(preset, 1).orElseThrow().accelerator()
+                    .name();
+            String text = RACKS.replace("preset: gb200-nvl72", "preset: " + preset).replace("  deviceProfile: b200\n", "");
+            if (org.clustersim.strategies.device.DeviceProfiles.has(chip)) {
+                continue; // bundled since: nothing to report
+            }
+            InputError e = errors(text).get(0);
+            assertEquals("cluster.preset", e.path());
+            assertTrue(e.message().contains("(" + chip + ") has no bundled device profile"), e.message());
+        }
     }
 
     @Test
