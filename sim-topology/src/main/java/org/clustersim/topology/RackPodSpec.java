@@ -5,7 +5,8 @@ import java.util.Locale;
 /**
  * Racks of one NVLink domain each (GB200 / GB300 NVL72) joined by a rail-optimised scale-out
  * fabric after the DGX SuperPOD GB200 reference architecture: scalable units (SU) of 8 racks
- * (576 GPUs), one NIC per GPU, NDR InfiniBand switches of 64 ports.
+ * (576 GPUs), one NIC per GPU, NDR InfiniBand switches of 64 ports (XDR switches of 144 for 800
+ * Gb/s NICs, as the DGX SuperPOD B300 XDR reference builds its 576-GPU SUs).
  *
  * <p>Rails: GPU g of every rack of an SU is on rail g. A leaf gives half its ports (32) to the
  * SU's GPUs and half to the spines, so it holds {@code 32 / 8 = 4} rails of the SU's 8 racks (a
@@ -16,8 +17,9 @@ import java.util.Locale;
  * several SUs share a pod in three levels.
  *
  * <p>Above the leaves a fat tree: two levels while the leaves fit a spine's ports (every leaf
- * cabled equally often to every spine: 1 SU 18 leaves, 16 spines of 2 cables from each leaf;
- * 2-3 SUs 36-54 leaves, 32 spines), three above (pods of 32 leaves under 32 spines each, spine j
+ * cabled equally often to every spine, as often as a spine's ports allow: 1 SU 18 leaves, 16
+ * spines of 2 cables from each leaf; 2-3 SUs 36-54 leaves, 32 spines; the rule gives the switch
+ * counts of NVIDIA's SuperPOD B200 and B300 XDR tables), three above (pods of 32 leaves under 32 spines each, spine j
  * of every pod on core plane j, each plane with as few cores as its cables need, cables spread
  * round-robin). Links above the leaves run at the NIC rate divided by the oversubscription.
  * Hop latencies: as {@link SuperPodSpec} (450 ns a switch-switch hop).
@@ -41,8 +43,19 @@ public record RackPodSpec(String name, AcceleratorSpec accelerator, int racks, i
 
     /** Racks in one SU of the DGX SuperPOD GB200 reference architecture. */
     public static final int RACKS_PER_UNIT = 8;
-    /** Ports of the reference's NDR leaf, spine and core switches (Quantum-2 QM9700). */
+    /** Ports of the reference's NDR (400 Gb/s) leaf, spine and core switches (Quantum-2 QM9700). */
     public static final int RADIX = 64;
+    /**
+     * Ports of an XDR (800 Gb/s) switch (Quantum-X800 Q3400): 144. With it the spine rule below
+     * gives the DGX SuperPOD B300 XDR reference's switch counts (576 GPUs an SU: 1 SU 8 leaves and 4
+     * spines, 2 SU 16 and 8, 4 SU 32 and 18, 8 SU 64 and 36, 18 SU 144 and 72).
+     */
+    public static final int RADIX_XDR = 144;
+
+    /** The switch radix for NICs of this rate: XDR switches above 400 Gb/s, NDR up to it. */
+    public static int radixFor(double nicBytesPerS) {
+        return nicBytesPerS > 50e9 ? RADIX_XDR : RADIX;
+    }
     /** Latency of hops above the leaf, as {@link SuperPodSpec}'s. */
     private static final long SWITCH_HOP_NS = 450;
 
@@ -72,11 +85,14 @@ public record RackPodSpec(String name, AcceleratorSpec accelerator, int racks, i
         }
     }
 
-    /** NVL72 racks of {@code chip} with the SuperPOD GB200 reference's SU and switches, 1:1. */
+    /**
+     * NVL72 racks of {@code chip} with the SuperPOD GB200 reference's SU, switches of the NIC's
+     * generation ({@link #radixFor}), 1:1.
+     */
     public static RackPodSpec of(String name, AcceleratorSpec chip, int racks, int gpusPerRack, double nvlinkBytesPerS,
                                  long nvlinkLatencyNs, double nicBytesPerS, long gpuNicLatencyNs, long cableLatencyNs) {
         return new RackPodSpec(name, chip, racks, gpusPerRack, RACKS_PER_UNIT, nvlinkBytesPerS, nvlinkLatencyNs,
-                nicBytesPerS, gpuNicLatencyNs, cableLatencyNs, RADIX, 1.0);
+                nicBytesPerS, gpuNicLatencyNs, cableLatencyNs, radixFor(nicBytesPerS), 1.0);
     }
 
     /** {@code racks} of a single-rack preset (e.g. {@link SwitchedClusterSpec#gb200Nvl72}) on this fabric. */

@@ -95,10 +95,12 @@ public record SwitchedClusterSpec(String name, AcceleratorSpec accelerator, int 
     }
 
     /**
-     * GB300 NVL72 (NVIDIA's GB300 NVL72 datasheet): 72 Blackwell Ultra GPUs
-     * ({@link AcceleratorSpec#GB300}) in one NVLink5 domain of 18 NVSwitch chips (130 TB/s per
-     * rack: 900 GB/s per GPU per direction), and per GPU one ConnectX-8 SuperNIC at 800 Gb/s
-     * (100 GB/s). Latencies: the Hopper presets', uncertain.
+     * GB300 NVL72 (NVIDIA's GB300 NVL72 datasheet; Enterprise RA "NVL72 AI factory", System
+     * Hardware &amp; Components, docs.nvidia.com/enterprise-reference-architectures/nvl72-ai-factory):
+     * 72 Blackwell Ultra GPUs ({@link AcceleratorSpec#GB300}) in one NVLink5 domain, 9 NVSwitch trays
+     * (130 TB/s per rack: 900 GB/s per GPU per direction), and per compute tray of 4 GPUs 4
+     * ConnectX-8 SuperNICs at 800 Gb/s (100 GB/s), one per GPU. Latencies: the Hopper presets',
+     * uncertain.
      */
     public static SwitchedClusterSpec gb300Nvl72(int racks) {
         return new SwitchedClusterSpec("gb300-nvl72", AcceleratorSpec.GB300, racks, 72, 900e9, NVLINK_NS, 100e9,

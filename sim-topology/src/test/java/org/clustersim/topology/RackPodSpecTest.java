@@ -125,4 +125,20 @@ class RackPodSpecTest {
         gb200(904);
         assertThrows(IllegalArgumentException.class, () -> gb200(8).withOversubscription(0.5));
     }
+
+    @Test
+    void spineRuleGivesTheSuperPodXdrTableWith144PortSwitches() {
+        // DGX SuperPOD B300 XDR reference, table 3: SUs of 576 GPUs on 144-port switches
+        int[][] table = {{1, 8, 4}, {2, 16, 8}, {4, 32, 18}, {8, 64, 36}, {18, 144, 72}};
+        for (int[] row : table) {
+            RackPodSpec s = RackPodSpec.of(SwitchedClusterSpec.gb300Nvl72(1), row[0] * 8);
+            assertEquals(144, s.radix());
+            assertEquals(row[1], s.leaves(), row[0] + " SU leaves");
+            assertEquals(row[2], s.spines(), row[0] + " SU spines");
+            assertFalse(s.threeLevel());
+        }
+        Topology t = RackPodSpec.of(SwitchedClusterSpec.gb300Nvl72(1), 8).build();
+        assertEquals(8, switchesNamed(t, "leaf"));
+        assertEquals(4, switchesNamed(t, "spine"));
+    }
 }

@@ -142,8 +142,8 @@ final class ClusterSectionReader {
             // a rack-scale NVLink domain (NVL72): the SuperPOD GB200 fabric, any number of racks
             try {
                 RackPodSpec pod = new RackPodSpec(base.name() + "-rails", chip, nodes, gpusPerNode,
-                        RackPodSpec.RACKS_PER_UNIT, nvlink, nvlinkLat, nic, gpuNicLat, nicSwitchLat, RackPodSpec.RADIX,
-                        ratio);
+                        RackPodSpec.RACKS_PER_UNIT, nvlink, nvlinkLat, nic, gpuNicLat, nicSwitchLat,
+                        RackPodSpec.radixFor(nic), ratio);
                 return device.map(dev -> new ClusterChoice(pod, dev));
             } catch (IllegalArgumentException e) {
                 section.error(given(section, "gpusPerNode") ? "gpusPerNode" : "nodes", "found " + nodes + " racks of "
