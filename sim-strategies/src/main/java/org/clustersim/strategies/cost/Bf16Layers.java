@@ -7,9 +7,11 @@ package org.clustersim.strategies.cost;
  * {@code num_layers_at_end_in_bf16} (megatron/core/fp4_utils.py and fp8_utils.py at
  * NVIDIA/Megatron-LM d98e8a6: layer {@code l} of {@code L}, counted from 0, is kept in bf16 when
  * {@code l < first} or {@code l >= L - last}); off by default there and in Megatron-Bridge's
- * {@code bf16_with_nvfp4_mixed}. NVIDIA's NVFP4 recipe (arXiv 2509.25149, section 4) keeps a few
- * such layers in higher precision, mostly at the end of the network (the 12B model: the first
- * two and the last eight blocks); Megatron-Bridge's GPT-OSS NVFP4 recipe keeps the last 4.
+ * {@code bf16_with_nvfp4_mixed}. NVIDIA's NVFP4 recipe (arXiv 2509.25149) keeps a small share of
+ * numerically sensitive linear layers in higher precision, mostly at the end of the network (our
+ * reading of its 12B run, the first two and the last eight blocks, is not checked against the
+ * paper's text here); Megatron-Bridge's GPT-OSS 20B NVFP4 perf recipe keeps the last 4
+ * (perf_recipes/gpt_oss/common.py) and its Nemotron 3 Super NVFP4 recipe the last 14.
  * Inside such a layer every GEMM runs in bf16 with no casts; the rest of the step (attention,
  * logits, router) is unchanged.
  *
