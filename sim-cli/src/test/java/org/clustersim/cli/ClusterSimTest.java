@@ -54,6 +54,51 @@ class ClusterSimTest {
         assertTrue(r.out().contains("of the bf16 peak (MFU"), r.out());
     }
 
+    /**
+     * NVFP4 on a DGX B200: MFU against the bf16 peak, with the FP4 figure beside it (in the JSON
+     * summary and the text), the casts and Hadamard amax passes named in the trace's op splits.
+     */
+    @Test
+    void nvfp4RunsReportMfuAgainstTheBf16PeakWithTheFp4FigureAndShowTheirCasts() throws IOException {
+        Path scenario = dir.resolve("nvfp4.yaml");
+        Files.writeString(scenario, """
+                cluster: {preset: dgx-b200, nodes: 1}
+                model: {preset: llama3-8b, layers: 4}
+                parallelism: {tp: 8, sequenceParallel: true}
+                training: {globalBatch: 2, seqLen: 2048, precision: nvfp4, bf16LayersAtEnd: 1}
+                """);
+        Path summary = dir.resolve("nvfp4.json");
+        Path trace = dir.resolve("nvfp4-trace.json");
+        Result r = cli("run", scenario.toString(), "--trace", trace.toString(), "--summary", summary.toString());
+        assertEquals(0, r.code(), r.err());
+        JsonNode json = new ObjectMapper().readTree(summary.toFile());
+        double mfu = json.get("mfu").asDouble();
+        // b200: 2250 TFLOP/s bf16, 9000 fp4 dense
+        assertEquals(mfu * 2250 / 9000, json.get("mfuFp4Peak").asDouble(), 1e-9 * mfu);
+        assertEquals(0, json.get("mfuFp8Peak").asDouble(), 0);
+        assertTrue(r.out().contains("of the bf16 peak (MFU") && r.out().contains("of the fp4 peak"), r.out());
+        String t = Files.readString(trace);
+        assertTrue(t.contains("\"nvfp4 cast\"") && t.contains("\"hadamard amax\""), "casts in the trace");
+    }
+
+    /** NVFP4 needs a profile with a gemm.nvfp4 surface: H100's has none, an error at the field's line. */
+    @Test
+    void nvfp4OnAProfileWithoutAnFp4SurfaceIsAnInputError() throws IOException {
+        Path scenario = dir.resolve("nvfp4-h100.yaml");
+        Files.writeString(scenario, """
+                cluster: {preset: dgx-h100, nodes: 1}
+                model: {preset: llama3-8b, layers: 4}
+                parallelism: {tp: 8}
+                training:
+                  globalBatch: 2
+                  precision: nvfp4
+                """);
+        Result r = cli("run", scenario.toString(), "--no-trace");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("nvfp4-h100.yaml:6") && r.err().contains("training.precision")
+                && r.err().contains("gemm.nvfp4"), r.err());
+    }
+
     @Test
     void runsTheBundledOneFOneBScenarioAndWritesAValidTrace() throws IOException {
         Path trace = dir.resolve("t.json");

@@ -32,7 +32,8 @@ import org.clustersim.strategies.training.TrainingStep;
  * without recomputation, 3 x (forward FLOPs of every layer with the attention core counted in
  * full, plus the logits) per sequence; MFU divides them by the measured step time, the GPU count
  * and the chip's dense bf16 peak, also when the GEMMs run in FP8, as Megatron-core and NeMo
- * report it ({@code mfuFp8Peak} gives the same against the FP8 peak). HFU uses the FLOPs actually
+ * report it ({@code mfuFp8Peak} gives the same against the FP8 peak when training in FP8, MXFP8
+ * included, and {@code mfuFp4Peak} against the FP4 peak when training in NVFP4). HFU uses the FLOPs actually
  * executed (recomputation included, causal attention halved) instead.
  *
  * <p>With several steps simulated back to back the figures are those of the last step
@@ -54,6 +55,7 @@ import org.clustersim.strategies.training.TrainingStep;
  * @param tflopsPerGpu         model FLOPs / step time / GPUs, TFLOP/s
  * @param mfu                  model FLOPs utilisation against the bf16 peak
  * @param mfuFp8Peak           the same against the FP8 peak when training in FP8, else 0
+ * @param mfuFp4Peak           the same against the FP4 peak when training in NVFP4, else 0
  * @param hfu                  hardware FLOPs utilisation
  * @param bubbleFraction       mean over GPUs of compute idle time / step time
  * @param exposedCommFraction  mean over GPUs of time with compute idle and communication under way / step time
@@ -69,7 +71,7 @@ import org.clustersim.strategies.training.TrainingStep;
  */
 public record StepFigures(long stepTimeNs, List<StepSpan> steps, int gpus, long tokensPerStep, double tokensPerSecond,
                           double modelFlopsPerStep, double flopsExecuted, double tflopsPerGpu, double mfu,
-                          double mfuFp8Peak, double hfu, double bubbleFraction, double exposedCommFraction,
+                          double mfuFp8Peak, double mfuFp4Peak, double hfu, double bubbleFraction, double exposedCommFraction,
                           TreeMap<String, Long> exposedByKindNs, double interferenceFraction, long peakMemoryBytes,
                           long events, int tasks, long makespanNs, List<Device> devices, long[] linkBytes,
                           long[] linkBusyNs) {
@@ -187,10 +189,13 @@ public record StepFigures(long stepTimeNs, List<StepSpan> steps, int gpus, long 
         double peak = Precision.BF16.peak(scenario.cluster().accelerator());
         double fp8Peak = scenario.training().precision() == Precision.FP8
                 ? Precision.FP8.peak(scenario.cluster().accelerator()) : 0;
+        double fp4Peak = scenario.training().precision() == Precision.NVFP4 && scenario.device() != null
+                ? Precision.NVFP4.peak(scenario.device().accelerator()) : 0;
         long tokens = sequences * s;
         double perGpu = modelFlops / seconds / gpus;
         return new StepFigures(m.stepTimeNs(), List.copyOf(steps), gpus, tokens, tokens / seconds, modelFlops,
                 executed, perGpu / 1e12, perGpu / peak, fp8Peak > 0 ? perGpu / fp8Peak : 0,
+                fp4Peak > 0 ? perGpu / fp4Peak : 0,
                 executed * step.dp() / step.replicas() / seconds / gpus / peak, bubble(devices),
                 exposedSum / devices.size(), meanByKind, lostSum / devices.size(),
                 devices.stream().mapToLong(x -> x.memory().peakBytes()).max().orElse(0), m.events(), m.tasks(),

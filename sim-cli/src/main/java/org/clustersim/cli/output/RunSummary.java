@@ -30,7 +30,8 @@ import org.clustersim.topology.Link;
  * @param flopsExecuted      FLOPs of all compute tasks that ran
  * @param tflopsPerGpu       model FLOPs / step time / GPUs, TFLOP/s
  * @param mfu                model FLOPs utilisation against the bf16 peak
- * @param mfuFp8Peak         the same against the FP8 peak when training in FP8, else 0
+ * @param mfuFp8Peak         the same against the FP8 peak when training in FP8 (MXFP8 included), else 0
+ * @param mfuFp4Peak         the same against the FP4 peak when training in NVFP4, else 0
  * @param hfu                hardware FLOPs utilisation
  * @param bubbleFraction     mean over GPUs of compute idle time / step time
  * @param exposedCommFraction mean over GPUs of time with compute idle and communication under way / step time
@@ -48,7 +49,7 @@ import org.clustersim.topology.Link;
 public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeNs,
                          @JsonInclude(JsonInclude.Include.NON_NULL) List<StepSpan> steps, int gpus, long tokensPerStep,
                          double tokensPerSecond, double modelFlopsPerStep, double flopsExecuted, double tflopsPerGpu,
-                         double mfu, double mfuFp8Peak, double hfu, double bubbleFraction, double exposedCommFraction,
+                         double mfu, double mfuFp8Peak, double mfuFp4Peak, double hfu, double bubbleFraction, double exposedCommFraction,
                          double interferenceFraction, long peakMemoryBytes, long events,
                          int tasks, double weightCopiesPerRank, List<ParallelGroups.Group> groups,
                          @JsonInclude(JsonInclude.Include.NON_NULL) AllToAllGroups allToAll,
@@ -149,7 +150,7 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
                 : a.link().compareTo(b.link()));
         return new RunSummary(scenario.name(), f.stepTimeNs() / 1e9, f.stepTimeNs(), steps, f.gpus(),
                 f.tokensPerStep(), f.tokensPerSecond(), f.modelFlopsPerStep(), f.flopsExecuted(), f.tflopsPerGpu(),
-                f.mfu(), f.mfuFp8Peak(), f.hfu(), f.bubbleFraction(), f.exposedCommFraction(),
+                f.mfu(), f.mfuFp8Peak(), f.mfuFp4Peak(), f.hfu(), f.bubbleFraction(), f.exposedCommFraction(),
                 f.interferenceFraction(), f.peakMemoryBytes(), f.events(), f.tasks(),
                 step.schedule().weightCopies(step.pp(), step.microbatches()), ParallelGroups.of(step),
                 AllToAllGroups.of(step), devices, links);

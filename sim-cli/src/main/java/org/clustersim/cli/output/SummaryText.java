@@ -81,7 +81,8 @@ public final class SummaryText {
                 r.tflopsPerGpu());
         out.printf(Locale.ROOT, "MFU / HFU        %.1f%% / %.1f%% of the bf16 peak%s%n", 100 * r.mfu(), 100 * r.hfu(),
                 r.mfuFp8Peak() > 0 ? String.format(Locale.ROOT, " (MFU %.1f%% of the fp8 peak)", 100 * r.mfuFp8Peak())
-                        : "");
+                        : r.mfuFp4Peak() > 0 ? String.format(Locale.ROOT, " (MFU %.1f%% of the fp4 peak)",
+                        100 * r.mfuFp4Peak()) : "");
         out.printf(Locale.ROOT, "bubble (mean)    %.2f%% of the step, exposed communication %.2f%%%n",
                 100 * r.bubbleFraction(), 100 * r.exposedCommFraction());
         dcn(out, r);

@@ -17,21 +17,37 @@ package org.clustersim.strategies.cost;
  *   <li>BLOCKWISE: a scale per 1 x 128 (activations) or 128 x 128 (weights) block (DeepSeek-V3):
  *       no global amax pass, but no fusion either: one 4-byte-per-element cast at every
  *       operand.</li>
+ *   <li>MXFP8: Blackwell's block scaling ({@code MXFP8BlockScaling}, transformer_engine/common/recipe
+ *       at NVIDIA/TransformerEngine d0067d0): one E8M0 scale per 32 consecutive elements. A 1 x 32
+ *       block cannot be transposed, so when a tensor feeds two GEMMs that reduce over different
+ *       dimensions (an input: fprop over its columns, wgrad over its rows; an output gradient:
+ *       dgrad and wgrad) Transformer Engine quantises it twice from bf16 in one kernel, a
+ *       row-wise and a column-wise copy (the recipe's docstring): 2 bytes read, 1 + 1 written and
+ *       a one-byte scale per 32 elements of each copy, 4 + 2/32 bytes an element. No amax pass.
+ *       The activation's and its gradient's kernels write MXFP8 themselves
+ *       (pytorch/csrc/extensions/activation.cpp: {@code Impl::FULLY_FUSED} for MXFP8 quantizers);
+ *       the norms do not, unless cuDNN's normalisation is asked for with
+ *       {@code NVTE_NORM_FWD_USE_CUDNN} (extensions/normalization.cpp: otherwise
+ *       {@code Impl::UNFUSED}, the norm writes bf16 and the quantizer casts it), which is not the
+ *       default: the QKV and fc1 inputs are cast by a kernel of their own.</li>
  * </ul>
  */
 public enum Fp8Recipe {
-    DELAYED(4, 1, true),
-    CURRENT(6, 2, false),
-    BLOCKWISE(4, 1, false);
+    DELAYED(4, 1, true, true),
+    CURRENT(6, 2, false, false),
+    BLOCKWISE(4, 1, false, false),
+    MXFP8(4 + 2.0 / 32, 1, false, true);
 
     private final double bytesPerElement;
     private final int kernelsPerCast;
-    private final boolean fusesIntoProducer;
+    private final boolean fusesIntoNorm;
+    private final boolean fusesIntoActivation;
 
-    Fp8Recipe(double bytesPerElement, int kernelsPerCast, boolean fusesIntoProducer) {
+    Fp8Recipe(double bytesPerElement, int kernelsPerCast, boolean fusesIntoNorm, boolean fusesIntoActivation) {
         this.bytesPerElement = bytesPerElement;
         this.kernelsPerCast = kernelsPerCast;
-        this.fusesIntoProducer = fusesIntoProducer;
+        this.fusesIntoNorm = fusesIntoNorm;
+        this.fusesIntoActivation = fusesIntoActivation;
     }
 
     /** Bytes moved per element of an operand cast by a kernel of its own. */
@@ -44,8 +60,25 @@ public enum Fp8Recipe {
         return kernelsPerCast;
     }
 
-    /** Whether an operand produced by a norm or activation kernel is cast inside that kernel. */
-    public boolean fusesIntoProducer() {
-        return fusesIntoProducer;
+    /** Whether an operand produced by {@code producer} is cast inside the producing kernel. */
+    public boolean fusesInto(CastProducer producer) {
+        return switch (producer) {
+            case NORM -> fusesIntoNorm;
+            case ACTIVATION -> fusesIntoActivation;
+            case OTHER -> false;
+        };
+    }
+
+    /**
+     * Bytes an element of a GEMM input's quantised copy takes where Transformer Engine keeps it for
+     * the weight gradient: the fp8 byte, plus the block scales (blockwise: 4 bytes per 128;
+     * MXFP8: one E8M0 byte per 32).
+     */
+    public double savedBytesPerElement() {
+        return switch (this) {
+            case BLOCKWISE -> 1 + 4.0 / 128;
+            case MXFP8 -> 1 + 1.0 / 32;
+            default -> 1;
+        };
     }
 }

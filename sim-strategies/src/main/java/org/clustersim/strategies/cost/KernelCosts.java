@@ -24,8 +24,9 @@ import org.clustersim.strategies.device.Op;
  *                  with the GEMM surface's own memory term; otherwise each writes its 2-byte
  *                  gradient and a separate kernel adds it to the main gradient, reading 2 + g and
  *                  writing g bytes per weight per microbatch (Megatron-LM before late 2021)
- * @param fp8ParamGather with FP8, ZeRO's weight all-gathers move the FP8 copy of the weights
- *                  (Megatron-core's {@code fp8_param_gather}) instead of bf16
+ * @param fp8ParamGather with FP8 or NVFP4, ZeRO's weight all-gathers move the weights as the
+ *                  recipe keeps them (Megatron-core's {@code fp8_param_gather} /
+ *                  {@code fp4_param_gather}) instead of bf16: see {@link #weightGatherBytes}
  * @param mainGradBytes g, bytes of a main-gradient element: 4 (fp32; Megatron-LM forces it for
  *                  bf16 training) or 2 (bf16 or fp16: Megatron-core's {@code grad_reduce_in_fp32}
  *                  off, Megatron-LM's fp16 default). Gradients are accumulated and reduced over
@@ -105,7 +106,80 @@ public record KernelCosts(DeviceProfile device, Precision precision, Fp8Recipe r
         return precision == Precision.FP8;
     }
 
-    /** Whether GEMMs quantise their operands (FP8 or AQT int8). */
+    /** Whether GEMMs run in NVFP4. */
+    public boolean nvfp4() {
+        return precision == Precision.NVFP4;
+    }
+
+    /**
+     * The surface the training precision's GEMMs run at: under the MXFP8 recipe the profile's
+     * {@code gemm.mxfp8} surface where it has one (block-scaled FP8 runs its own kernels), else
+     * its fp8 surface; otherwise the precision's ({@link Precision#gemm}).
+     */
+    public GemmSurface surface() {
+        if (precision == Precision.FP8 && recipe == Fp8Recipe.MXFP8 && device.mxfp8Gemm() != null) {
+            return device.mxfp8Gemm();
+        }
+        return precision.gemm(device);
+    }
+
+    /**
+     * These costs with every GEMM in bf16 and no casts: the layers a low-precision recipe keeps
+     * in bf16 (Megatron-core's {@code first_last_layers_bf16}).
+     */
+    public KernelCosts inBf16() {
+        return new KernelCosts(device, Precision.BF16, recipe, attention, gradAccumulationFusion, false, mainGradBytes,
+                adamMomentBytes);
+    }
+
+    /**
+     * Bytes an element of a GEMM input's quantised copy takes where Transformer Engine keeps it
+     * for the weight gradient (see {@link Fp8Recipe#savedBytesPerElement}); under NVFP4 the
+     * column-wise copy, half a byte and an E4M3 scale byte per 16 elements; 2 (bf16) otherwise.
+     */
+    public double savedOperandBytes() {
+        return switch (precision) {
+            case FP8 -> recipe.savedBytesPerElement();
+            case NVFP4 -> NVFP4_SAVED_BYTES;
+            default -> 2;
+        };
+    }
+
+    /** What the trace calls the cast of a GEMM operand at this precision and recipe. */
+    public String castName() {
+        return switch (precision) {
+            case INT8 -> "int8 quantise";
+            case NVFP4 -> "nvfp4 cast";
+            default -> recipe == Fp8Recipe.MXFP8 ? "mxfp8 cast" : "fp8 cast";
+        };
+    }
+
+    /**
+     * Bytes a weight takes in a ZeRO all-gather. bf16 (2) unless {@code fp8ParamGather}; then,
+     * with per-tensor or blockwise FP8, the FP8 copy, 1 byte (the parameter buffer is uint8:
+     * megatron/core/distributed/param_and_grad_buffer.py, {@code group_params_for_buffers}, at
+     * NVIDIA/Megatron-LM d98e8a6). MXFP8 weights cannot be sharded flat; Megatron-core gathers
+     * them through the gradient buffer ({@code reuse_grad_buf_for_mxfp8_param_ag}, which
+     * Megatron-Bridge's {@code bf16_with_mxfp8_mixed} sets with {@code fp8_param_gather}): the
+     * optimizer copies its fp32 master shards into that buffer
+     * ({@code DistributedOptimizer._copy_main_params_to_param_buffer}), the all-gather moves the
+     * main-gradient type (g bytes), and each weight is cast to MXFP8 after it
+     * ({@code _post_param_sync}; that cast is not costed here). NVFP4 weights are gathered as
+     * their packed row-wise bytes, half a byte a weight (Megatron-core's {@code fp4_param_gather},
+     * "remap packed rowwise bytes").
+     */
+    public double weightGatherBytes() {
+        if (!fp8ParamGather) {
+            return 2;
+        }
+        return switch (precision) {
+            case FP8 -> recipe == Fp8Recipe.MXFP8 ? mainGradBytes : 1;
+            case NVFP4 -> 0.5;
+            default -> 2;
+        };
+    }
+
+    /** Whether GEMMs quantise their operands (FP8, NVFP4 or AQT int8). */
     public boolean quantised() {
         return precision.quantised();
     }
@@ -117,13 +191,12 @@ public record KernelCosts(DeviceProfile device, Precision precision, Fp8Recipe r
 
     /** A GEMM, kept in bf16 whatever the training precision when {@code bf16} (logits, router). */
     public double gemm(double m, double n, double k, boolean bf16) {
-        return launch((bf16 ? device.bf16Gemm() : precision.gemm(device)).ns(m, n, k), 1);
+        return launch((bf16 ? device.bf16Gemm() : surface()).ns(m, n, k), 1);
     }
 
     /** A grouped GEMM of {@code groups} products (m x k) by (k x n) at the training precision. */
     public double grouped(int groups, double m, double n, double k) {
-        GemmSurface s = precision.gemm(device);
-        return launch(s.groupedNs(groups, m, n, k), 1);
+        return launch(surface().groupedNs(groups, m, n, k), 1);
     }
 
     /** Bytes of the half-precision weight gradient a GEMM writes when accumulation is not fused. */
@@ -145,7 +218,7 @@ public record KernelCosts(DeviceProfile device, Precision precision, Fp8Recipe r
      */
     public double accumulate(double weights, boolean bf16) {
         if (gradAccumulationFusion) {
-            GemmSurface s = bf16 ? device.bf16Gemm() : precision.gemm(device);
+            GemmSurface s = bf16 ? device.bf16Gemm() : surface();
             double extra = 2.0 * mainGradBytes - s.bytesPerElement();
             return s.memoryFactor() * extra * weights / s.hbmBytesPerS() * 1e9;
         }
@@ -168,21 +241,53 @@ public record KernelCosts(DeviceProfile device, Precision precision, Fp8Recipe r
     }
 
     /**
-     * FP8 or int8 quantisation of one GEMM operand of {@code elements} elements by a kernel of its
-     * own (0 when training in bf16, or when the recipe fuses the cast into the producing kernel
-     * and {@code fusable} says there is one). AQT int8 scales each operand from its own absolute
+     * FP8, int8 or NVFP4 quantisation of one GEMM operand of {@code elements} elements by a kernel
+     * of its own (0 when training in bf16, or when the recipe fuses the cast into the kernel that
+     * produced the operand, {@code producer}). AQT int8 scales each operand from its own absolute
      * maximum per channel, computed just in time (maxtext {@code _get_int8_quant_config}, AQT's
      * dynamic range calibration): costed as {@link Fp8Recipe#CURRENT}, an amax pass then a cast,
      * never fused into the producer (uncertain: XLA may fuse the amax reduction into the
-     * producing fusion, which would save one read).
+     * producing fusion, which would save one read). NVFP4: the cast kernel alone, without its
+     * amax pass ({@link #hadamardAmax}): Transformer Engine's fused
+     * {@code nvte_quantize_with_hadamard_transform} (pytorch/csrc/quantizer.cpp,
+     * {@code NVFP4Quantizer::quantize_impl}) reads the bf16 tensor once and writes the row-wise
+     * copy and, after a 16 x 16 random Hadamard transform, the column-wise copy for the weight
+     * gradient, each half a byte an element and an E4M3 scale byte per 16: 2 + 2 (0.5 + 1/16)
+     * bytes an element. Its inputs and gradients always take that path: their quantizers apply
+     * the transform with the post-transform amax, which the norm and activation kernels cannot
+     * produce (extensions/normalization.cpp and activation.cpp: {@code Impl::UNFUSED} when
+     * {@code with_rht && with_post_rht_amax}), so nothing fuses.
      */
-    public double cast(double elements, boolean fusable) {
+    public double cast(double elements, CastProducer producer) {
+        if (precision == Precision.NVFP4) {
+            return memory(elements * NVFP4_CAST_BYTES, device.kernels().forward(Op.FP8_CAST));
+        }
         Fp8Recipe r = precision == Precision.INT8 ? Fp8Recipe.CURRENT : recipe;
-        if (!quantised() || (fusable && r.fusesIntoProducer())) {
+        if (!quantised() || r.fusesInto(producer)) {
             return 0;
         }
         return memory(elements * r.bytesPerElement(), r.kernelsPerCast() * device.kernels().forward(Op.FP8_CAST));
     }
+
+    /**
+     * NVFP4's amax pass before each operand's cast, 0 at any other precision: one kernel
+     * ({@code nvte_hadamard_transform_amax}) reads the bf16 tensor once and gives both the
+     * tensor's amax (for the row-wise copy's FP32 scale) and the amax after the random Hadamard
+     * transform (for the column-wise copy's): 2 bytes an element.
+     */
+    public double hadamardAmax(double elements) {
+        if (precision != Precision.NVFP4) {
+            return 0;
+        }
+        return memory(elements * NVFP4_AMAX_BYTES, device.kernels().forward(Op.FP8_CAST));
+    }
+
+    /** Bytes an element NVFP4's amax pass reads: the bf16 tensor once. */
+    static final double NVFP4_AMAX_BYTES = 2;
+    /** Bytes an element of one NVFP4 quantised copy: the 4-bit value and an E4M3 scale per 16. */
+    static final double NVFP4_SAVED_BYTES = 0.5 + 1.0 / 16;
+    /** Bytes an element NVFP4's fused cast moves: bf16 read, row-wise and column-wise copies written. */
+    static final double NVFP4_CAST_BYTES = 2 + 2 * NVFP4_SAVED_BYTES;
 
     /**
      * One pass of the fused attention core.

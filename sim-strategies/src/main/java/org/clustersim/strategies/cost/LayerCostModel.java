@@ -115,6 +115,12 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
         return given.isEmpty() ? Set.of(RecomputeModule.CORE_ATTN) : Set.copyOf(EnumSet.copyOf(given));
     }
 
+    /** The same layer with every GEMM in bf16 and no casts (a layer the recipe keeps in bf16: {@link Bf16Layers}). */
+    public LayerCostModel inBf16() {
+        return new LayerCostModel(model, costs.inBf16(), tp, seqParallel, microBatch, seqLen, recompute, cp, ep, etp,
+                modules);
+    }
+
     /** Whether module {@code m} is recomputed. */
     public boolean recomputes(RecomputeModule m) {
         return modules.contains(m);
@@ -226,21 +232,28 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
     }
 
     /**
-     * FP8 casts of one GEMM: its input (rows x k) in F and its output gradient (rows x n) in
-     * Bi, each fusable or not into the kernel producing it (see {@link Fp8Recipe}). Under AQT
-     * int8 the weight (k x n) is quantised too, in every forward: AQT quantises both operands of
-     * each dot_general as it runs (maxtext {@code AqtQuantization}), where Transformer Engine's
-     * FP8 weight casts are not costed here.
+     * The low-precision casts of one GEMM: its input (rows x k) in F and its output gradient
+     * (rows x n) in Bi, each cast by a kernel of its own unless the recipe quantises it inside
+     * the kernel that produced it ({@code input}, {@code grad}: see {@link Fp8Recipe}). Under
+     * NVFP4 each operand's cast is preceded by its amax pass, shown as its own op ("hadamard
+     * amax"; {@link KernelCosts#hadamardAmax}). Under AQT int8 the weight (k x n) is quantised
+     * too, in every forward: AQT quantises both operands of each dot_general as it runs (maxtext
+     * {@code AqtQuantization}), where Transformer Engine's weight casts, made once a step and
+     * cached for the following microbatches, are not costed here.
      */
-    private Block casts(double rows, double k, double n, boolean inputFusable, boolean gradFusable) {
+    private Block casts(double rows, double k, double n, CastProducer input, CastProducer grad) {
         if (!costs.quantised()) {
             return Block.op("fp8 cast", 0, 0, 0);
         }
-        if (!costs.fp8()) {
-            return Block.op("int8 quantise", costs.cast(rows * k, false) + costs.cast(k * n, false),
-                    costs.cast(rows * n, false), 0);
+        if (costs.precision() == Precision.INT8) {
+            return Block.op("int8 quantise", costs.cast(rows * k, CastProducer.OTHER)
+                    + costs.cast(k * n, CastProducer.OTHER), costs.cast(rows * n, CastProducer.OTHER), 0);
         }
-        return Block.op("fp8 cast", costs.cast(rows * k, inputFusable), costs.cast(rows * n, gradFusable), 0);
+        Block cast = Block.op(costs.castName(), costs.cast(rows * k, input), costs.cast(rows * n, grad), 0);
+        if (costs.nvfp4()) {
+            return Block.op("hadamard amax", costs.hadamardAmax(rows * k), costs.hadamardAmax(rows * n), 0).plus(cast);
+        }
+        return cast;
     }
 
     /**
@@ -377,7 +390,7 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
             block = block.plus(rotary());
         }
         block = block.plus(core)
-                .plus(casts(t, attnOut, h, false, false))
+                .plus(casts(t, attnOut, h, CastProducer.OTHER, CastProducer.OTHER))
                 .plus(linear("proj", t, attnOut, h));
         // with parallel blocks the one residual add closes the MLP block
         return model.parallelBlocks() ? block : block.plus(residual());
@@ -388,7 +401,7 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
         double h = model.hidden();
         double qkv = model.qkvWidth() / (double) tp;
         double t = tokens();
-        return casts(t, h, qkv, true, false).plus(linear("qkv", t, h, qkv));
+        return casts(t, h, qkv, CastProducer.NORM, CastProducer.OTHER).plus(linear("qkv", t, h, qkv));
     }
 
     /**
@@ -406,13 +419,13 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
         double qUp = (double) model.heads() * mla.qkHeadDim() / tp;
         double kvUp = (double) model.heads() * (mla.qkNopeHeadDim() + mla.vHeadDim()) / tp;
         double latents = rows * (mla.qLoraRank() + mla.kvLoraRank()) * E;
-        return casts(rows, h, mla.gatheredWidth(), true, false)
+        return casts(rows, h, mla.gatheredWidth(), CastProducer.NORM, CastProducer.OTHER)
                 .plus(linear("q down", rows, h, mla.qLoraRank()))
                 .plus(linear("kv down", rows, h, mla.kvDownWidth()))
                 .plus(memoryOp("latent norm", Op.NORM, 2 * latents, 3 * latents))
-                .plus(casts(t, mla.qLoraRank(), qUp, true, false))
+                .plus(casts(t, mla.qLoraRank(), qUp, CastProducer.NORM, CastProducer.OTHER))
                 .plus(linear("q up", t, mla.qLoraRank(), qUp))
-                .plus(casts(t, mla.kvLoraRank(), kvUp, true, false))
+                .plus(casts(t, mla.kvLoraRank(), kvUp, CastProducer.NORM, CastProducer.OTHER))
                 .plus(linear("kv up", t, mla.kvLoraRank(), kvUp));
     }
 
@@ -429,9 +442,9 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
         double t = tokens();
         double qUp = (double) model.heads() * mla.qkHeadDim() / tp;
         double kvUp = (double) model.heads() * (mla.qkNopeHeadDim() + mla.vHeadDim()) / tp;
-        return casts(t, mla.qLoraRank(), qUp, true, false)
+        return casts(t, mla.qLoraRank(), qUp, CastProducer.NORM, CastProducer.OTHER)
                 .plus(linear("q up", t, mla.qLoraRank(), qUp))
-                .plus(casts(t, mla.kvLoraRank(), kvUp, true, false))
+                .plus(casts(t, mla.kvLoraRank(), kvUp, CastProducer.NORM, CastProducer.OTHER))
                 .plus(linear("kv up", t, mla.kvLoraRank(), kvUp))
                 .plus(rotary());
     }
@@ -514,7 +527,8 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
         double all = rows * groups;
         // activation: reads the up outputs, writes f; backward reads them and the gradient, writes their gradients
         Block act = memoryOp("act", Op.ACTIVATION, all * f * E * (up + 1), all * f * E * (2 * up + 1));
-        return casts(all, h, up * f, afterNorm, true).plus(fc1).plus(act).plus(casts(all, f, h, true, false)).plus(fc2);
+        return casts(all, h, up * f, afterNorm ? CastProducer.NORM : CastProducer.OTHER, CastProducer.ACTIVATION)
+                .plus(fc1).plus(act).plus(casts(all, f, h, CastProducer.ACTIVATION, CastProducer.OTHER)).plus(fc2);
     }
 
     /** {@code groups} GEMMs of (rows x k) by (k x n), each with its own weights, as one grouped kernel per pass. */

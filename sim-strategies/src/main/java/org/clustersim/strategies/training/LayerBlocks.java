@@ -17,7 +17,9 @@ import org.clustersim.strategies.model.TransformerModel;
  */
 final class LayerBlocks {
     private final LayerCostModel cost;
-    private final Kind[] kinds = new Kind[4];
+    private final LayerCostModel bf16Cost;
+    private final Numerics numerics;
+    private final Kind[] kinds = new Kind[8];
     private final Map<LayerCostModel.Block[], LayerCostModel.Block> wholeLayers = new IdentityHashMap<>();
     private final Map<LayerCostModel.Block, OpBreakdown[]> breakdowns = new IdentityHashMap<>();
 
@@ -31,20 +33,37 @@ final class LayerBlocks {
     record Kind(LayerCostModel.Block[] layer, LayerCostModel.Block[] base, LayerCostModel.Block core) {
     }
 
+    /** Every layer at {@code cost}'s precision. */
     LayerBlocks(LayerCostModel cost) {
+        this(cost, null);
+    }
+
+    /**
+     * Layers at {@code cost}'s precision but those {@code numerics} keeps in bf16
+     * ({@link Numerics#bf16Layer}), which take {@link LayerCostModel#inBf16}'s blocks.
+     */
+    LayerBlocks(LayerCostModel cost, Numerics numerics) {
         this.cost = cost;
+        this.numerics = numerics;
+        this.bf16Cost = numerics != null && numerics.kernels().quantised() && numerics.bf16Layers().any()
+                ? cost.inBf16() : null;
     }
 
     LayerCostModel cost() {
         return cost;
     }
 
-    /** Layer {@code l}'s kind: its blocks shared with every layer of the same MLP and attention. */
+    /**
+     * Layer {@code l}'s kind: its blocks shared with every layer of the same MLP, attention and
+     * precision.
+     */
     Kind kind(int l) {
         TransformerModel m = cost.model();
-        int key = (m.isMoeLayer(l) ? 1 : 0) + (m.isWindowed(l) ? 2 : 0);
+        boolean bf16 = bf16Cost != null && numerics.bf16Layer(l, m.layers());
+        int key = (m.isMoeLayer(l) ? 1 : 0) + (m.isWindowed(l) ? 2 : 0) + (bf16 ? 4 : 0);
         if (kinds[key] == null) {
-            kinds[key] = new Kind(cost.layer(l), cost.baseLayer(l), cost.attentionCore(l));
+            LayerCostModel c = bf16 ? bf16Cost : cost;
+            kinds[key] = new Kind(c.layer(l), c.baseLayer(l), c.attentionCore(l));
         }
         return kinds[key];
     }

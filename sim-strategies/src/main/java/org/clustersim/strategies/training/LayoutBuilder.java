@@ -3,6 +3,7 @@ package org.clustersim.strategies.training;
 import java.util.List;
 import java.util.Set;
 
+import org.clustersim.strategies.cost.Bf16Layers;
 import org.clustersim.strategies.cost.Fp8Recipe;
 import org.clustersim.strategies.cost.KernelCosts;
 import org.clustersim.strategies.cost.LayerCostModel;
@@ -55,6 +56,7 @@ public final class LayoutBuilder {
     LayerCostModel.Recompute recompute = LayerCostModel.Recompute.NONE;
     Set<RecomputeModule> recomputeModules = Set.of();
     XlaRemat xlaRemat;
+    Bf16Layers bf16Layers = Bf16Layers.NONE;
 
     LayoutBuilder(TransformerModel model, Topology topology) {
         this.model = model;
@@ -208,6 +210,12 @@ public final class LayoutBuilder {
                 Fp8Recipe.DELAYED, attention, true, false, 4));
     }
 
+    /** The layers a low-precision recipe keeps in bf16 (none by default). */
+    public LayoutBuilder bf16Layers(Bf16Layers layers) {
+        this.bf16Layers = layers;
+        return this;
+    }
+
     public LayoutBuilder recompute(LayerCostModel.Recompute policy) {
         this.recompute = policy;
         return this;
@@ -240,6 +248,7 @@ public final class LayoutBuilder {
         recompute = step.recompute();
         recomputeModules = step.recomputeModules();
         xlaRemat = step.numerics().xlaRemat();
+        bf16Layers = step.numerics().bf16Layers();
         return this;
     }
 
@@ -273,6 +282,7 @@ public final class LayoutBuilder {
                 new Pipelines(schedule, split, blockingSends, replicas == 0 ? dp : replicas),
                 new BatchShape(microbatches, microBatch, seqLen),
                 new Numerics(kernels != null ? kernels : KernelCosts.of(DeviceProfiles.bundled(
-                        topology.accelerator().name()), Precision.BF16), recompute, recomputeModules, xlaRemat));
+                        topology.accelerator().name()), Precision.BF16), recompute, recomputeModules, xlaRemat,
+                        bf16Layers));
     }
 }

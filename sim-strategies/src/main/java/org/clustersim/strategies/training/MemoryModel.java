@@ -2,7 +2,6 @@ package org.clustersim.strategies.training;
 
 import java.util.Set;
 
-import org.clustersim.strategies.cost.Fp8Recipe;
 import org.clustersim.strategies.cost.LayerCostModel;
 import org.clustersim.strategies.cost.Precision;
 import org.clustersim.strategies.cost.RecomputeModule;
@@ -58,7 +57,11 @@ import org.clustersim.strategies.model.TransformerModel;
  * norm's bf16 input stays saved for the norm's backward; layernorm_mlp.py keeps fc1's input
  * and fc2's input in FP8 the same way). So with Megatron-core's TE layer (QKV and fc1 as
  * LayerNormLinear, proj and fc2 as Linear) the two norm outputs and fc2's input cost one byte
- * an element instead of two; with blockwise scaling a 4-byte scale per 128 elements more. The
+ * an element instead of two; with blockwise scaling a 4-byte scale per 128 elements more, with
+ * MXFP8 a one-byte scale per 32. Under NVFP4 the same tensors are kept as their column-wise NVFP4
+ * copies (the wgrad operand, after the Hadamard transform), half a byte an element and an E4M3
+ * scale byte per 16; a layer kept in bf16 ({@link org.clustersim.strategies.cost.Bf16Layers})
+ * keeps bf16 tensors. The
  * attention output is the exception: fused attention keeps its bf16 output for its own backward
  * (attention/dot_product_attention/backends.py, {@code FusedAttnFunc.forward}, without FP8
  * attention), so proj's FP8 copy is held beside it, one byte an element more than in bf16;
@@ -181,7 +184,8 @@ public final class MemoryModel {
             // output-discarding checkpoints of both norms: their outputs, 2 s b h each, are rebuilt
             dense -= norms;
         }
-        if (step.precision() == Precision.FP8) {
+        if ((step.precision() == Precision.FP8 || step.precision() == Precision.NVFP4)
+                && !step.numerics().bf16Layer(l, model.layers())) {
             dense -= fp8Saving(l, tokens, t, sp, modules);
         }
         if (!model.isMoeLayer(l)) {
@@ -206,9 +210,11 @@ public final class MemoryModel {
     }
 
     /**
-     * Bytes an FP8 layer saves for its backward below the same layer in bf16 (see the class
-     * comment): the GEMM inputs Transformer Engine keeps as its FP8 copies, each one byte an
-     * element (plus the scales of blockwise scaling) instead of two, and the proj input's FP8 copy
+     * Bytes an FP8 or NVFP4 layer saves for its backward below the same layer in bf16 (see the
+     * class comment): the GEMM inputs Transformer Engine keeps as its quantised copies, each one
+     * byte an element (plus the scales of blockwise or MXFP8 scaling; NVFP4: half a byte and a
+     * scale byte per 16, {@link org.clustersim.strategies.cost.KernelCosts#savedOperandBytes})
+     * instead of two, and the proj input's FP8 copy
      * held beside fused attention's bf16 output. Counted on the tensors as this model counts them
      * in bf16: the two norm outputs (h each), the attention output, and fc2's input (4 h, the
      * 8 s b h of Korthikanti's MLP).
@@ -216,7 +222,7 @@ public final class MemoryModel {
     private double fp8Saving(int l, double tokens, int t, boolean sp, Set<RecomputeModule> modules) {
         TransformerModel model = step.model();
         double h = model.hidden();
-        double fp8 = step.kernels().recipe() == Fp8Recipe.BLOCKWISE ? 1 + 4.0 / 128 : 1;
+        double fp8 = step.kernels().savedOperandBytes();
         double saved = 2 - fp8;
         double bySp = sp ? t : 1;
         boolean mlp = !model.isMoeLayer(l) && !modules.contains(RecomputeModule.MLP);

@@ -2,6 +2,7 @@ package org.clustersim.strategies.training;
 
 import java.util.Set;
 
+import org.clustersim.strategies.cost.Bf16Layers;
 import org.clustersim.strategies.cost.KernelCosts;
 import org.clustersim.strategies.cost.LayerCostModel;
 import org.clustersim.strategies.cost.RecomputeModule;
@@ -17,9 +18,16 @@ import org.clustersim.strategies.cost.RecomputeModule;
  *                         attention core, its default); empty otherwise
  * @param xlaRemat         the MaxText remat policy XLA keeps memory by on a TPU mesh
  *                         ({@link XlaMemory}); null for a Megatron-style (GPU) step
+ * @param bf16Layers       the layers a low-precision recipe keeps in bf16 ({@link Bf16Layers})
  */
 public record Numerics(KernelCosts kernels, LayerCostModel.Recompute recompute, Set<RecomputeModule> recomputeModules,
-                       XlaRemat xlaRemat) {
+                       XlaRemat xlaRemat, Bf16Layers bf16Layers) {
+
+    /** Every layer at the kernels' precision. */
+    public Numerics(KernelCosts kernels, LayerCostModel.Recompute recompute, Set<RecomputeModule> recomputeModules,
+                    XlaRemat xlaRemat) {
+        this(kernels, recompute, recomputeModules, xlaRemat, Bf16Layers.NONE);
+    }
 
     /** A Megatron-style step's numerics (no XLA remat policy). */
     public Numerics(KernelCosts kernels, LayerCostModel.Recompute recompute, Set<RecomputeModule> recomputeModules) {
@@ -33,5 +41,13 @@ public record Numerics(KernelCosts kernels, LayerCostModel.Recompute recompute, 
         }
         recomputeModules = LayerCostModel.recomputedModules(recompute, recomputeModules == null ? Set.of()
                 : recomputeModules);
+        if (bf16Layers == null) {
+            bf16Layers = Bf16Layers.NONE;
+        }
+    }
+
+    /** Whether layer {@code l} of {@code layers} runs its GEMMs in bf16 while the step's precision is lower. */
+    public boolean bf16Layer(int l, int layers) {
+        return kernels.quantised() && bf16Layers.contains(l, layers);
     }
 }

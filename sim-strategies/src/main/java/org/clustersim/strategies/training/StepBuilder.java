@@ -60,7 +60,7 @@ public final class StepBuilder {
                         TrainingStep.ACTIVATION_BYTES), plans);
         ExpertParallel.Groups groups = step.ep() > 1 ? new ExpertParallel.Groups(this::expertGroups,
                 step.replicas() == 1) : null;
-        LayerBlocks blocks = new LayerBlocks(cost);
+        LayerBlocks blocks = new LayerBlocks(cost, step.numerics());
         TensorParallelOverlap overlap = step.tpCommOverlap() && tensor.sequenceParallel()
                 ? new TensorParallelOverlap(tensor, cost, step.topology().spec()
                         .filter(spec -> spec instanceof org.clustersim.topology.TorusSpec)

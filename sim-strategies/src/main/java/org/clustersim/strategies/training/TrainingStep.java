@@ -62,9 +62,12 @@ public record TrainingStep(TransformerModel model, Topology topology, Layout lay
      */
     static final int ACTIVATION_BYTES = 2;
 
-    /** Bytes of a weight in a ZeRO all-gather: bf16, or fp8 when FP8 weights are gathered as such. */
-    int weightGatherBytes() {
-        return precision() == Precision.FP8 && kernels().fp8ParamGather() ? 1 : 2;
+    /**
+     * Bytes of a weight in a ZeRO all-gather: bf16, or as the low-precision recipe gathers them
+     * ({@link KernelCosts#weightGatherBytes}).
+     */
+    double weightGatherBytes() {
+        return kernels().weightGatherBytes();
     }
 
     /**

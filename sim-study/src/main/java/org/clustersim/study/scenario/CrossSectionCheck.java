@@ -11,6 +11,7 @@ import java.util.Map;
 
 import org.clustersim.core.input.Section;
 import org.clustersim.strategies.cost.RecomputeModule;
+import org.clustersim.strategies.device.DeviceProfile;
 import org.clustersim.strategies.model.TransformerModel;
 import org.clustersim.strategies.pipeline.ScheduleKind;
 import org.clustersim.strategies.training.AllToAllAlgorithm;
@@ -39,8 +40,8 @@ final class CrossSectionCheck {
     }
 
     /** Reports what does not fit together; run only on a scenario whose sections read without errors. */
-    void check(ClusterSpec cluster, TransformerModel model, Scenario.Parallelism par, ScheduleKind schedule,
-               Scenario.Training training) {
+    void check(ClusterSpec cluster, DeviceProfile device, TransformerModel model, Scenario.Parallelism par,
+               ScheduleKind schedule, Scenario.Training training) {
         int stages = par.layout().mesh().pp() * (schedule == ScheduleKind.DUALPIPE ? 1 : par.vp());
         List<LayoutRules.Violation> broken = new ArrayList<>();
         LayoutRules.layerSplit(broken, par.layersPerStage(), stages, par.layout().mesh().pp(), par.vp(), model.layers());
@@ -86,6 +87,37 @@ final class CrossSectionCheck {
                     + "(model.latentAttention)");
         }
         precision(cluster, training.precision());
+        lowPrecision(device, model, training);
+    }
+
+    /**
+     * What the Blackwell recipes need: NVFP4 a device profile with a {@code gemm.nvfp4} surface
+     * (its rate is taken from nowhere else); MXFP8 block-scaled tensor cores, which Transformer
+     * Engine finds on compute capability 10.x only ({@code check_mxfp8_support},
+     * transformer_engine/pytorch/quantization.py), that is a profile with an FP4 peak; the layers
+     * kept in bf16 no more than the model has.
+     */
+    private void lowPrecision(DeviceProfile device, TransformerModel model, Scenario.Training training) {
+        String name = device == null ? "cluster's" : device.name();
+        if (training.precision() == org.clustersim.strategies.cost.Precision.NVFP4
+                && (device == null || device.nvfp4Gemm() == null)) {
+            trainSec.error("precision", "found nvfp4, but the " + name + " device profile has no gemm.nvfp4 "
+                    + "surface (NVFP4 GEMMs need Blackwell's FP4 tensor cores and a measured rate); expected bf16"
+                    + (device != null && device.fp8Gemm() != null ? " or fp8" : "") + ", or a profile with gemm.nvfp4");
+        }
+        if (training.precision() == org.clustersim.strategies.cost.Precision.FP8
+                && training.fp8Recipe() == org.clustersim.strategies.cost.Fp8Recipe.MXFP8
+                && (device == null || (device.nvfp4Gemm() == null && device.mxfp8Gemm() == null))) {
+            trainSec.error("fp8Recipe", "found mxfp8, but the " + name + " device profile has no block-scaled "
+                    + "tensor cores (Transformer Engine runs MXFP8 on compute capability 10.x, Blackwell, whose "
+                    + "profiles give peakTflops.fp4 and gemm.nvfp4 or gemm.mxfp8); expected delayed, current or blockwise");
+        }
+        int kept = training.bf16Layers().first() + training.bf16Layers().last();
+        if (kept > model.layers()) {
+            trainSec.error(training.bf16Layers().last() > 0 ? "bf16LayersAtEnd" : "bf16LayersAtStart", "found "
+                    + training.bf16Layers().first() + " + " + training.bf16Layers().last() + " layers kept in bf16, but "
+                    + model.name() + " has " + model.layers() + "; expected at most " + model.layers() + " together");
+        }
     }
 
     /**
@@ -95,8 +127,8 @@ final class CrossSectionCheck {
      */
     private void precision(ClusterSpec cluster, org.clustersim.strategies.cost.Precision p) {
         org.clustersim.topology.AcceleratorSpec chip = cluster.accelerator();
-        if (p.peak(chip) > 0) {
-            return;
+        if (p.peak(chip) > 0 || p == org.clustersim.strategies.cost.Precision.NVFP4) {
+            return; // nvfp4: lowPrecision, from the device profile
         }
         boolean tpu = cluster instanceof org.clustersim.topology.TorusSpec;
         List<String> has = new ArrayList<>(List.of("bf16"));

@@ -15,6 +15,7 @@ import org.clustersim.strategies.training.ShardingOptions;
 import org.clustersim.strategies.training.StepSequence;
 import org.clustersim.strategies.training.TrainingStep;
 import org.clustersim.strategies.training.XlaRemat;
+import org.clustersim.strategies.cost.Bf16Layers;
 import org.clustersim.strategies.cost.Fp8Recipe;
 import org.clustersim.strategies.cost.KernelCosts;
 import org.clustersim.strategies.cost.LayerCostModel;
@@ -140,15 +141,17 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
      * @param recomputeModules under selective recomputation, the modules recomputed (empty: the
      *                   attention core, Megatron-core's default)
      * @param adamMomentBytes bytes of each Adam moment (4 fp32, 2 bf16 under the precision-aware optimizer)
+     * @param bf16Layers  the layers a low-precision recipe keeps in bf16
      */
     public record Training(int globalBatch, int microBatch, int seqLen, Precision precision, Fp8Recipe fp8Recipe,
                            Recompute recompute, boolean gradAccumulationFusion, boolean fp8ParamGather,
                            int mainGradBytes, Set<RecomputeModule> recomputeModules, int adamMomentBytes,
-                           XlaRemat xlaRemat) {
+                           XlaRemat xlaRemat, Bf16Layers bf16Layers) {
         /** The same settings with XLA keeping memory by {@code policy} (a mesh's step). */
         public Training withXlaRemat(XlaRemat policy) {
             return new Training(globalBatch, microBatch, seqLen, precision, fp8Recipe, recompute,
-                    gradAccumulationFusion, fp8ParamGather, mainGradBytes, recomputeModules, adamMomentBytes, policy);
+                    gradAccumulationFusion, fp8ParamGather, mainGradBytes, recomputeModules, adamMomentBytes, policy,
+                    bf16Layers);
         }
     }
 
@@ -227,6 +230,7 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
                 .batch(microbatches(), training.microBatch(), training.seqLen())
                 .kernels(kernelCosts()).recompute(training.recompute().cost())
                 .recomputeModules(training.recomputeModules()).xlaRemat(training.xlaRemat())
+                .bf16Layers(training.bf16Layers())
                 .build();
     }
 }

@@ -304,19 +304,28 @@ public final class ScenarioFields {
     public static final Field MICRO_BATCH = integer("microBatch", 1, 1, MAX_COUNT, "Sequences per microbatch.");
     public static final Field SEQ_LEN = integer("seqLen", 2048, 1, 1 << 22, "Tokens per sequence.");
     public static final Field PRECISION = choice("precision", Map.of("bf16", Precision.BF16, "fp16", Precision.FP16,
-            "fp8", Precision.FP8, "int8", Precision.INT8), "bf16", "Matrix-multiply precision; fp8 needs fp8 units "
-            + "(H100, H200, B200, tpu7x); int8 is MaxText's AQT int8 training on TPUs with int8 MXUs (tpu-v4, "
-            + "tpu-v5e, tpu-v5p, tpu-v6e).");
+            "fp8", Precision.FP8, "int8", Precision.INT8, "nvfp4", Precision.NVFP4), "bf16", "Matrix-multiply "
+            + "precision; fp8 needs fp8 units (H100, H200, B200, tpu7x); int8 is MaxText's AQT int8 training on TPUs "
+            + "with int8 MXUs (tpu-v4, tpu-v5e, tpu-v5p, tpu-v6e); nvfp4 is NVIDIA's NVFP4 recipe (Transformer "
+            + "Engine's NVFP4BlockScaling) and needs a device profile with a gemm.nvfp4 surface (Blackwell).");
     public static final Field RECOMPUTE = choice("recompute", Map.of("none", Scenario.Recompute.NONE, "selective",
             Scenario.Recompute.SELECTIVE, "full", Scenario.Recompute.FULL), "none", "Activation recomputation: full "
             + "replays each layer's forward in the backward, selective the modules of recomputeModules.");
     public static final Field FP8_RECIPE = choice("fp8Recipe", Map.of("delayed", Fp8Recipe.DELAYED, "current",
-            Fp8Recipe.CURRENT, "blockwise", Fp8Recipe.BLOCKWISE), "delayed", "With precision: fp8: how tensors are "
-            + "scaled.");
+            Fp8Recipe.CURRENT, "blockwise", Fp8Recipe.BLOCKWISE, "mxfp8", Fp8Recipe.MXFP8), "delayed", "With "
+            + "precision: fp8: how tensors are scaled; mxfp8 (one E8M0 scale per 32 elements, Transformer Engine's "
+            + "MXFP8BlockScaling) needs Blackwell's block-scaled tensor cores (a device profile with peakTflops.fp4).");
     public static final Field GRAD_FUSION = bool("gradAccumulationFusion", true, "Weight-gradient GEMMs add into "
             + "the fp32 main gradient in their epilogue.");
-    public static final Field FP8_GATHER = bool("fp8ParamGather", false, "With precision: fp8: ZeRO's weight "
-            + "all-gathers move FP8 weights.");
+    public static final Field FP8_GATHER = bool("fp8ParamGather", false, "With precision: fp8 or nvfp4: ZeRO's "
+            + "weight all-gathers move the weights as the recipe keeps them (Megatron-core's --fp8-param-gather, "
+            + "--fp4-param-gather): 1 byte with per-tensor or blockwise fp8; with mxfp8 the main-gradient type "
+            + "(gathered through the gradient buffer); half a byte with nvfp4.");
+    public static final Field BF16_AT_START = integer("bf16LayersAtStart", 0, 0, MAX_COUNT, "With precision: fp8 "
+            + "or nvfp4: the first layers kept in bf16 (Megatron-core's --first-last-layers-bf16 with "
+            + "--num-layers-at-start-in-bf16).");
+    public static final Field BF16_AT_END = integer("bf16LayersAtEnd", 0, 0, MAX_COUNT, "With precision: fp8 "
+            + "or nvfp4: the last layers kept in bf16 (--num-layers-at-end-in-bf16).");
     public static final Field MAIN_GRAD = choice("mainGradDtype", Map.of("fp32", 4, "bf16", 2, "fp16", 2), "fp32",
             "The type gradients are accumulated and reduced in.");
     public static final Field ADAM_MOMENTS = choice("adamMomentDtype", Map.of("fp32", 4, "bf16", 2), "fp32",
@@ -341,7 +350,8 @@ public final class ScenarioFields {
             REMAT_TENSOR_FIELDS.keySet().toArray(Field[]::new));
     public static final Field TRAINING = section("training", "Batch, sequence, precision and recomputation.",
             List.of(List.of("globalBatch")), GLOBAL_BATCH, MICRO_BATCH, SEQ_LEN, PRECISION, RECOMPUTE, FP8_RECIPE,
-            GRAD_FUSION, FP8_GATHER, MAIN_GRAD, ADAM_MOMENTS, RECOMPUTE_MODULES, REMAT, REMAT_TENSORS);
+            GRAD_FUSION, FP8_GATHER, BF16_AT_START, BF16_AT_END, MAIN_GRAD, ADAM_MOMENTS, RECOMPUTE_MODULES, REMAT,
+            REMAT_TENSORS);
 
     // ---- network ----
     public static final Field FIDELITY = choice("fidelity", Map.of("analytical", Simulation.Fidelity.ANALYTICAL,

@@ -134,7 +134,7 @@ public final class ScenarioReader {
         }
         if (!d.hasErrors()) {
             new CrossSectionCheck(clusterSec, parSec, schedSec, trainSec).check(cluster.orElseThrow().spec(),
-                    model.orElseThrow(), par, schedule, training);
+                    cluster.orElseThrow().device(), model.orElseThrow(), par, schedule, training);
         }
         d.throwIfAny();
         ClusterSectionReader.ClusterChoice chosen = cluster.orElseThrow();

@@ -11,6 +11,7 @@ import java.util.Set;
 
 import org.clustersim.core.input.Section;
 import org.clustersim.core.input.SourceNode;
+import org.clustersim.strategies.cost.Bf16Layers;
 import org.clustersim.strategies.cost.Fp8Recipe;
 import org.clustersim.strategies.cost.Precision;
 import org.clustersim.strategies.cost.RecomputeModule;
@@ -39,7 +40,7 @@ final class TrainingSectionReader {
         Scenario.Training t = training;
         return new Scenario.Training(t.globalBatch(), t.microBatch(), t.seqLen(), t.precision(), t.fp8Recipe(),
                 remat.get().recompute(), t.gradAccumulationFusion(), t.fp8ParamGather(), t.mainGradBytes(),
-                remat.get().modules(), t.adamMomentBytes(), remat.get().memory());
+                remat.get().modules(), t.adamMomentBytes(), remat.get().memory(), t.bf16Layers());
     }
 
     private Scenario.Training training() {
@@ -50,18 +51,27 @@ final class TrainingSectionReader {
         Scenario.Recompute recompute = RECOMPUTE.choice(section);
         Fp8Recipe recipe = FP8_RECIPE.choice(section);
         if (given(section, "fp8Recipe") && precision != Precision.FP8) {
-            section.error("fp8Recipe", "a scaling recipe only applies to training.precision: fp8");
+            section.error("fp8Recipe", "a scaling recipe only applies to training.precision: fp8"
+                    + (precision == Precision.NVFP4 ? " (nvfp4 is a recipe of its own)" : ""));
         }
         boolean fusion = GRAD_FUSION.bool(section);
         boolean fp8Gather = FP8_GATHER.bool(section);
-        if (fp8Gather && precision != Precision.FP8) {
-            section.error("fp8ParamGather", "gathering FP8 weights needs training.precision: fp8");
+        boolean lowPrecision = precision == Precision.FP8 || precision == Precision.NVFP4;
+        if (fp8Gather && !lowPrecision) {
+            section.error("fp8ParamGather", "gathering low-precision weights needs training.precision: fp8 or nvfp4");
+        }
+        int bf16Start = BF16_AT_START.integer(section);
+        int bf16End = BF16_AT_END.integer(section);
+        for (String f : List.of("bf16LayersAtStart", "bf16LayersAtEnd")) {
+            if (given(section, f) && !lowPrecision) {
+                section.error(f, "keeping layers in bf16 needs training.precision: fp8 or nvfp4");
+            }
         }
         int mainGrad = MAIN_GRAD.choice(section);
         int moments = ADAM_MOMENTS.choice(section);
         Set<RecomputeModule> modules = recomputeModules(recompute);
         return new Scenario.Training(global, micro, seq, precision, recipe, recompute, fusion, fp8Gather, mainGrad,
-                modules, moments, null);
+                modules, moments, null, new Bf16Layers(bf16Start, bf16End));
     }
 
     /**
