@@ -15,7 +15,8 @@ import org.clustersim.core.input.SourceTreeReader;
  */
 public final class DeviceProfiles {
     /** The bundled profiles' names, which are the accelerator names of the cluster presets. */
-    public static final List<String> NAMES = List.of("a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200", "tpu-v4",
+    public static final List<String> NAMES = List.of("a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200", "gb200",
+            "b300", "gb300", "tpu-v4",
             "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-7x");
 
     private static final Map<String, DeviceProfile> CACHE = new ConcurrentHashMap<>();

@@ -26,9 +26,13 @@ class DeviceProfileTest {
 
     @Test
     void everyBundledProfileLoadsAndAgreesWithItsChipsSpecification() {
-        Map<String, AcceleratorSpec> chips = Map.of("h100-sxm", AcceleratorSpec.H100_SXM, "a100-sxm-80gb",
-                AcceleratorSpec.A100_SXM_80GB, "b200", AcceleratorSpec.B200, "h200-sxm", AcceleratorSpec.H200_SXM, "tpu-v4", AcceleratorSpec.TPU_V4,
-                "tpu-v5e", AcceleratorSpec.TPU_V5E, "tpu-v5p", AcceleratorSpec.TPU_V5P, "tpu-v6e", AcceleratorSpec.TPU_V6E, "tpu-7x", AcceleratorSpec.TPU_7X);
+        Map<String, AcceleratorSpec> chips = Map.ofEntries(Map.entry("h100-sxm", AcceleratorSpec.H100_SXM),
+                Map.entry("a100-sxm-80gb", AcceleratorSpec.A100_SXM_80GB), Map.entry("b200", AcceleratorSpec.B200),
+                Map.entry("gb200", AcceleratorSpec.GB200), Map.entry("b300", AcceleratorSpec.B300),
+                Map.entry("gb300", AcceleratorSpec.GB300), Map.entry("h200-sxm", AcceleratorSpec.H200_SXM),
+                Map.entry("tpu-v4", AcceleratorSpec.TPU_V4), Map.entry("tpu-v5e", AcceleratorSpec.TPU_V5E),
+                Map.entry("tpu-v5p", AcceleratorSpec.TPU_V5P), Map.entry("tpu-v6e", AcceleratorSpec.TPU_V6E),
+                Map.entry("tpu-7x", AcceleratorSpec.TPU_7X));
         for (String name : DeviceProfiles.NAMES) {
             DeviceProfile p = DeviceProfiles.bundled(name);
             assertEquals(name, p.name());
