@@ -12,7 +12,10 @@ import org.clustersim.strategies.device.Op;
  * GEMMs at the training precision's surface (FP8 runs only the GEMMs in FP8), attention cores
  * from the implementation's tables, memory-bound operations as bytes over the achieved HBM
  * bandwidth. Every time includes the launch cost of its kernels ({@link
- * org.clustersim.strategies.device.Launch}).
+ * org.clustersim.strategies.device.Launch}). GEMMs and attention cores run at the clock the
+ * profile's {@code power} section says they sustain under the board's power limit ({@link
+ * org.clustersim.strategies.device.PowerLimit}: their compute terms stretched, their memory
+ * terms not); memory-bound kernels at the measured bandwidth whatever the power limit.
  *
  * @param device    the device profile
  * @param precision GEMM precision
@@ -191,12 +194,17 @@ public record KernelCosts(DeviceProfile device, Precision precision, Fp8Recipe r
 
     /** A GEMM, kept in bf16 whatever the training precision when {@code bf16} (logits, router). */
     public double gemm(double m, double n, double k, boolean bf16) {
-        return launch((bf16 ? device.bf16Gemm() : surface()).ns(m, n, k), 1);
+        return launch(sustained(bf16 ? device.bf16Gemm() : surface()).ns(m, n, k), 1);
     }
 
     /** A grouped GEMM of {@code groups} products (m x k) by (k x n) at the training precision. */
     public double grouped(int groups, double m, double n, double k) {
-        return launch(surface().groupedNs(groups, m, n, k), 1);
+        return launch(sustained(surface()).groupedNs(groups, m, n, k), 1);
+    }
+
+    /** A GEMM surface at the clock compute-bound kernels sustain under the device's power limit. */
+    private GemmSurface sustained(GemmSurface s) {
+        return s.atClock(device.power().sustainedComputeFraction());
     }
 
     /** Bytes of the half-precision weight gradient a GEMM writes when accumulation is not fused. */
@@ -296,7 +304,8 @@ public record KernelCosts(DeviceProfile device, Precision precision, Fp8Recipe r
      * @param seqLen  the sequence length to read the rate at
      */
     public double attention(AttentionPass pass, double flops, int headDim, boolean causal, double seqLen) {
-        double rate = device.attention().rate(attention, pass, headDim, causal, seqLen);
+        double rate = device.attention().rate(attention, pass, headDim, causal, seqLen)
+                * device.power().sustainedComputeFraction();
         int kernels = pass == AttentionPass.FORWARD ? device.kernels().forward(Op.ATTENTION)
                 : device.kernels().backward(Op.ATTENTION);
         return launch(flops / rate * 1e9, kernels);

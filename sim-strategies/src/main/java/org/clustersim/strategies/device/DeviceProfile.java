@@ -10,7 +10,8 @@ import org.clustersim.topology.AcceleratorSpec;
  * dense peaks, HBM capacity and bandwidth with the fraction of it memory-bound kernels reach,
  * GEMM throughput surfaces per precision, attention-core throughput tables per implementation,
  * kernel launch costs, how many kernels each memory-bound operation launches, the fused Adam
- * step's achieved bandwidth, and (where measured) collective constants. Every figure comes from
+ * step's achieved bandwidth, (where measured) collective constants, and the clock compute-bound
+ * kernels sustain under the board's power limit. Every figure comes from
  * single-device or single-node measurements; none from end-to-end training runs.
  *
  * @param name              chip name, e.g. {@code h100-sxm}
@@ -39,6 +40,9 @@ import org.clustersim.topology.AcceleratorSpec;
  *                          is the fp8 peak
  * @param nvfp4Gemm         NVFP4 (E2M1 with one E4M3 scale per 16 elements) GEMM surface, or null
  *                          without FP4 tensor cores; its peak is the profile's {@code peakTflops.fp4}
+ * @param power             the sustained clock of compute-bound kernels under the board power limit
+ *                          ({@link PowerLimit#NONE} when the profile has no {@code power} section: the
+ *                          measured short-burst rates are used as they are)
  */
 public record DeviceProfile(String name, String description, double bf16Flops, double fp8Flops, long hbmBytes,
                             double hbmBytesPerS, double streamEfficiency, GemmSurface bf16Gemm, GemmSurface fp8Gemm,
@@ -46,13 +50,29 @@ public record DeviceProfile(String name, String description, double bf16Flops, d
                             KernelCounts kernels, double adamBandwidthFraction,
                             List<CollectiveMeasurement> collectives, CommKernels commKernels,
                             ShardingHooks sharding, GemmSurface int8Gemm, GemmSurface mxfp8Gemm,
-                            GemmSurface nvfp4Gemm) {
+                            GemmSurface nvfp4Gemm, PowerLimit power) {
 
     public DeviceProfile {
         collectives = List.copyOf(collectives);
         if (sharding == null) {
             sharding = ShardingHooks.NONE;
         }
+        if (power == null) {
+            power = PowerLimit.NONE;
+        }
+    }
+
+    /** A profile without a {@code power} section: compute-bound kernels at their measured short-burst rates. */
+    public DeviceProfile(String name, String description, double bf16Flops, double fp8Flops, long hbmBytes,
+                         double hbmBytesPerS, double streamEfficiency, GemmSurface bf16Gemm, GemmSurface fp8Gemm,
+                         AttentionRates attention, AttentionImpl defaultAttention, Launch launch,
+                         KernelCounts kernels, double adamBandwidthFraction,
+                         List<CollectiveMeasurement> collectives, CommKernels commKernels,
+                         ShardingHooks sharding, GemmSurface int8Gemm, GemmSurface mxfp8Gemm,
+                         GemmSurface nvfp4Gemm) {
+        this(name, description, bf16Flops, fp8Flops, hbmBytes, hbmBytesPerS, streamEfficiency, bf16Gemm, fp8Gemm,
+                attention, defaultAttention, launch, kernels, adamBandwidthFraction, collectives, commKernels,
+                sharding, int8Gemm, mxfp8Gemm, nvfp4Gemm, PowerLimit.NONE);
     }
 
     /** A profile without block-scaled (MXFP8, NVFP4) GEMM surfaces. */

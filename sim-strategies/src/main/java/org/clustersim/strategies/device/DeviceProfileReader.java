@@ -98,13 +98,26 @@ public final class DeviceProfileReader {
             sharding = new ShardingHooks(required(sh, "deepspeedHookUs", 0, 1e6) * 1e3);
             sh.finish();
         }
+        PowerLimit power = s.has("power") ? power(s.section("power")) : PowerLimit.NONE;
         s.finish();
         if (errorCount() > before || kernels == null) {
             return Optional.empty();
         }
         return Optional.of(new DeviceProfile(name.orElse(""), description, bf16, fp8, Math.round(capacity), bandwidth,
                 stream, bf16Gemm, fp8Gemm, rates, dflt, launch, kernels, adam, collectives, comm, sharding, int8Gemm,
-                mxfp8Gemm, nvfp4Gemm));
+                mxfp8Gemm, nvfp4Gemm, power));
+    }
+
+    /**
+     * The {@code power} section: the board limit and the fraction of their short-burst rate that
+     * compute-bound kernels sustain at it. A fraction of a tenth or less would be a GPU barely
+     * running, not a power limit, so it is refused as a typo.
+     */
+    private PowerLimit power(Section p) {
+        double limit = required(p, "limitW", 1, 1e5);
+        double fraction = required(p, "sustainedComputeFraction", 0.1, 1);
+        p.finish();
+        return new PowerLimit(limit, fraction);
     }
 
     private int errorCount() {

@@ -25,14 +25,35 @@ import java.util.List;
  *                       n and k rounded up to whole tiles and m to whole 8-row sublane groups, the work an
  *                       MXU does on a padded operand (the JAX scaling book: matrix dimensions that are not
  *                       multiples of the MXU size waste its cycles)
+ * @param clockFraction  the SM clock the surface is read at over the clock its points and ceiling were
+ *                       measured at (short bursts), in (0, 1]: 1 as measured; below 1 (a long run held at
+ *                       the board's power limit, {@link PowerLimit}) the compute term {@code a W / P} and the
+ *                       ceiling {@code W / best} stretch by its inverse while the memory term and t0 stay, and
+ *                       each measured point's correction ratio is kept against the base model at the
+ *                       measured clock. A compute-bound shape (the ceiling binding) takes exactly 1 / fraction
+ *                       longer, a memory-bound one about as long as measured
  */
 public record GemmSurface(double peakFlops, double hbmBytesPerS, double bytesPerElement, double bestFlops,
-                          double computeFactor, double memoryFactor, double fixedNs, List<Point> points, int tile) {
+                          double computeFactor, double memoryFactor, double fixedNs, List<Point> points, int tile,
+                          double clockFraction) {
+
+    /** A surface read at the clock it was measured at. */
+    public GemmSurface(double peakFlops, double hbmBytesPerS, double bytesPerElement, double bestFlops,
+                       double computeFactor, double memoryFactor, double fixedNs, List<Point> points, int tile) {
+        this(peakFlops, hbmBytesPerS, bytesPerElement, bestFlops, computeFactor, memoryFactor, fixedNs, points, tile,
+                1);
+    }
 
     /** A surface without a systolic-array tile (GPUs). */
     public GemmSurface(double peakFlops, double hbmBytesPerS, double bytesPerElement, double bestFlops,
                        double computeFactor, double memoryFactor, double fixedNs, List<Point> points) {
         this(peakFlops, hbmBytesPerS, bytesPerElement, bestFlops, computeFactor, memoryFactor, fixedNs, points, 0);
+    }
+
+    /** The same measurements read at {@code fraction} of the measured clock (see {@code clockFraction}). */
+    public GemmSurface atClock(double fraction) {
+        return fraction == clockFraction ? this : new GemmSurface(peakFlops, hbmBytesPerS, bytesPerElement, bestFlops,
+                computeFactor, memoryFactor, fixedNs, points, tile, fraction);
     }
 
     /** Distance (octaves) at which a measured point weighs as much as the base model. */
@@ -51,14 +72,23 @@ public record GemmSurface(double peakFlops, double hbmBytesPerS, double bytesPer
 
     public GemmSurface {
         points = List.copyOf(points);
+        if (!(clockFraction > 0 && clockFraction <= 1)) {
+            throw new IllegalArgumentException("a clock fraction lies in (0, 1], not " + clockFraction);
+        }
     }
 
-    /** The base model alone, ns. */
+    /** The base model alone at the surface's clock, ns. */
     public double baseNs(double m, double n, double k) {
+        return baseNs(m, n, k, clockFraction);
+    }
+
+    /** The base model at {@code clock} times the measured clock, ns. */
+    private double baseNs(double m, double n, double k, double clock) {
         double w = tile > 0 ? 2 * padded(m, 8) * padded(n, tile) * padded(k, tile) : 2 * m * n * k;
         double bytes = bytesPerElement * (m * k + k * n + m * n);
-        double model = computeFactor * w / peakFlops * 1e9 + memoryFactor * bytes / hbmBytesPerS * 1e9 + fixedNs;
-        return Math.max(w / bestFlops * 1e9, model);
+        double model = computeFactor * w / (peakFlops * clock) * 1e9 + memoryFactor * bytes / hbmBytesPerS * 1e9
+                + fixedNs;
+        return Math.max(w / (bestFlops * clock) * 1e9, model);
     }
 
     /** Nanoseconds for an (m x k) by (k x n) product. */
@@ -67,6 +97,7 @@ public record GemmSurface(double peakFlops, double hbmBytesPerS, double bytesPer
             return 0;
         }
         double base = baseNs(m, n, k);
+        double ceiling = 2 * m * n * k / (bestFlops * clockFraction) * 1e9;
         if (points.isEmpty()) {
             return base;
         }
@@ -81,14 +112,14 @@ public record GemmSurface(double peakFlops, double hbmBytesPerS, double bytesPer
             double dk = lk - log2(p.k);
             double d2 = dm * dm + dn * dn + dk * dk;
             double measuredNs = 2 * p.m * p.n * p.k / p.flopsPerS * 1e9;
-            double ratio = Math.log(measuredNs / baseNs(p.m, p.n, p.k));
+            double ratio = Math.log(measuredNs / baseNs(p.m, p.n, p.k, 1));
             if (d2 < 1e-12) {
-                return Math.max(2 * m * n * k / bestFlops * 1e9, base * Math.exp(ratio));
+                return Math.max(ceiling, base * Math.exp(ratio));
             }
             weights += 1 / (d2 * d2);
             sum += ratio / (d2 * d2);
         }
-        return Math.max(2 * m * n * k / bestFlops * 1e9, base * Math.exp(sum / weights));
+        return Math.max(ceiling, base * Math.exp(sum / weights));
     }
 
     /**

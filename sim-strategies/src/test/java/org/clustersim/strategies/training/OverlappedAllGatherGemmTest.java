@@ -32,11 +32,13 @@ import org.junit.jupiter.params.provider.CsvSource;
  *     nvFuser on NCCL) 560 (NVIDIA/Fuser PR 5259).</li>
  * </ul>
  * Goal: the simulated rate within 5% of the published one. The sourced mechanisms (chunk shapes
- * on the GEMM surface, the ring's copy-engine steps and their one SM, the userbuffer fill) reach
- * only about +26% (626) and +20% (660): the surface gives these chunks the profile's best
- * measured rate, 794.5 TFLOP/s (MAMF), while the GEMM alone sustained about 670 on the DGX that
- * measured them ({@link #theGapIsTheGemmRateTheDgxSustainedAlone}). The bounds below guard what
- * is reached today.
+ * on the GEMM surface, the ring's copy-engine steps and their one SM, the userbuffer fill) reached
+ * only about +26% (626) and +20% (660) with the surface's short-burst rates: it gives these chunks
+ * the profile's best measured rate, 794.5 TFLOP/s (MAMF), while the GEMM alone sustained about 670
+ * on the DGX that measured them ({@link #mostOfTheGapIsTheGemmRateTheDgxSustainedAlone}). With the
+ * profile's {@code power} section (0.87 of the burst rates at the 700 W limit, measured on our
+ * H200 for 45 s, not on this op) the chunks run at about 685: +3.6% at k = 16k (goal reached), +9.5%
+ * at k = 32k. The bounds below guard what is reached today.
  */
 class OverlappedAllGatherGemmTest {
     private static final Topology NODE = SwitchedClusterSpec.dgxH100(1).build();
@@ -102,16 +104,16 @@ class OverlappedAllGatherGemmTest {
     }
 
     /**
-     * Goals 626 (k = 32k) and 660 (k = 16k) TFLOP/s +- 5%; today's bounds: the GEMM surface's rate
-     * for these chunks (see the class comment).
+     * Goals 626 (k = 32k) and 660 (k = 16k) TFLOP/s +- 5%; today's bounds (+9.5% and +3.6% with the
+     * profile's sustained clock, plus a margin); see the class comment.
      */
     @ParameterizedTest(name = "m = 32k, k = {0}: published {1} TFLOP/s")
-    @CsvSource({"32768, 626, 0.28", "16384, 660, 0.22"})
-    void theOpComesOutAtTheSurfacesRateAboveTheMeasured(int k, double published, double bound) {
+    @CsvSource({"32768, 626, 0.11", "16384, 660, 0.05"})
+    void theOpComesOutAtTheSustainedClockNearTheMeasured(int k, double published, double bound) {
         double tflops = run(k, null).tflops();
         double error = tflops / published - 1;
-        assertTrue(error > 0.05, "the 5% goal is reached: update this test (" + tflops + " TFLOP/s)");
-        assertTrue(error < bound, "simulated " + tflops + " TFLOP/s vs " + published + " published: " + error);
+        assertTrue(Math.abs(error) < bound, "simulated " + tflops + " TFLOP/s vs " + published + " published: "
+                + error);
     }
 
     /**
@@ -123,8 +125,9 @@ class OverlappedAllGatherGemmTest {
      * sustained rate instead of the surface's 794.5, the same ring-exchange timeline reproduces
      * TE's 660 at k = 16k within 5%, and comes to about +6% of the 626 at k = 32k (goal 5%; the
      * rest unexplained: a longer op, a later run on another machine). Not a calibration: the 668
-     * comes from the non-overlapped baseline, and the profile's GEMM surface stays as measured
-     * (MAMF, XLA's table): a sustained-rate ceiling for long GEMM streams belongs to the surface.
+     * comes from the non-overlapped baseline; the profile's GEMM surface stays as measured (MAMF,
+     * XLA's table), and its sustained clock under the power limit comes from a single-GPU
+     * measurement of its own (the {@code power} section: these chunks at about 685 TFLOP/s).
      */
     @Test
     void mostOfTheGapIsTheGemmRateTheDgxSustainedAlone() {
