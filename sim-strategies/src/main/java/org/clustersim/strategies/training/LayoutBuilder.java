@@ -55,6 +55,7 @@ public final class LayoutBuilder {
     LayerCostModel.Recompute recompute = LayerCostModel.Recompute.NONE;
     Set<RecomputeModule> recomputeModules = Set.of();
     XlaRemat xlaRemat;
+    Execution execution = Execution.EAGER;
 
     LayoutBuilder(TransformerModel model, Topology topology) {
         this.model = model;
@@ -228,6 +229,12 @@ public final class LayoutBuilder {
         return this;
     }
 
+    /** CUDA graphs and activation offload ({@link Execution}; default: eager, nothing offloaded). */
+    public LayoutBuilder execution(Execution execution) {
+        this.execution = execution;
+        return this;
+    }
+
     /** The pipelines, batch and numerics of {@code step} (its layout is set apart, by {@link #layout(Layout)}). */
     LayoutBuilder rest(TrainingStep step) {
         Pipelines p = step.pipelines();
@@ -236,7 +243,8 @@ public final class LayoutBuilder {
         blockingSends = p.blockingSends();
         replicas = p.replicas();
         batch(step.microbatches(), step.microBatch(), step.seqLen());
-        kernels = step.kernels();
+        kernels = step.numerics().kernels();
+        execution = step.execution();
         recompute = step.recompute();
         recomputeModules = step.recomputeModules();
         xlaRemat = step.numerics().xlaRemat();
@@ -273,6 +281,7 @@ public final class LayoutBuilder {
                 new Pipelines(schedule, split, blockingSends, replicas == 0 ? dp : replicas),
                 new BatchShape(microbatches, microBatch, seqLen),
                 new Numerics(kernels != null ? kernels : KernelCosts.of(DeviceProfiles.bundled(
-                        topology.accelerator().name()), Precision.BF16), recompute, recomputeModules, xlaRemat));
+                        topology.accelerator().name()), Precision.BF16), recompute, recomputeModules, xlaRemat),
+                execution);
     }
 }
