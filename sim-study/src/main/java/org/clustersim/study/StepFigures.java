@@ -220,7 +220,7 @@ public record StepFigures(long stepTimeNs, List<StepSpan> steps, int gpus, long 
         MemoryModel model = new MemoryModel(step);
         MemoryModel.States states = model.states(p);
         long[][] live = built.pipelines().get(replica).activationBytes(timeline, p, model::keptActivationBytes,
-                model::offloadedBytes);
+                model::layerTrackedBytes);
         long peakActivations = 0;
         for (long v : live[1]) {
             peakActivations = Math.max(peakActivations, v);

@@ -30,9 +30,13 @@ import org.clustersim.topology.HostAttachment;
  * Each copy takes the layer's activation bytes per GPU over the GPU's share of the host link
  * ({@link HostAttachment#bytesPerSPerGpu}); the HBM traffic a copy adds beside the kernels is not
  * modelled (a copy reads or writes HBM at the host link's rate, a few percent of HBM's).
- * Memory: an offloaded layer's activations are counted apart from the rest of its stage's: made
- * when its forward starts, gone from the GPU when its copy out ends, back when its copy in
- * starts, freed when its backward ends ({@link StageWork.HostMove}).
+ * Memory: with offload every layer's activations are counted layer by layer ({@link
+ * StageWork.HostMove}): made when its forward starts, freed when its backward ends (PyTorch frees
+ * a layer's saved tensors as its backward consumes them; without offload the step counts a
+ * stage's activations whole, from its forward's start to its backward's end, which gives the
+ * same peak for one microbatch but would hold the kept layers while offloaded ones come back);
+ * an offloaded layer's are also gone from the GPU from the end of its copy out to the start of
+ * its copy in.
  */
 final class ActivationOffload {
     /** The stream the copies run on, one per GPU. */
@@ -97,10 +101,8 @@ final class ActivationOffload {
                     int copy = out[j];
                     chain.onNextTask(id -> g.addDependency(id, copy));
                 }
-                if (k < layers) {
-                    // the layer's saved tensors are made from its forward's start
-                    chain.onNextTask(id -> moves.add(new StageWork.HostMove(id, first + k, true)));
-                }
+                // the layer's saved tensors are made from its forward's start
+                chain.onNextTask(id -> moves.add(new StageWork.HostMove(id, first + k, true)));
                 return;
             }
             if (pass == Pass.W) {
@@ -125,14 +127,14 @@ final class ActivationOffload {
 
         /** After the action's layer {@code k}. */
         void after(int k, int first) {
-            if (k >= layers) {
-                return;
-            }
             if (pass.backward()) {
                 // freed once the layer's last use is over (its full backward, or its weight gradients)
                 if (pass != Pass.BI) {
                     moves.add(new StageWork.HostMove(chain.last(), first + k, false));
                 }
+                return;
+            }
+            if (k >= layers) {
                 return;
             }
             TaskGraph.Builder g = chain.graph();

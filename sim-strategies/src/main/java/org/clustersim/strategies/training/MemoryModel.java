@@ -150,6 +150,14 @@ public final class MemoryModel {
     }
 
     /**
+     * The activation bytes of layer {@code l} counted layer by layer rather than with its stage's
+     * (every layer's when activations are offloaded, {@link ActivationOffload}; 0 otherwise).
+     */
+    public long layerTrackedBytes(int l) {
+        return step.execution().offloads() ? layerBytes(l) : 0;
+    }
+
+    /**
      * The bytes offloaded to host memory for layer {@code l} per microbatch: its activations when
      * it is one of the first {@code cpuOffloadLayers} of its stage, 0 otherwise.
      */
@@ -166,14 +174,14 @@ public final class MemoryModel {
     }
 
     /**
-     * Activation bytes one microbatch leaves for stage {@code stage} apart from its offloaded
-     * layers' (which are counted layer by layer, {@link #offloadedBytes}).
+     * Activation bytes one microbatch leaves for stage {@code stage} apart from those counted
+     * layer by layer ({@link #layerTrackedBytes}).
      */
     public long keptActivationBytes(int stage) {
         long offloaded = 0;
         int first = step.split().firstLayer(stage);
         for (int l = first; l < first + step.split().layers(stage); l++) {
-            offloaded += offloadedBytes(l);
+            offloaded += layerTrackedBytes(l);
         }
         return activationBytes(stage) - offloaded;
     }
