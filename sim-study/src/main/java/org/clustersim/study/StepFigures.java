@@ -224,7 +224,8 @@ public record StepFigures(long stepTimeNs, List<StepSpan> steps, int gpus, long 
     private static Memory memory(TrainingStep step, TrainingStep.Built built, Timeline timeline, int replica, int p) {
         MemoryModel model = new MemoryModel(step);
         MemoryModel.States states = model.states(p);
-        long[][] live = built.pipelines().get(replica).activationBytes(timeline, p, model::activationBytes);
+        long[][] live = built.pipelines().get(replica).activationBytes(timeline, p, model::keptActivationBytes,
+                model::layerTrackedBytes);
         long peakActivations = 0;
         for (long v : live[1]) {
             peakActivations = Math.max(peakActivations, v);

@@ -15,7 +15,8 @@ public final class MemoryTracks {
         Counters counters = timeline.counters();
         for (int d = 0; d < step.replicas(); d++) {
             for (int p = 0; p < step.pp(); p++) {
-                long[][] live = built.pipelines().get(d).activationBytes(timeline, p, model::activationBytes);
+                long[][] live = built.pipelines().get(d).activationBytes(timeline, p, model::keptActivationBytes,
+                        model::layerTrackedBytes);
                 double fixed = model.states(p).total();
                 for (int g = 0; g < step.tp() * step.cp(); g++) {
                     // every GPU of the stage's TP x CP group holds the same

@@ -137,7 +137,8 @@ public final class Engine {
         start[id] = now;
         Work work = graph.work(id);
         if (work instanceof Work.Compute c) {
-            if (rates == null) {
+            // a copy engine's copy takes no SMs: kernels beside it do not slow it
+            if (rates == null || copyEngine(id)) {
                 kernel.schedule(now + duration(id, c), () -> finish(id));
             } else {
                 rates.begin(id, c, now + duration(id, c));
@@ -148,6 +149,11 @@ public final class Engine {
             }
             runPhase(id, comm, 0);
         }
+    }
+
+    /** Whether compute task {@code id} is a copy engine's copy (no SMs: interference leaves it alone). */
+    private boolean copyEngine(int id) {
+        return graph.tag(id).transport() == TaskTag.Transport.COPY_ENGINE;
     }
 
     /** A compute task's duration at the speed of its slowest device. */
@@ -180,7 +186,7 @@ public final class Engine {
 
     private void finish(int id) {
         end[id] = kernel.now();
-        if (rates != null) {
+        if (rates != null && !(graph.isCompute(id) && copyEngine(id))) {
             rates.finished(id);
         }
         finished++;

@@ -66,7 +66,13 @@ public final class TaskTag {
         /** Gathers of updated or sharded weights over the data-parallel group. */
         PARAM_GATHER("dp-comm", "dp"),
         /** Copy kernels of ZeRO-3 gathers and reductions (compute work on their streams or before a layer). */
-        SHARD_COPY("fsdp-copy", "dp");
+        SHARD_COPY("fsdp-copy", "dp"),
+        /**
+         * Activations copied to host memory in the forward and back before the backward (CPU
+         * activation offload), by the copy engines over the host link: compute work of its own
+         * duration on an {@code offload} stream, taking no SMs.
+         */
+        HOST_OFFLOAD("offload", "host");
 
         private final String category;
         private final String group;
@@ -95,7 +101,9 @@ public final class TaskTag {
         /** Tensor-parallel overlap's ring exchange, driven by copy engines. */
         RING_EXCHANGE,
         /** Tensor-parallel overlap's userbuffers collectives, run by a few SMs each. */
-        USERBUFFERS
+        USERBUFFERS,
+        /** A DMA copy engine (host-device copies): no SMs taken, not slowed by kernels beside it. */
+        COPY_ENGINE
     }
 
     private final Pass pass;
@@ -164,6 +172,11 @@ public final class TaskTag {
     /** This tag for communication of {@code traffic} moved by {@code transport}. */
     public TaskTag carrying(Traffic traffic, Transport transport) {
         return new TaskTag(pass, recompute, traffic, transport, microbatch, chunk, layer, null);
+    }
+
+    /** This tag for a host-device copy of activations by a copy engine ({@link Traffic#HOST_OFFLOAD}). */
+    public TaskTag hostCopy() {
+        return new TaskTag(pass, recompute, Traffic.HOST_OFFLOAD, Transport.COPY_ENGINE, microbatch, chunk, layer, null);
     }
 
     /** This tag for a copy kernel of ZeRO-3's sharded weights (compute work: no transport). */

@@ -70,6 +70,16 @@ public record KernelCosts(DeviceProfile device, Precision precision, Fp8Recipe r
     }
 
     /**
+     * The same numerics with every kernel replayed from a CUDA graph ({@link CudaGraphs}): the
+     * device profile's launch cost without the host floor ({@link
+     * org.clustersim.strategies.device.Launch#graphReplay}).
+     */
+    public KernelCosts graphed() {
+        return new KernelCosts(device.withLaunch(device.launch().graphReplay()), precision, recipe, attention,
+                gradAccumulationFusion, fp8ParamGather, mainGradBytes, adamMomentBytes);
+    }
+
+    /**
      * Bytes of optimizer state per parameter the GPU holds unsharded: the fp32 master weight and
      * Adam's two moments, 4 + 2 m (12 with fp32 moments, 8 with bf16).
      */

@@ -75,6 +75,13 @@ public record DeviceProfile(String name, String description, double bf16Flops, d
                 sharding, int8Gemm, mxfp8Gemm, nvfp4Gemm, PowerLimit.NONE);
     }
 
+    /** This profile with its kernels launched as {@code launch} says (CUDA graph replay: {@link Launch#graphReplay}). */
+    public DeviceProfile withLaunch(Launch launch) {
+        return new DeviceProfile(name, description, bf16Flops, fp8Flops, hbmBytes, hbmBytesPerS, streamEfficiency,
+                bf16Gemm, fp8Gemm, attention, defaultAttention, launch, kernels, adamBandwidthFraction, collectives,
+                commKernels, sharding, int8Gemm, mxfp8Gemm, nvfp4Gemm);
+    }
+
     /** A profile without block-scaled (MXFP8, NVFP4) GEMM surfaces. */
     public DeviceProfile(String name, String description, double bf16Flops, double fp8Flops, long hbmBytes,
                          double hbmBytesPerS, double streamEfficiency, GemmSurface bf16Gemm, GemmSurface fp8Gemm,

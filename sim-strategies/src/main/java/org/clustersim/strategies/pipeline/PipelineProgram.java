@@ -285,6 +285,9 @@ public final class PipelineProgram {
     private void record(int rank, PipelineOp.Action a, int stage, StageWork.Emitted e, Spans fwd, Spans bIn,
                         Spans bW, List<PipelineTasks.Entry> ledger) {
         int mb = a.microbatch();
+        for (StageWork.HostMove m : e.moves()) {
+            ledger.add(new PipelineTasks.Entry(rank, stage, m.task(), m.allocate(), m.layer()));
+        }
         switch (a.kind()) {
             case FORWARD -> {
                 once(fwd, mb, stage, e, rank, a);

@@ -21,8 +21,14 @@ public final class PipelineTasks {
      * @param stage    the stage whose activations these are
      * @param task     the task
      * @param allocate true for a forward (allocate at start), false for the task that frees at its end
+     * @param layer    -1 for the stage's activations of one microbatch; else one layer's, moved
+     *                 to or from host memory by an offload copy
      */
-    record Entry(int rank, int stage, int task, boolean allocate) {
+    record Entry(int rank, int stage, int task, boolean allocate, int layer) {
+        /** The whole stage's activations of one microbatch. */
+        Entry(int rank, int stage, int task, boolean allocate) {
+            this(rank, stage, task, allocate, -1);
+        }
     }
 
     private final int ranks;
@@ -100,7 +106,7 @@ public final class PipelineTasks {
     public PipelineTasks shifted(int offset) {
         List<Entry> moved = new ArrayList<>(entries.size());
         for (Entry e : entries) {
-            moved.add(new Entry(e.rank(), e.stage(), e.task() + offset, e.allocate()));
+            moved.add(new Entry(e.rank(), e.stage(), e.task() + offset, e.allocate(), e.layer()));
         }
         java.util.Map<Integer, Integer> first = new java.util.HashMap<>();
         firstForward.forEach((k, t) -> first.put(k, t < 0 ? t : t + offset));
@@ -215,7 +221,7 @@ public final class PipelineTasks {
     public double peakActivations(Timeline timeline, int rank) {
         List<long[]> events = new ArrayList<>();
         for (Entry e : entries) {
-            if (e.rank() == rank) {
+            if (e.rank() == rank && e.layer() < 0) {
                 events.add(e.allocate() ? new long[] {timeline.start(e.task()), 1}
                         : new long[] {timeline.end(e.task()), -1});
             }
@@ -239,10 +245,21 @@ public final class PipelineTasks {
      * @return change points: times and the bytes live from each on (same time: frees first)
      */
     public long[][] activationBytes(Timeline timeline, int rank, java.util.function.IntToLongFunction bytesPerStage) {
+        return activationBytes(timeline, rank, bytesPerStage, layer -> 0);
+    }
+
+    /**
+     * As {@link #activationBytes(Timeline, int, java.util.function.IntToLongFunction)}, with the
+     * layers counted apart from their stage (offloaded to host memory: made at their forward,
+     * gone when their copy out ends, back when their copy in starts, freed after their backward),
+     * {@code bytesPerLayer.applyAsLong(layer)} each; {@code bytesPerStage} then counts the rest.
+     */
+    public long[][] activationBytes(Timeline timeline, int rank, java.util.function.IntToLongFunction bytesPerStage,
+                                    java.util.function.IntToLongFunction bytesPerLayer) {
         List<long[]> events = new ArrayList<>();
         for (Entry e : entries) {
             if (e.rank() == rank) {
-                long b = bytesPerStage.applyAsLong(e.stage());
+                long b = e.layer() < 0 ? bytesPerStage.applyAsLong(e.stage()) : bytesPerLayer.applyAsLong(e.layer());
                 events.add(e.allocate() ? new long[] {timeline.start(e.task()), b}
                         : new long[] {timeline.end(e.task()), -b});
             }

@@ -18,8 +18,25 @@ public interface StageWork {
      * @param gradReady for a backward or weight-gradient action, the tasks at whose end each part
      *                  of the stage's weight gradients is complete, in the order they complete
      *                  (empty otherwise)
+     * @param moves     layers' activations copied to or from host memory by the action
      */
-    record Emitted(int first, int last, int[] gradReady) {
+    record Emitted(int first, int last, int[] gradReady, java.util.List<HostMove> moves) {
+        /** An action that moves no activations to or from the host. */
+        public Emitted(int first, int last, int[] gradReady) {
+            this(first, last, gradReady, java.util.List.of());
+        }
+    }
+
+    /**
+     * One layer's activations counted apart from its stage's (CPU activation offload): made when
+     * the layer's forward starts, gone from the GPU when their copy to the host ends, back when
+     * the copy to the GPU starts, freed when the layer's backward ends.
+     *
+     * @param task     the task at whose start the bytes are allocated, or at whose end they are freed
+     * @param layer    the transformer layer whose saved activations these are
+     * @param allocate true: allocated at the task's start; false: freed at its end
+     */
+    record HostMove(int task, int layer, boolean allocate) {
     }
 
     /** Emits one action of pipeline rank {@code rank} (stage {@code stage}) on {@code devices}. */

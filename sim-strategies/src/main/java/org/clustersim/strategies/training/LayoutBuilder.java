@@ -57,6 +57,7 @@ public final class LayoutBuilder {
     Set<RecomputeModule> recomputeModules = Set.of();
     XlaRemat xlaRemat;
     Bf16Layers bf16Layers = Bf16Layers.NONE;
+    Execution execution = Execution.EAGER;
 
     LayoutBuilder(TransformerModel model, Topology topology) {
         this.model = model;
@@ -236,6 +237,12 @@ public final class LayoutBuilder {
         return this;
     }
 
+    /** CUDA graphs and activation offload ({@link Execution}; default: eager, nothing offloaded). */
+    public LayoutBuilder execution(Execution execution) {
+        this.execution = execution;
+        return this;
+    }
+
     /** The pipelines, batch and numerics of {@code step} (its layout is set apart, by {@link #layout(Layout)}). */
     LayoutBuilder rest(TrainingStep step) {
         Pipelines p = step.pipelines();
@@ -244,7 +251,8 @@ public final class LayoutBuilder {
         blockingSends = p.blockingSends();
         replicas = p.replicas();
         batch(step.microbatches(), step.microBatch(), step.seqLen());
-        kernels = step.kernels();
+        kernels = step.numerics().kernels();
+        execution = step.execution();
         recompute = step.recompute();
         recomputeModules = step.recomputeModules();
         xlaRemat = step.numerics().xlaRemat();
@@ -283,6 +291,7 @@ public final class LayoutBuilder {
                 new BatchShape(microbatches, microBatch, seqLen),
                 new Numerics(kernels != null ? kernels : KernelCosts.of(DeviceProfiles.bundled(
                         topology.accelerator().name()), Precision.BF16), recompute, recomputeModules, xlaRemat,
-                        bf16Layers));
+                        bf16Layers),
+                execution);
     }
 }

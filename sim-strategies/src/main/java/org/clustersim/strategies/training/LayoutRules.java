@@ -257,6 +257,40 @@ public final class LayoutRules {
     }
 
     /**
+     * Activation offload to the host as Megatron-core allows it ({@code TransformerConfig.__post_init__}:
+     * "CPU offloading can be done only for layers less than num_layers", "no support for Pipeline
+     * parallelism with CPU offloading", "does not work when activation recomputation is
+     * enabled"): fewer layers than each stage holds, one pipeline stage, no recomputation.
+     */
+    public static void cpuOffload(List<Violation> out, int layers, int pp, LayerSplit split,
+                                  LayerCostModel.Recompute recompute) {
+        if (layers <= 0) {
+            return;
+        }
+        if (pp > 1) {
+            out.add(new Violation("cpuOffloadLayers", "found " + layers + " with pp " + pp + ", but Megatron-core "
+                    + "offloads activations without pipeline parallelism only; expected pp 1 or no cpuOffloadLayers"));
+            return;
+        }
+        if (recompute != null && recompute != LayerCostModel.Recompute.NONE) {
+            out.add(new Violation("cpuOffloadLayers", "found " + layers + " with recompute: "
+                    + recompute.name().toLowerCase(java.util.Locale.ROOT) + ", but Megatron-core does not offload "
+                    + "activations under recomputation; expected recompute: none"));
+            return;
+        }
+        if (split != null) {
+            for (int st = 0; st < split.stages(); st++) {
+                if (layers >= split.layers(st)) {
+                    out.add(new Violation("cpuOffloadLayers", "found " + layers + ", but stage " + st + " holds "
+                            + split.layers(st) + " layers; expected fewer than that (Megatron-core keeps at least "
+                            + "the last layer's activations on the GPU)"));
+                    return;
+                }
+            }
+        }
+    }
+
+    /**
      * The rules among the parallel layout's own settings (no model or batch needed), on a builder
      * holding them: the mesh may not be valid yet (an expert fold that does not fit is one of them).
      */

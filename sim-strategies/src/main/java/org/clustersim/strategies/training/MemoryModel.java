@@ -147,6 +147,67 @@ public final class MemoryModel {
         return Math.round(sum);
     }
 
+    /** Activation bytes one microbatch leaves on a GPU for layer {@code l} until its backward. */
+    public long layerBytes(int l) {
+        return Math.round(layerActivationBytes(l));
+    }
+
+    /**
+     * The activation bytes of layer {@code l} counted layer by layer rather than with its stage's
+     * (every layer's when activations are offloaded, {@link ActivationOffload}; 0 otherwise).
+     */
+    public long layerTrackedBytes(int l) {
+        return step.execution().offloads() ? layerBytes(l) : 0;
+    }
+
+    /**
+     * The bytes offloaded to host memory for layer {@code l} per microbatch: its activations when
+     * it is one of the first {@code cpuOffloadLayers} of its stage, 0 otherwise.
+     */
+    public long offloadedBytes(int l) {
+        int n = step.execution().offloadLayers();
+        LayerSplit split = step.split();
+        for (int st = 0; st < split.stages(); st++) {
+            int first = split.firstLayer(st);
+            if (l >= first && l < first + split.layers(st)) {
+                return l - first < n ? layerBytes(l) : 0;
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * Activation bytes one microbatch leaves for stage {@code stage} apart from those counted
+     * layer by layer ({@link #layerTrackedBytes}).
+     */
+    public long keptActivationBytes(int stage) {
+        long offloaded = 0;
+        int first = step.split().firstLayer(stage);
+        for (int l = first; l < first + step.split().layers(stage); l++) {
+            offloaded += layerTrackedBytes(l);
+        }
+        return activationBytes(stage) - offloaded;
+    }
+
+    /**
+     * Host memory the offloaded activations take per GPU at most: the offloaded layers of one
+     * microbatch (Megatron-core offloads without pipeline parallelism, where one microbatch's
+     * activations are alive at a time).
+     */
+    public long hostOffloadBytes() {
+        long most = 0;
+        LayerSplit split = step.split();
+        for (int st = 0; st < split.stages(); st++) {
+            long sum = 0;
+            int first = split.firstLayer(st);
+            for (int l = first; l < first + split.layers(st); l++) {
+                sum += offloadedBytes(l);
+            }
+            most = Math.max(most, sum);
+        }
+        return most;
+    }
+
     private double layerActivationBytes(int l) {
         TransformerModel model = step.model();
         double s = (double) step.seqLen() / step.cp(); // context parallelism keeps s / cp tokens per GPU

@@ -71,6 +71,9 @@ public final class StepBuilder {
                 new KeyValueExchange(cost, step.cpKind(), plans), new ExpertParallel(cost, groups, tensor, plans),
                 overlap, step.topology().spec().filter(spec -> spec instanceof org.clustersim.topology.TorusSpec)
                         .isPresent());
+        LayerCostModel outer = step.execution().graphs().layers() ? step.outerCost() : cost;
+        ActivationOffload offload = step.execution().offloads() ? new ActivationOffload(
+                step.execution().offloadLayers(), step.execution().host(), new MemoryModel(step)::layerBytes) : null;
         DataParallelCollectives dpc = new DataParallelCollectives(g, step.topology(), iterationShare(step));
         boolean prefetch = sequence.overlapParamGather() && (step.zero() == 1 || step.zero() == 2);
         int[] firstTasks = new int[sequence.steps()];
@@ -85,7 +88,8 @@ public final class StepBuilder {
             ForwardEntries entries = prefetch ? new ForwardEntries(step.stages()) : null;
             PipelineReplicas replicas = new PipelineReplicas(step, plans, copyReplicas);
             List<PipelineTasks> pipelines = replicas.addTo(g,
-                    new TransformerStageWork(blocks, layer, step.split(), sharded, entries),
+                    new TransformerStageWork(blocks, layer, step.split(), sharded, entries, outer, offload,
+                            step.execution().graphs().layers()),
                     sharded != null || entries != null);
             copiedReplicas += replicas.copied();
             if (prefetch) {

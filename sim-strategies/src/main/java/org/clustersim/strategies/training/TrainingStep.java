@@ -46,9 +46,16 @@ import org.clustersim.topology.Topology;
  * @param batch     microbatches per replica, sequences per microbatch, tokens per sequence
  * @param numerics  what each kernel costs (device profile, GEMM precision, FP8 recipe, attention,
  *                  gradient and moment dtypes) and what is recomputed
+ * @param execution CUDA graphs and activation offload to the host ({@link Execution#EAGER}: neither)
  */
 public record TrainingStep(TransformerModel model, Topology topology, Layout layout, Pipelines pipelines,
-                           BatchShape batch, Numerics numerics) {
+                           BatchShape batch, Numerics numerics, Execution execution) {
+
+    /** A step launched eagerly, nothing offloaded. */
+    public TrainingStep(TransformerModel model, Topology topology, Layout layout, Pipelines pipelines,
+                        BatchShape batch, Numerics numerics) {
+        this(model, topology, layout, pipelines, batch, numerics, Execution.EAGER);
+    }
 
     /** A builder of a step of {@code model} on {@code topology}, every other setting at its default. */
     public static LayoutBuilder builder(TransformerModel model, Topology topology) {
@@ -86,6 +93,15 @@ public record TrainingStep(TransformerModel model, Topology topology, Layout lay
         if (pipelines.split() == null) {
             pipelines = pipelines.withSplit(LayerSplit.even(model.layers(),
                     pipelines.schedule().placement(layout.mesh().pp(), Math.max(1, batch.microbatches())).stages()));
+        }
+        if (execution == null) {
+            execution = Execution.EAGER;
+        }
+        List<LayoutRules.Violation> offload = new java.util.ArrayList<>();
+        LayoutRules.cpuOffload(offload, execution.offloadLayers(), layout.mesh().pp(), pipelines.split(),
+                numerics.recompute());
+        if (!offload.isEmpty()) {
+            throw new IllegalArgumentException(offload.get(0).message());
         }
     }
 
@@ -216,9 +232,17 @@ public record TrainingStep(TransformerModel model, Topology topology, Layout lay
         return batch.seqLen();
     }
 
-    /** What each kernel costs. */
+    /**
+     * What each kernel costs: replayed from CUDA graphs under full-step graphs
+     * ({@link KernelCosts#graphed}), launched eagerly otherwise.
+     */
     public KernelCosts kernels() {
-        return numerics.kernels();
+        return execution.graphs().everything() ? numerics.kernels().graphed() : numerics.kernels();
+    }
+
+    /** What each transformer layer's kernels cost: graph replays under per-layer or full-step graphs. */
+    public KernelCosts layerKernels() {
+        return execution.graphs().layers() ? numerics.kernels().graphed() : numerics.kernels();
     }
 
     /** Activation recomputation. */
@@ -312,6 +336,15 @@ public record TrainingStep(TransformerModel model, Topology topology, Layout lay
 
     /** Per-stage cost model. */
     public LayerCostModel layerCost() {
+        return new LayerCostModel(model, layerKernels(), tp(), sequenceParallel(), microBatch(), seqLen(), recompute(), cp(),
+                ep(), etp(), recomputeModules());
+    }
+
+    /**
+     * The cost model of the work around the layers (embedding, logits and loss): the layers' own
+     * under per-layer graphs is eager here, as Megatron-core captures only the layers.
+     */
+    public LayerCostModel outerCost() {
         return new LayerCostModel(model, kernels(), tp(), sequenceParallel(), microBatch(), seqLen(), recompute(), cp(),
                 ep(), etp(), recomputeModules());
     }

@@ -30,6 +30,10 @@ final class TransformerStageWork implements StageWork {
     private final LayerCostModel.Block embedding;
     /** Where first forwards enter their modules, or null when nobody needs it. */
     private final ForwardEntries forwards;
+    /** Activations offloaded to the host, or null when none are. */
+    private final ActivationOffload offload;
+    /** Suffix of the layers' task names when they replay from CUDA graphs ("" otherwise). */
+    private final String graphLabel;
 
     TransformerStageWork(LayerBlocks blocks, TransformerLayer layer, LayerSplit split, ShardedWeights sharded) {
         this(blocks, layer, split, sharded, null);
@@ -37,14 +41,27 @@ final class TransformerStageWork implements StageWork {
 
     TransformerStageWork(LayerBlocks blocks, TransformerLayer layer, LayerSplit split, ShardedWeights sharded,
                          ForwardEntries forwards) {
+        this(blocks, layer, split, sharded, forwards, blocks.cost(), null, false);
+    }
+
+    /**
+     * @param outer    the cost model of the embedding and the logits (eager under per-layer CUDA
+     *                 graphs, where only the layers are captured)
+     * @param offload  the layers whose activations go to the host, or null
+     * @param graphed  whether the layers replay from CUDA graphs (their task names say so)
+     */
+    TransformerStageWork(LayerBlocks blocks, TransformerLayer layer, LayerSplit split, ShardedWeights sharded,
+                         ForwardEntries forwards, LayerCostModel outer, ActivationOffload offload, boolean graphed) {
+        this.offload = offload;
+        this.graphLabel = graphed ? " graph" : "";
         this.forwards = forwards;
         this.blocks = blocks;
         this.layer = layer;
         this.split = split;
         this.stages = split.stages();
         this.sharded = sharded;
-        this.logits = blocks.cost().logits();
-        this.embedding = blocks.cost().embedding();
+        this.logits = outer.logits();
+        this.embedding = outer.embedding();
     }
 
     @Override
@@ -68,9 +85,13 @@ final class TransformerStageWork implements StageWork {
             }
         }
         int beforePrevious = -1;
+        ActivationOffload.Copies copies = offload == null ? null : offload.pass(chain, p, layersPerStage, label);
         for (int i = 0; i < layersPerStage; i++) {
             int l = p.backward() ? firstLayer + layersPerStage - 1 - i : firstLayer + i;
             chain.at(pass.atLayer(l));
+            if (copies != null) {
+                copies.before(p.backward() ? layersPerStage - 1 - i : i, firstLayer);
+            }
             // the weight-gradient pass (W) reuses the weights its backward gathered
             ShardedWeights.Use use = sharded == null ? null
                     : sharded.use(devices[0], l, p, beforePrevious, chain.last());
@@ -85,9 +106,12 @@ final class TransformerStageWork implements StageWork {
                 // the framework's copy-out kernels and hook time on the compute stream
                 chain.compute(label + " L" + l + " unshard", chain.tag().shardCopy(), use.beforeNs, 0);
             }
-            layer.emit(chain, p, l, label, grads);
+            layer.emit(chain, p, l, label + graphLabel, grads);
             if (use != null && p.completesGradients()) {
                 use.gradsDone = chain.last();
+            }
+            if (copies != null) {
+                copies.after(p.backward() ? layersPerStage - 1 - i : i, firstLayer);
             }
         }
         if (p == Pass.F && stage == stages - 1) {
@@ -98,7 +122,7 @@ final class TransformerStageWork implements StageWork {
             chain.compute(label + " logits", logits, p);
         }
         int[] ready = grads.stream().mapToInt(Integer::intValue).toArray();
-        return new Emitted(chain.first(), chain.last(), ready);
+        return new Emitted(chain.first(), chain.last(), ready, copies == null ? List.of() : copies.moves());
     }
 
     /**

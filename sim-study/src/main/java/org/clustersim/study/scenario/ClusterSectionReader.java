@@ -16,6 +16,7 @@ import org.clustersim.strategies.device.DeviceProfiles;
 import org.clustersim.topology.AcceleratorSpec;
 import org.clustersim.topology.ClusterSpec;
 import org.clustersim.topology.FatTreeSpec;
+import org.clustersim.topology.HostAttachment;
 import org.clustersim.topology.RackPodSpec;
 import org.clustersim.topology.SuperPodSpec;
 import org.clustersim.topology.SwitchedClusterSpec;
@@ -90,6 +91,29 @@ final class ClusterSectionReader {
             tree = SourceNode.overlay(tree, m);
         }
         return new DeviceProfileReader(section.diagnostics()).read(tree, overrides == null ? "" : section.pathOf("deviceOverrides"));
+    }
+
+    /**
+     * The GPUs' host link and memory ({@link HostAttachment}): the preset's, or the accelerator's,
+     * with {@code cluster.hostLinkGBps} and {@code cluster.hostMemoryGB} laid over it; both given
+     * describe a host the lookup does not know (one link per GPU). Empty when neither is known.
+     */
+    Optional<HostAttachment> host(String presetName, String accelerator) {
+        Optional<Double> link = HOST_LINK_BW.number(section).map(g -> g * 1e9);
+        Optional<Double> memory = HOST_MEMORY.number(section).map(g -> g * 1e9);
+        Optional<HostAttachment> known = HostAttachment.of(presetName).or(() -> HostAttachment.of(accelerator));
+        if (known.isEmpty()) {
+            return link.isPresent() && memory.isPresent()
+                    ? Optional.of(new HostAttachment("host link", link.get(), 1, memory.get())) : Optional.empty();
+        }
+        HostAttachment h = known.get();
+        if (link.isPresent()) {
+            h = h.withLinkBytesPerS(link.get());
+        }
+        if (memory.isPresent()) {
+            h = h.withHostBytesPerGpu(memory.get());
+        }
+        return Optional.of(h);
     }
 
     /**

@@ -15,6 +15,7 @@ import org.clustersim.strategies.device.DeviceProfile;
 import org.clustersim.strategies.model.TransformerModel;
 import org.clustersim.strategies.pipeline.ScheduleKind;
 import org.clustersim.strategies.training.AllToAllAlgorithm;
+import org.clustersim.strategies.training.LayerSplit;
 import org.clustersim.strategies.training.LayoutRules;
 import org.clustersim.strategies.training.Mesh;
 import org.clustersim.topology.ClusterSpec;
@@ -57,7 +58,21 @@ final class CrossSectionCheck {
             broken.addAll(parallel);
         }
         LayoutRules.contextParallel(broken, par.layout().mesh().cp(), training.seqLen());
+        boolean splitBroken = !broken.isEmpty();
         report(parSec, broken);
+        if (training.cpuOffloadLayers() > 0 && !splitBroken) {
+            LayerSplit split;
+            try {
+                split = par.layersPerStage() == null ? LayerSplit.even(model.layers(), stages)
+                        : LayerSplit.of(model.layers(), par.layersPerStage());
+            } catch (IllegalArgumentException e) {
+                split = null;
+            }
+            List<LayoutRules.Violation> offload = new ArrayList<>();
+            LayoutRules.cpuOffload(offload, training.cpuOffloadLayers(), par.layout().mesh().pp(), split,
+                    training.recompute().cost());
+            report(trainSec, offload);
+        }
         if (cluster.gpus() != par.gpus()) {
             String where = given(clusterSec, "nodes") ? "nodes" : "gpusPerNode";
             clusterSec.error(where, "the cluster has " + cluster.gpus() + " GPUs (" + cluster.nodes() + " nodes x "

@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.Set;
 
 import org.clustersim.strategies.training.ContextParallel;
+import org.clustersim.strategies.training.Execution;
 import org.clustersim.strategies.training.LayerSplit;
 import org.clustersim.strategies.training.Layout;
 import org.clustersim.strategies.training.AllToAllAlgorithm;
@@ -16,6 +17,7 @@ import org.clustersim.strategies.training.StepSequence;
 import org.clustersim.strategies.training.TrainingStep;
 import org.clustersim.strategies.training.XlaRemat;
 import org.clustersim.strategies.cost.Bf16Layers;
+import org.clustersim.strategies.cost.CudaGraphs;
 import org.clustersim.strategies.cost.Fp8Recipe;
 import org.clustersim.strategies.cost.KernelCosts;
 import org.clustersim.strategies.cost.LayerCostModel;
@@ -30,6 +32,7 @@ import org.clustersim.strategies.pipeline.PipelineSchedule;
 import org.clustersim.strategies.pipeline.ScheduleKind;
 import org.clustersim.core.Simulation;
 import org.clustersim.topology.ClusterSpec;
+import org.clustersim.topology.HostAttachment;
 import org.clustersim.topology.Topology;
 
 /**
@@ -56,12 +59,14 @@ import org.clustersim.topology.Topology;
  * @param steps       consecutive training steps to simulate; summaries report the last
  * @param kernel      the discrete-event kernel that runs the step (the same result on either)
  * @param output      output paths named in the file
+ * @param host        the GPUs' host link and memory (activation offload), or null where none is known
  */
 public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProfile device, TransformerModel model,
                        AttentionImpl attention, boolean blockingSends,
                        Parallelism parallelism, ScheduleKind schedule, Training training, Simulation.Fidelity fidelity,
                        Simulation.Routing routing, List<Fault> faults, boolean allReplicas, boolean allowOom,
-                       boolean interference, int steps, Simulation.Kernel kernel, Output output) {
+                       boolean interference, int steps, Simulation.Kernel kernel, Output output,
+                       HostAttachment host) {
 
     public Scenario {
         faults = List.copyOf(faults);
@@ -142,16 +147,18 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
      *                   attention core, Megatron-core's default)
      * @param adamMomentBytes bytes of each Adam moment (4 fp32, 2 bf16 under the precision-aware optimizer)
      * @param bf16Layers  the layers a low-precision recipe keeps in bf16
+     * @param cpuOffloadLayers layers of each stage whose activations go to host memory (0: none)
+     * @param cudaGraphs which kernels replay from CUDA graphs
      */
     public record Training(int globalBatch, int microBatch, int seqLen, Precision precision, Fp8Recipe fp8Recipe,
                            Recompute recompute, boolean gradAccumulationFusion, boolean fp8ParamGather,
                            int mainGradBytes, Set<RecomputeModule> recomputeModules, int adamMomentBytes,
-                           XlaRemat xlaRemat, Bf16Layers bf16Layers) {
+                           XlaRemat xlaRemat, Bf16Layers bf16Layers, int cpuOffloadLayers, CudaGraphs cudaGraphs) {
         /** The same settings with XLA keeping memory by {@code policy} (a mesh's step). */
         public Training withXlaRemat(XlaRemat policy) {
             return new Training(globalBatch, microBatch, seqLen, precision, fp8Recipe, recompute,
                     gradAccumulationFusion, fp8ParamGather, mainGradBytes, recomputeModules, adamMomentBytes, policy,
-                    bf16Layers);
+                    bf16Layers, cpuOffloadLayers, cudaGraphs);
         }
     }
 
@@ -231,6 +238,13 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
                 .kernels(kernelCosts()).recompute(training.recompute().cost())
                 .recomputeModules(training.recomputeModules()).xlaRemat(training.xlaRemat())
                 .bf16Layers(training.bf16Layers())
+                .execution(execution())
                 .build();
+    }
+
+    /** CUDA graphs and activation offload as the training section sets them, over the cluster's host link. */
+    public Execution execution() {
+        return new Execution(training.cudaGraphs(), training.cpuOffloadLayers(),
+                training.cpuOffloadLayers() > 0 ? host : null);
     }
 }

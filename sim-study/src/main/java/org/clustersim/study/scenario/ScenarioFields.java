@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 
 import org.clustersim.core.Simulation;
+import org.clustersim.strategies.cost.CudaGraphs;
 import org.clustersim.strategies.cost.Fp8Recipe;
 import org.clustersim.strategies.cost.Precision;
 import org.clustersim.strategies.cost.RecomputeModule;
@@ -108,13 +109,21 @@ public final class ScenarioFields {
     public static final Field DCN_BW = number("dcnBandwidthGBpsPerChip", null, 1e-3, 1e6, "TPU presets only: DCN "
             + "bandwidth per chip, one direction, GB/s (a host has chipsPerHost times this); default: the preset's ("
             + perPreset(t -> t.dcnBytesPerS() / t.hostChips() / 1e9) + ").");
+    public static final Field HOST_LINK_BW = number("hostLinkGBps", null, 1e-3, 1e6, "GPU presets only: bandwidth "
+            + "of each host link (CPU-GPU) per direction, GB/s, shared by the GPUs on it; what activation offload "
+            + "copies over (training.cpuOffloadLayers); default: the preset's (PCIe Gen5 x16 55 on dgx-h100, "
+            + "dgx-h200, dgx-b200, dgx-b300; Gen4 25 on dgx-a100; Grace NVLink-C2C 450 for two GPUs on nvl72, "
+            + "gb200-nvl72, gb300-nvl72).");
+    public static final Field HOST_MEMORY = number("hostMemoryGB", null, 1e-3, 1e9, "GPU presets only: host memory "
+            + "per GPU, GB, that offloaded activations must fit in; default: the preset's (250 on dgx-h100 and "
+            + "dgx-h200, 500 on dgx-b200, 250 on dgx-b300, 125 on dgx-a100, 240 on the NVL72 racks).");
     public static final Field CLUSTER = section("cluster", "The servers, their GPUs and the fabric joining them; "
             + "or, with a TPU preset, TPU slices.", List.of(), CLUSTER_PRESET, DEVICE_PROFILE, DEVICE_OVERRIDES,
             NODES, GPUS_PER_NODE, FABRIC, OVERSUBSCRIPTION, LEVELS, RADIX, NVLINK_BW, NVLINK_LAT, NIC_BW, GPU_NIC_LAT,
-            NIC_LAT, TOPOLOGY, SLICES, CHIPS_PER_HOST, ICI_BW, DCN_BW);
+            NIC_LAT, TOPOLOGY, SLICES, CHIPS_PER_HOST, ICI_BW, DCN_BW, HOST_LINK_BW, HOST_MEMORY);
     /** The cluster fields of GPU presets, which a TPU cluster does not take. */
     static final List<Field> GPU_CLUSTER_ONLY = List.of(NODES, GPUS_PER_NODE, FABRIC, OVERSUBSCRIPTION, LEVELS,
-            RADIX, NVLINK_BW, NVLINK_LAT, NIC_BW, GPU_NIC_LAT, NIC_LAT);
+            RADIX, NVLINK_BW, NVLINK_LAT, NIC_BW, GPU_NIC_LAT, NIC_LAT, HOST_LINK_BW, HOST_MEMORY);
     /** The cluster fields of TPU presets, which a GPU cluster does not take. */
     static final List<Field> TPU_CLUSTER_ONLY = List.of(TOPOLOGY, SLICES, CHIPS_PER_HOST, ICI_BW, DCN_BW);
 
@@ -348,10 +357,20 @@ public final class ScenarioFields {
             + "or remat (recomputed, the default; decoder_layer_input, the layer input, defaults to device and cannot "
             + "be recomputed); mlpwi stands for mlpwi_0 and mlpwi_1.", List.of(),
             REMAT_TENSOR_FIELDS.keySet().toArray(Field[]::new));
+    public static final Field CPU_OFFLOAD_LAYERS = integer("cpuOffloadLayers", 0, 0, BIG, "Megatron-core's "
+            + "cpu_offloading_num_layers with cpu_offloading on and weights kept (Megatron-Bridge's "
+            + "--activation_offload_layers): the saved activations of the first N layers are copied to host memory "
+            + "in the forward and back ahead of their backward, on a copy-engine stream over the host link "
+            + "(cluster.hostLinkGBps); fewer than the layers, pp 1, no recompute.");
+    public static final Field CUDA_GRAPHS = choice("cudaGraphs", Map.of("none", CudaGraphs.NONE, "per-layer",
+            CudaGraphs.PER_LAYER, "full-step", CudaGraphs.FULL_STEP), "none", "Kernels replayed from CUDA graphs: "
+            + "none (every kernel launched by the host), per-layer (each layer's forward and backward, Megatron-core's "
+            + "cuda_graph_impl local or transformer_engine), full-step (cuda_graph_scope full_iteration: the whole "
+            + "step with the optimizer). A replayed kernel pays the device's per-node gap, never the host's launch.");
     public static final Field TRAINING = section("training", "Batch, sequence, precision and recomputation.",
             List.of(List.of("globalBatch")), GLOBAL_BATCH, MICRO_BATCH, SEQ_LEN, PRECISION, RECOMPUTE, FP8_RECIPE,
             GRAD_FUSION, FP8_GATHER, BF16_AT_START, BF16_AT_END, MAIN_GRAD, ADAM_MOMENTS, RECOMPUTE_MODULES, REMAT,
-            REMAT_TENSORS);
+            REMAT_TENSORS, CPU_OFFLOAD_LAYERS, CUDA_GRAPHS);
 
     // ---- network ----
     public static final Field FIDELITY = choice("fidelity", Map.of("analytical", Simulation.Fidelity.ANALYTICAL,

@@ -14,12 +14,14 @@ import java.util.List;
 import java.util.Optional;
 
 import org.clustersim.strategies.training.Layout;
+import org.clustersim.strategies.training.MemoryModel;
 import org.clustersim.strategies.training.LayoutRules;
 import org.clustersim.strategies.training.TrainingStep;
 import org.clustersim.strategies.device.AttentionImpl;
 import org.clustersim.strategies.model.TransformerModel;
 import org.clustersim.strategies.pipeline.ScheduleKind;
 import org.clustersim.core.Simulation;
+import org.clustersim.topology.HostAttachment;
 
 /**
  * Reads and validates a scenario file into a {@link Scenario}. All errors of a file are
@@ -90,6 +92,7 @@ public final class ScenarioReader {
         Optional<TransformerModel> model = modelReader.read();
         ClusterSectionReader clusterReader = new ClusterSectionReader(clusterSec, file, treeReader);
         Optional<ClusterSectionReader.ClusterChoice> cluster;
+        HostAttachment host = null;
         // an unknown preset was reported; the rest is read as for the default (GPU) preset
         String preset = CLUSTER_PRESET.choice(clusterSec);
         boolean collectiveMatmul = TpuSectionReader.collectiveMatmul(parSec);
@@ -113,6 +116,14 @@ public final class ScenarioReader {
             TpuSectionReader.gpuCluster(clusterSec, parSec);
             cluster = clusterReader.read(preset, par);
             training = training.withXlaRemat(null);
+            host = clusterReader.host(preset, cluster.map(c -> c.spec().accelerator().name()).orElse(preset))
+                    .orElse(null);
+        }
+        if (training.cpuOffloadLayers() > 0 && host == null) {
+            trainSec.error("cpuOffloadLayers", TpuSectionReader.presets().contains(preset)
+                    ? "activation offload to the CPU is modelled on GPU clusters only; leave cpuOffloadLayers out"
+                    : "the host link of " + preset + " is not known; give cluster.hostLinkGBps and "
+                    + "cluster.hostMemoryGB");
         }
         AttentionImpl attention = modelReader.attention(cluster.map(ClusterSectionReader.ClusterChoice::device));
         Simulation.Fidelity fidelity = FIDELITY.choice(netSec);
@@ -136,11 +147,34 @@ public final class ScenarioReader {
             new CrossSectionCheck(clusterSec, parSec, schedSec, trainSec).check(cluster.orElseThrow().spec(),
                     cluster.orElseThrow().device(), model.orElseThrow(), par, schedule, training);
         }
-        d.throwIfAny();
+        if (d.hasErrors()) {
+            d.throwIfAny();
+        }
         ClusterSectionReader.ClusterChoice chosen = cluster.orElseThrow();
-        return new Scenario(name, file, chosen.spec(), chosen.device(), model.orElseThrow(), attention, blockingSends,
-                par, schedule, training, fidelity, routing, faults, allReplicas, allowOom, interference, steps,
-                kernel, output);
+        Scenario scenario = new Scenario(name, file, chosen.spec(), chosen.device(), model.orElseThrow(), attention,
+                blockingSends, par, schedule, training, fidelity, routing, faults, allReplicas, allowOom, interference,
+                steps, kernel, output, host);
+        if (training.cpuOffloadLayers() > 0) {
+            hostMemory(scenario, trainSec);
+            d.throwIfAny();
+        }
+        return scenario;
+    }
+
+    /**
+     * Whether the host holds what is offloaded: one microbatch's offloaded layers per GPU against
+     * the host memory each GPU has (cluster.hostMemoryGB).
+     */
+    private static void hostMemory(Scenario scenario, Section trainSec) {
+        TrainingStep step = scenario.trainingStep();
+        long need = new MemoryModel(step).hostOffloadBytes();
+        double have = scenario.host().hostBytesPerGpu();
+        if (need > have) {
+            trainSec.error("cpuOffloadLayers", String.format(java.util.Locale.ROOT, "found %d, whose activations "
+                    + "take %.1f GB of host memory per GPU, but the host has %.1f GB per GPU (cluster.hostMemoryGB); "
+                    + "expected fewer layers or more host memory", scenario.training().cpuOffloadLayers(), need / 1e9,
+                    have / 1e9));
+        }
     }
 
     private static String stem(Path file) {

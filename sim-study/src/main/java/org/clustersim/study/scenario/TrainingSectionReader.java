@@ -12,6 +12,7 @@ import java.util.Set;
 import org.clustersim.core.input.Section;
 import org.clustersim.core.input.SourceNode;
 import org.clustersim.strategies.cost.Bf16Layers;
+import org.clustersim.strategies.cost.CudaGraphs;
 import org.clustersim.strategies.cost.Fp8Recipe;
 import org.clustersim.strategies.cost.Precision;
 import org.clustersim.strategies.cost.RecomputeModule;
@@ -40,7 +41,8 @@ final class TrainingSectionReader {
         Scenario.Training t = training;
         return new Scenario.Training(t.globalBatch(), t.microBatch(), t.seqLen(), t.precision(), t.fp8Recipe(),
                 remat.get().recompute(), t.gradAccumulationFusion(), t.fp8ParamGather(), t.mainGradBytes(),
-                remat.get().modules(), t.adamMomentBytes(), remat.get().memory(), t.bf16Layers());
+                remat.get().modules(), t.adamMomentBytes(), remat.get().memory(), t.bf16Layers(),
+                t.cpuOffloadLayers(), t.cudaGraphs());
     }
 
     private Scenario.Training training() {
@@ -70,8 +72,10 @@ final class TrainingSectionReader {
         int mainGrad = MAIN_GRAD.choice(section);
         int moments = ADAM_MOMENTS.choice(section);
         Set<RecomputeModule> modules = recomputeModules(recompute);
+        int offload = CPU_OFFLOAD_LAYERS.integer(section);
+        CudaGraphs graphs = CUDA_GRAPHS.choice(section);
         return new Scenario.Training(global, micro, seq, precision, recipe, recompute, fusion, fp8Gather, mainGrad,
-                modules, moments, null, new Bf16Layers(bf16Start, bf16End));
+                modules, moments, null, new Bf16Layers(bf16Start, bf16End), offload, graphs);
     }
 
     /**
