@@ -68,7 +68,7 @@ class SustainedClockCostsTest {
         KernelCosts burst = KernelCosts.of(BURST, Precision.BF16);
         assertEquals(burst.memory(1e9, 2), held.memory(1e9, 2), 0, "a streaming kernel is HBM-bound");
         assertEquals(burst.accumulate(1e8), held.accumulate(1e8), 0, "the epilogue's main-gradient traffic");
-        assertEquals(burst.cast(1e8, false), held.cast(1e8, false), 0);
+        assertEquals(burst.cast(1e8, CastProducer.OTHER), held.cast(1e8, CastProducer.OTHER), 0);
         double decode = held.gemm(16, 8192, 8192) / burst.gemm(16, 8192, 8192);
         assertTrue(decode > 1 && decode < 1.02, "a weight-streaming GEMM " + decode);
     }
