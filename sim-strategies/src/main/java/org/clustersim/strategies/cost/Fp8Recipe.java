@@ -60,6 +60,28 @@ public enum Fp8Recipe {
         return kernelsPerCast;
     }
 
+    /**
+     * Bytes moved per element of an operand cast by a kernel of its own, given what produced it
+     * and whether the GEMMs need a transposed copy. Current scaling's amax pass is fused into the
+     * norm and activation kernels that produce an operand (Transformer Engine's
+     * {@code FUSED_NORM_AMAX_FP8} and {@code FUSED_ACTIVATION_AMAX_FP8} in
+     * pytorch/csrc/extensions/normalization.cpp and activation.cpp, from v2.8): such an operand
+     * costs one read and the writes, as under delayed scaling. A per-tensor FP8 copy needs its
+     * transpose only where the tensor cores take FP8 in the TN layout alone (Hopper); on
+     * Blackwell ({@code nvte_is_non_tn_fp8_gemm_supported}, pytorch/csrc/quantizer.cpp) the
+     * row-wise data serves both GEMMs, one byte an element fewer.
+     */
+    public double bytesPerElement(CastProducer producer, boolean transposeNeeded) {
+        double bytes = this == CURRENT && producer != CastProducer.OTHER ? DELAYED.bytesPerElement : bytesPerElement;
+        boolean perTensor = this == DELAYED || this == CURRENT;
+        return perTensor && !transposeNeeded ? bytes - 1 : bytes;
+    }
+
+    /** Kernels the cast of an operand produced by {@code producer} launches (the amax pass fused or not). */
+    public int kernelsPerCast(CastProducer producer) {
+        return this == CURRENT && producer != CastProducer.OTHER ? 1 : kernelsPerCast;
+    }
+
     /** Whether an operand produced by {@code producer} is cast inside the producing kernel. */
     public boolean fusesInto(CastProducer producer) {
         return switch (producer) {

@@ -284,7 +284,10 @@ public record KernelCosts(DeviceProfile device, Precision precision, Fp8Recipe r
         if (!quantised() || r.fusesInto(producer)) {
             return 0;
         }
-        return memory(elements * r.bytesPerElement(), r.kernelsPerCast() * device.kernels().forward(Op.FP8_CAST));
+        boolean transpose = precision == Precision.INT8 || !device.anyLayoutFp8Gemm();
+        CastProducer from = precision == Precision.INT8 ? CastProducer.OTHER : producer;
+        return memory(elements * r.bytesPerElement(from, transpose),
+                r.kernelsPerCast(from) * device.kernels().forward(Op.FP8_CAST));
     }
 
     /**

@@ -122,6 +122,16 @@ public record DeviceProfile(String name, String description, double bf16Flops, d
                 int8Gemm == null ? 0 : int8Gemm.peakFlops(), nvfp4Gemm == null ? 0 : nvfp4Gemm.peakFlops());
     }
 
+    /**
+     * Whether the tensor cores take FP8 operands in any layout, so a per-tensor FP8 copy needs no
+     * transpose: Blackwell's (compute capability 10.x, Transformer Engine's
+     * {@code nvte_is_non_tn_fp8_gemm_supported}), the chips with FP4 tensor cores among the
+     * profiles; Hopper's take FP8 in the TN layout only.
+     */
+    public boolean anyLayoutFp8Gemm() {
+        return nvfp4Gemm != null;
+    }
+
     /** Achieved bandwidth of memory-bound kernels, bytes/s. */
     public double streamBytesPerS() {
         return hbmBytesPerS * streamEfficiency;

@@ -87,8 +87,8 @@ class BlackwellNumericsTest {
 
     @Test
     void gemmsRunAtTheirRecipesSurfaceAndEverythingElseStaysBf16() {
-        // b200 has no gemm.mxfp8 surface: MXFP8 GEMMs take the fp8 one
-        assertSame(B200.fp8Gemm(), costs(Precision.FP8, Fp8Recipe.MXFP8).surface());
+        assertSame(B200.mxfp8Gemm(), costs(Precision.FP8, Fp8Recipe.MXFP8).surface());
+        assertSame(B200.fp8Gemm(), costs(Precision.FP8, Fp8Recipe.CURRENT).surface());
         assertSame(B200.nvfp4Gemm(), costs(Precision.NVFP4, Fp8Recipe.DELAYED).surface());
         Map<String, LayerCostModel.OpTime> bf16 = ops(model(Precision.BF16, Fp8Recipe.DELAYED).mlpBlock());
         Map<String, LayerCostModel.OpTime> mx = ops(model(Precision.FP8, Fp8Recipe.MXFP8).mlpBlock());

@@ -31,13 +31,17 @@ class SustainedClockTest {
     Path dir;
 
     @Test
-    void theHopperProfilesCarryTheMeasuredFractionAndTheOthersNone() {
+    void theHopperAndBlackwellProfilesCarryTheMeasuredFractionAndTheOthersNone() {
         for (String name : List.of("h100-sxm", "h200-sxm")) {
             PowerLimit p = DeviceProfiles.bundled(name).power();
             assertEquals(700, p.limitW(), 0, name);
             assertEquals(0.87, p.sustainedComputeFraction(), 0, name);
         }
-        for (String name : List.of("a100-sxm-80gb", "b200", "tpu-v5p")) {
+        for (String name : List.of("b200", "gb200", "b300", "gb300")) {
+            assertEquals(0.87, DeviceProfiles.bundled(name).power().sustainedComputeFraction(), 0,
+                    name + ": Hopper's measured fraction, carried over (uncertain)");
+        }
+        for (String name : List.of("a100-sxm-80gb", "tpu-v5p")) {
             assertEquals(PowerLimit.NONE, DeviceProfiles.bundled(name).power(), name + ": no section, no derating");
         }
     }
