@@ -143,8 +143,18 @@ public final class DeviceProfileReader {
         for (double[] p : rows(g, "points", 4, "[m, n, k, TFLOP/s]")) {
             points.add(new GemmSurface.Point(p[0], p[1], p[2], p[3] * 1e12));
         }
+        List<GemmSurface.GroupedPoint> grouped = new ArrayList<>();
+        if (g.has("grouped")) {
+            for (double[] p : rows(g, "grouped", 5, "[groups, m, n, k, TFLOP/s]")) {
+                if (p[0] < 2 || p[0] != Math.rint(p[0])) {
+                    g.error("grouped", "a grouped GEMM has a whole number of at least 2 groups, not " + plain(p[0]));
+                    continue;
+                }
+                grouped.add(new GemmSurface.GroupedPoint((int) p[0], p[1], p[2], p[3], p[4] * 1e12));
+            }
+        }
         g.finish();
-        return new GemmSurface(peak, bandwidth, bytes, best, a, c, t0, points, tile);
+        return new GemmSurface(peak, bandwidth, bytes, best, a, c, t0, points, tile, grouped);
     }
 
     private List<AttentionCurve> curves(Section att) {
