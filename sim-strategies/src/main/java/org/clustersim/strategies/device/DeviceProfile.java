@@ -39,6 +39,10 @@ import org.clustersim.topology.AcceleratorSpec;
  *                          is the fp8 peak
  * @param nvfp4Gemm         NVFP4 (E2M1 with one E4M3 scale per 16 elements) GEMM surface, or null
  *                          without FP4 tensor cores; its peak is the profile's {@code peakTflops.fp4}
+ * @param hostSyncNs        what one device-to-host synchronisation leaves the GPU idle, ns (the
+ *                          profile's {@code host.syncUs}; 0 where not given): the host waits for the
+ *                          GPU to drain its queue and for a small D2H copy, then issues the next
+ *                          kernel; the MoE token dispatchers' split sizes cost one per layer
  */
 public record DeviceProfile(String name, String description, double bf16Flops, double fp8Flops, long hbmBytes,
                             double hbmBytesPerS, double streamEfficiency, GemmSurface bf16Gemm, GemmSurface fp8Gemm,
@@ -46,13 +50,29 @@ public record DeviceProfile(String name, String description, double bf16Flops, d
                             KernelCounts kernels, double adamBandwidthFraction,
                             List<CollectiveMeasurement> collectives, CommKernels commKernels,
                             ShardingHooks sharding, GemmSurface int8Gemm, GemmSurface mxfp8Gemm,
-                            GemmSurface nvfp4Gemm) {
+                            GemmSurface nvfp4Gemm, double hostSyncNs) {
 
     public DeviceProfile {
+        if (!(hostSyncNs >= 0)) {
+            throw new IllegalArgumentException("a host synchronisation cannot cost " + hostSyncNs + " ns");
+        }
         collectives = List.copyOf(collectives);
         if (sharding == null) {
             sharding = ShardingHooks.NONE;
         }
+    }
+
+    /** A profile without a host synchronisation cost. */
+    public DeviceProfile(String name, String description, double bf16Flops, double fp8Flops, long hbmBytes,
+                         double hbmBytesPerS, double streamEfficiency, GemmSurface bf16Gemm, GemmSurface fp8Gemm,
+                         AttentionRates attention, AttentionImpl defaultAttention, Launch launch,
+                         KernelCounts kernels, double adamBandwidthFraction,
+                         List<CollectiveMeasurement> collectives, CommKernels commKernels,
+                         ShardingHooks sharding, GemmSurface int8Gemm, GemmSurface mxfp8Gemm,
+                         GemmSurface nvfp4Gemm) {
+        this(name, description, bf16Flops, fp8Flops, hbmBytes, hbmBytesPerS, streamEfficiency, bf16Gemm, fp8Gemm,
+                attention, defaultAttention, launch, kernels, adamBandwidthFraction, collectives, commKernels,
+                sharding, int8Gemm, mxfp8Gemm, nvfp4Gemm, 0);
     }
 
     /** A profile without block-scaled (MXFP8, NVFP4) GEMM surfaces. */

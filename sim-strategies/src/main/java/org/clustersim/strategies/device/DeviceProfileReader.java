@@ -98,13 +98,19 @@ public final class DeviceProfileReader {
             sharding = new ShardingHooks(required(sh, "deepspeedHookUs", 0, 1e6) * 1e3);
             sh.finish();
         }
+        double hostSync = 0;
+        if (s.has("host")) {
+            Section h = s.section("host");
+            hostSync = required(h, "syncUs", 0, 1e6) * 1e3;
+            h.finish();
+        }
         s.finish();
         if (errorCount() > before || kernels == null) {
             return Optional.empty();
         }
         return Optional.of(new DeviceProfile(name.orElse(""), description, bf16, fp8, Math.round(capacity), bandwidth,
                 stream, bf16Gemm, fp8Gemm, rates, dflt, launch, kernels, adam, collectives, comm, sharding, int8Gemm,
-                mxfp8Gemm, nvfp4Gemm));
+                mxfp8Gemm, nvfp4Gemm, hostSync));
     }
 
     private int errorCount() {

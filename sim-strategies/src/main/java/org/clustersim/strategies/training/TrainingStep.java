@@ -310,7 +310,7 @@ public record TrainingStep(TransformerModel model, Topology topology, Layout lay
     /** Per-stage cost model. */
     public LayerCostModel layerCost() {
         return new LayerCostModel(model, kernels(), tp(), sequenceParallel(), microBatch(), seqLen(), recompute(), cp(),
-                ep(), etp(), recomputeModules());
+                ep(), etp(), recomputeModules(), layout.comm().moeDispatcher());
     }
 
     /** Stages on a microbatch's path. */
