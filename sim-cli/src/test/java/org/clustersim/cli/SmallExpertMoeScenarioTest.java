@@ -86,6 +86,12 @@ class SmallExpertMoeScenarioTest {
         JsonNode dispatch = t.get("ep-a2a dispatch F mb0 L0 experts");
         assertTrue(counts != null && dispatch != null, "EP tasks: " + t.keySet());
         assertTrue(counts.get("ts").asDouble() + counts.get("dur").asDouble() <= dispatch.get("ts").asDouble() + 1e-6);
+        // the probabilities (fp32) follow the tokens in an all-to-all of their own
+        JsonNode probs = t.get("ep-probs a2a F mb0 L0 experts");
+        double dispatchEnd = dispatch.get("ts").asDouble() + dispatch.get("dur").asDouble();
+        assertTrue(probs != null && probs.get("ts").asDouble() >= dispatchEnd - 1e-6,
+                "probabilities' all-to-all after the tokens': " + t.keySet());
+        assertTrue(t.containsKey("ep-probs-grad a2a B mb0 L0 experts"), t.keySet().toString());
         // 16 experts of 2,048 rows: as fast as the table's fastest (128 x 1,024 rows, 696 TFLOP/s)
         // or faster, never beyond MAMF's best dense rate (794.5)
         double fc1 = 2 * ROUTED * 1536 * 2048 / (ops(t, "F mb0 L0 experts", "experts fc1") * 1e-6) / 1e12;
@@ -112,8 +118,10 @@ class SmallExpertMoeScenarioTest {
     @Test
     void theFlexDispatchersMoveThePermutation() throws IOException {
         Map<String, JsonNode> deepep = layerTasks(";parallelism.moeDispatcher=deepep", "deepep");
-        // DeepEP: no count all-gather, no chunk sort; the received rows permuted after the exchange
+        // DeepEP: no count all-gather or probabilities' all-to-all, no chunk sort; the received
+        // rows permuted after the exchange
         assertFalse(deepep.containsKey("ep-ag counts F mb0 L0 experts"), deepep.keySet().toString());
+        assertFalse(deepep.containsKey("ep-probs a2a F mb0 L0 experts"), deepep.keySet().toString());
         assertEquals(memoryUs(2 * ROUTED * ROW_BYTES, 2), ops(deepep, "F mb0 L0 experts", "permute"), 0.01);
         assertTrue(deepep.get("F mb0 L0 experts").path("args").path("ops (us)").path("sort chunks").isMissingNode());
         assertTrue(deepep.get("F mb0 L0 router").path("args").path("ops (us)").path("permute").isMissingNode());
