@@ -55,7 +55,7 @@ class CalibrateCommandTest {
         JsonNode p = new YAMLMapper().readTree(out.toFile());
         List<String> sections = new ArrayList<>();
         p.fieldNames().forEachRemaining(sections::add);
-        assertEquals(List.of("name", "description", "peakTflops", "power", "memory", "gemm", "attention", "launch", "kernels",
+        assertEquals(List.of("name", "description", "peakTflops", "power", "memory", "gemm", "attention", "launch", "host", "kernels",
                 "optimizer", "communication", "sharding", "collectives"), sections, "the base's sections, in their order");
         assertEquals("h100-sxm", p.get("name").asText());
         assertEquals(1979, p.at("/peakTflops/fp8").asInt(), "kept from the base");
@@ -114,7 +114,7 @@ class CalibrateCommandTest {
                 calibrated.bf16Gemm(), calibrated.fp8Gemm(), shipped.attention(), calibrated.defaultAttention(),
                 calibrated.launch(), calibrated.kernels(), calibrated.adamBandwidthFraction(),
                 calibrated.collectives(), calibrated.commKernels(), calibrated.sharding(), calibrated.int8Gemm(),
-                calibrated.mxfp8Gemm(), calibrated.nvfp4Gemm(), calibrated.power()));
+                calibrated.mxfp8Gemm(), calibrated.nvfp4Gemm(), calibrated.power(), calibrated.hostSyncNs()));
     }
 
     @Test

@@ -248,6 +248,14 @@ public record KernelCosts(DeviceProfile device, Precision precision, Fp8Recipe r
         return launch(bytes / device.streamBytesPerS() * 1e9, kernels);
     }
 
+    /**
+     * What one device-to-host synchronisation leaves the GPU idle (the profile's {@code
+     * host.syncUs}): the MoE dispatchers' split sizes read back by the host each layer.
+     */
+    public double hostSync() {
+        return device.hostSyncNs();
+    }
+
     /** The forward kernels of an operation, moving {@code bytes}. */
     public double forward(Op op, double bytes) {
         return memory(bytes, device.kernels().forward(op));

@@ -63,9 +63,18 @@ import org.clustersim.strategies.model.TransformerModel;
  *                  shared experts stay split over tp like a dense MLP
  * @param modules   under selective recomputation, the modules recomputed (the attention core when
  *                  empty); empty otherwise
+ * @param dispatcher the MoE token dispatcher: which permutation kernels run around the token
+ *                  exchange, and the host synchronisation each MoE layer's forward waits for
  */
 public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, boolean seqParallel, int microBatch,
-                             int seqLen, Recompute recompute, int cp, int ep, int etp, Set<RecomputeModule> modules) {
+                             int seqLen, Recompute recompute, int cp, int ep, int etp, Set<RecomputeModule> modules,
+                             MoeDispatcher dispatcher) {
+
+    /** With Megatron-core's all-to-all token dispatcher. */
+    public LayerCostModel(TransformerModel model, KernelCosts costs, int tp, boolean seqParallel, int microBatch,
+                          int seqLen, Recompute recompute, int cp, int ep, int etp, Set<RecomputeModule> modules) {
+        this(model, costs, tp, seqParallel, microBatch, seqLen, recompute, cp, ep, etp, modules, MoeDispatcher.ALLTOALL);
+    }
 
     /** Without recomputation by module: selective recomputation replays the attention core (Megatron-core's default). */
     public LayerCostModel(TransformerModel model, KernelCosts costs, int tp, boolean seqParallel, int microBatch,
@@ -90,6 +99,9 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
             throw new IllegalArgumentException("expert TP must be at least 1, not " + etp);
         }
         modules = recomputedModules(recompute, modules == null ? Set.of() : modules);
+        if (dispatcher == null) {
+            dispatcher = MoeDispatcher.ALLTOALL;
+        }
         if (modules.contains(RecomputeModule.MLA_UP_PROJ) && model.latentAttention() == null) {
             throw new IllegalArgumentException("mla_up_proj recomputation needs latent attention");
         }
@@ -544,18 +556,29 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
     /**
      * The first half of an MoE layer's MLP block, before tokens leave the GPU: the layer norm,
      * the router (a T x h x experts GEMM in bf16, replicated on every TP rank as in Megatron-LM;
-     * over the sequence-parallel shard with SP), its softmax and top-k, and the permutation that
-     * groups the routed tokens by expert.
+     * over the sequence-parallel shard with SP), its softmax and top-k, the host synchronisation
+     * the dispatcher waits for (forward only: the backward reuses the split sizes), and with the
+     * all-to-all dispatcher the permutation that groups the routed tokens by expert (Transformer
+     * Engine's fused {@code moe_permute}: each token row read for each of its top-k experts and
+     * written once per expert, with its routing probability in fp32; the backward gathers the
+     * gradient rows back the same way).
      */
     public Block router() {
         TransformerModel.Experts e = requireExperts();
         double rows = normRows();
         Block gate = linear("router", rows, model.hidden(), e.count(), true);
         double scores = rows * e.count() * 4 * 3;
-        double permute = rows * e.routedPerToken() * model.hidden() * E * 2;
-        return norm().plus(gate).plus(memoryOp("router", Op.ROUTER, scores, scores))
-                .plus(memoryOp("permute", Op.PERMUTE, permute, permute));
+        Block out = norm().plus(gate).plus(memoryOp("router", Op.ROUTER, scores, scores))
+                .plus(Block.op("host sync", costs.hostSync(), 0, 0));
+        if (dispatcher.permutesBeforeExchange()) {
+            double permute = rows * e.routedPerToken() * (model.hidden() * E + PROB_BYTES) * 2;
+            out = out.plus(memoryOp("permute", Op.PERMUTE, permute, permute));
+        }
+        return out;
     }
+
+    /** Bytes of a routed token's probability (fp32, as Megatron-core's router keeps it). */
+    private static final double PROB_BYTES = 4;
 
     /**
      * The expert computation of an MoE layer on one GPU: its experts / ep local experts as
@@ -563,9 +586,14 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
      * routing, each GPU dispatches its T / t tokens x topK x capacity factor, and the expert TP
      * group gathers etp such shares: T / t x etp x topK x capacity factor / local experts rows
      * per expert), each expert's matrices split over etp; the shared experts over all T tokens,
-     * split over t like a dense MLP; the un-permutation of the GPU's own outputs. Small
-     * per-expert row counts make the grouped GEMMs less efficient, which the GEMM surface
-     * captures. With an expert imbalance the routed work takes as long as on the busiest GPU.
+     * split over t like a dense MLP. Around the grouped GEMMs, the dispatcher's memory-bound
+     * kernels: with the all-to-all dispatcher and several local experts, the received chunks
+     * sorted by local expert and unsorted after the experts ({@code sort_chunks_by_idxs}, fused:
+     * every received row and its probability read and written once, one kernel each way); with
+     * DeepEP the received tokens permuted to their experts; then, but for HybridEP (which fuses
+     * it into its combine), the un-permutation of the GPU's own outputs. Small per-expert row
+     * counts make the grouped GEMMs less efficient, which the GEMM surface captures. With an
+     * expert imbalance the routed work takes as long as on the busiest GPU.
      */
     public Block experts() {
         TransformerModel.Experts e = requireExperts();
@@ -573,11 +601,24 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
         double f = e.ffn() / (double) tp;
         int local = e.count() / ep;
         double routed = tokens() * e.routedPerToken();
-        double unpermute = routed / tp * h * E * 2;
+        double unpermute = routed / tp * (h * E + PROB_BYTES) * 2;
         // the rows this GPU's experts see: its expert TP group's dispatched shares
         double rows = etp == tp ? routed : routed / tp * etp;
-        Block routedWork = mlp(rows / local, h, e.ffn() / (double) etp, "experts fc1", "experts fc2", local, false)
-                .plus(memoryOp("permute", Op.PERMUTE, unpermute, unpermute));
+        double chunks = rows * (h * E + PROB_BYTES) * 2;
+        boolean sorts = dispatcher.sortsChunks() && local > 1;
+        Block before = sorts ? Block.op("sort chunks", costs.memory(chunks, 1), costs.memory(chunks, 1), 0)
+                : new Block(0, 0, 0, 0, 0, 0, List.of());
+        if (dispatcher.permuteKernels() && !dispatcher.permutesBeforeExchange()) {
+            before = memoryOp("permute", Op.PERMUTE, chunks, chunks);
+        }
+        Block routedWork = before
+                .plus(mlp(rows / local, h, e.ffn() / (double) etp, "experts fc1", "experts fc2", local, false));
+        if (sorts) {
+            routedWork = routedWork.plus(Block.op("unsort chunks", costs.memory(chunks, 1), costs.memory(chunks, 1), 0));
+        }
+        if (dispatcher.permuteKernels()) {
+            routedWork = routedWork.plus(memoryOp("unpermute", Op.PERMUTE, unpermute, unpermute));
+        }
         // the busiest GPU's routed work sets the time; the FLOPs counted are the mean's
         Block all = routedWork.slower(e.imbalance());
         if (e.shared() > 0) {

@@ -43,6 +43,10 @@ import org.clustersim.topology.AcceleratorSpec;
  * @param power             the sustained clock of compute-bound kernels under the board power limit
  *                          ({@link PowerLimit#NONE} when the profile has no {@code power} section: the
  *                          measured short-burst rates are used as they are)
+ * @param hostSyncNs        what one device-to-host synchronisation leaves the GPU idle, ns (the
+ *                          profile's {@code host.syncUs}; 0 where not given): the host waits for the
+ *                          GPU to drain its queue and for a small D2H copy, then issues the next
+ *                          kernel; the MoE token dispatchers' split sizes cost one per layer
  */
 public record DeviceProfile(String name, String description, double bf16Flops, double fp8Flops, long hbmBytes,
                             double hbmBytesPerS, double streamEfficiency, GemmSurface bf16Gemm, GemmSurface fp8Gemm,
@@ -50,9 +54,12 @@ public record DeviceProfile(String name, String description, double bf16Flops, d
                             KernelCounts kernels, double adamBandwidthFraction,
                             List<CollectiveMeasurement> collectives, CommKernels commKernels,
                             ShardingHooks sharding, GemmSurface int8Gemm, GemmSurface mxfp8Gemm,
-                            GemmSurface nvfp4Gemm, PowerLimit power) {
+                            GemmSurface nvfp4Gemm, PowerLimit power, double hostSyncNs) {
 
     public DeviceProfile {
+        if (!(hostSyncNs >= 0)) {
+            throw new IllegalArgumentException("a host synchronisation cannot cost " + hostSyncNs + " ns");
+        }
         collectives = List.copyOf(collectives);
         if (sharding == null) {
             sharding = ShardingHooks.NONE;
@@ -72,14 +79,14 @@ public record DeviceProfile(String name, String description, double bf16Flops, d
                          GemmSurface nvfp4Gemm) {
         this(name, description, bf16Flops, fp8Flops, hbmBytes, hbmBytesPerS, streamEfficiency, bf16Gemm, fp8Gemm,
                 attention, defaultAttention, launch, kernels, adamBandwidthFraction, collectives, commKernels,
-                sharding, int8Gemm, mxfp8Gemm, nvfp4Gemm, PowerLimit.NONE);
+                sharding, int8Gemm, mxfp8Gemm, nvfp4Gemm, PowerLimit.NONE, 0);
     }
 
     /** This profile with its kernels launched as {@code launch} says (CUDA graph replay: {@link Launch#graphReplay}). */
     public DeviceProfile withLaunch(Launch launch) {
         return new DeviceProfile(name, description, bf16Flops, fp8Flops, hbmBytes, hbmBytesPerS, streamEfficiency,
                 bf16Gemm, fp8Gemm, attention, defaultAttention, launch, kernels, adamBandwidthFraction, collectives,
-                commKernels, sharding, int8Gemm, mxfp8Gemm, nvfp4Gemm);
+                commKernels, sharding, int8Gemm, mxfp8Gemm, nvfp4Gemm, power, hostSyncNs);
     }
 
     /** A profile without block-scaled (MXFP8, NVFP4) GEMM surfaces. */

@@ -99,13 +99,19 @@ public final class DeviceProfileReader {
             sh.finish();
         }
         PowerLimit power = s.has("power") ? power(s.section("power")) : PowerLimit.NONE;
+        double hostSync = 0;
+        if (s.has("host")) {
+            Section h = s.section("host");
+            hostSync = required(h, "syncUs", 0, 1e6) * 1e3;
+            h.finish();
+        }
         s.finish();
         if (errorCount() > before || kernels == null) {
             return Optional.empty();
         }
         return Optional.of(new DeviceProfile(name.orElse(""), description, bf16, fp8, Math.round(capacity), bandwidth,
                 stream, bf16Gemm, fp8Gemm, rates, dflt, launch, kernels, adam, collectives, comm, sharding, int8Gemm,
-                mxfp8Gemm, nvfp4Gemm, power));
+                mxfp8Gemm, nvfp4Gemm, power, hostSync));
     }
 
     /**
@@ -156,8 +162,18 @@ public final class DeviceProfileReader {
         for (double[] p : rows(g, "points", 4, "[m, n, k, TFLOP/s]")) {
             points.add(new GemmSurface.Point(p[0], p[1], p[2], p[3] * 1e12));
         }
+        List<GemmSurface.GroupedPoint> grouped = new ArrayList<>();
+        if (g.has("grouped")) {
+            for (double[] p : rows(g, "grouped", 5, "[groups, m, n, k, TFLOP/s]")) {
+                if (p[0] < 2 || p[0] != Math.rint(p[0])) {
+                    g.error("grouped", "a grouped GEMM has a whole number of at least 2 groups, not " + plain(p[0]));
+                    continue;
+                }
+                grouped.add(new GemmSurface.GroupedPoint((int) p[0], p[1], p[2], p[3], p[4] * 1e12));
+            }
+        }
         g.finish();
-        return new GemmSurface(peak, bandwidth, bytes, best, a, c, t0, points, tile);
+        return new GemmSurface(peak, bandwidth, bytes, best, a, c, t0, points, tile, grouped);
     }
 
     private List<AttentionCurve> curves(Section att) {

@@ -32,16 +32,26 @@ import java.util.List;
  *                       each measured point's correction ratio is kept against the base model at the
  *                       measured clock. A compute-bound shape (the ceiling binding) takes exactly 1 / fraction
  *                       longer, a memory-bound one about as long as measured
+ * @param grouped        measured grouped GEMMs (MoE experts), which pull {@link #groupedNs} to themselves
+ *                       as the points pull {@link #ns}; empty where none are measured
  */
 public record GemmSurface(double peakFlops, double hbmBytesPerS, double bytesPerElement, double bestFlops,
                           double computeFactor, double memoryFactor, double fixedNs, List<Point> points, int tile,
-                          double clockFraction) {
+                          double clockFraction, List<GroupedPoint> grouped) {
 
     /** A surface read at the clock it was measured at. */
     public GemmSurface(double peakFlops, double hbmBytesPerS, double bytesPerElement, double bestFlops,
+                       double computeFactor, double memoryFactor, double fixedNs, List<Point> points, int tile,
+                       List<GroupedPoint> grouped) {
+        this(peakFlops, hbmBytesPerS, bytesPerElement, bestFlops, computeFactor, memoryFactor, fixedNs, points, tile,
+                1, grouped);
+    }
+
+    /** A surface read at the clock it was measured at, without measured grouped GEMMs. */
+    public GemmSurface(double peakFlops, double hbmBytesPerS, double bytesPerElement, double bestFlops,
                        double computeFactor, double memoryFactor, double fixedNs, List<Point> points, int tile) {
         this(peakFlops, hbmBytesPerS, bytesPerElement, bestFlops, computeFactor, memoryFactor, fixedNs, points, tile,
-                1);
+                1, List.of());
     }
 
     /** A surface without a systolic-array tile (GPUs). */
@@ -53,7 +63,7 @@ public record GemmSurface(double peakFlops, double hbmBytesPerS, double bytesPer
     /** The same measurements read at {@code fraction} of the measured clock (see {@code clockFraction}). */
     public GemmSurface atClock(double fraction) {
         return fraction == clockFraction ? this : new GemmSurface(peakFlops, hbmBytesPerS, bytesPerElement, bestFlops,
-                computeFactor, memoryFactor, fixedNs, points, tile, fraction);
+                computeFactor, memoryFactor, fixedNs, points, tile, fraction, grouped);
     }
 
     /** Distance (octaves) at which a measured point weighs as much as the base model. */
@@ -70,8 +80,22 @@ public record GemmSurface(double peakFlops, double hbmBytesPerS, double bytesPer
     public record Point(double m, double n, double k, double flopsPerS) {
     }
 
+    /**
+     * One measured grouped GEMM: {@code groups} products of (m x k) by (k x n), each with its own
+     * weights, in one kernel.
+     *
+     * @param groups    products (experts)
+     * @param m         rows of each product (tokens per expert)
+     * @param n         columns of each product's right operand
+     * @param k         inner dimension
+     * @param flopsPerS measured rate over all groups, FLOP/s
+     */
+    public record GroupedPoint(int groups, double m, double n, double k, double flopsPerS) {
+    }
+
     public GemmSurface {
         points = List.copyOf(points);
+        grouped = List.copyOf(grouped);
         if (!(clockFraction > 0 && clockFraction <= 1)) {
             throw new IllegalArgumentException("a clock fraction lies in (0, 1], not " + clockFraction);
         }
@@ -126,15 +150,54 @@ public record GemmSurface(double peakFlops, double hbmBytesPerS, double bytesPer
      * A grouped GEMM (MoE experts): {@code groups} products of (m x k) by (k x n), each with its
      * own weights, in one kernel. Two bounds enclose it: one product of groups x m rows (the
      * grouped kernel fills the GPU as one large GEMM would) and groups separate products of m
-     * rows (each group's tiles as poorly filled as alone). It is taken at their geometric mean,
+     * rows (each group's tiles as poorly filled as alone). The base is their geometric mean,
      * which reproduces DeepGEMM's masked grouped FP8 GEMMs on H800 (1 x 1024, 2 x 512, 4 x 256
      * rows at n x k = 4096 x 7168: 1233, 1040, 932 TFLOP/s) within about 5%; and it cannot beat
-     * streaming every group's operands through memory at the nominal bandwidth.
+     * streaming every group's operands through memory at the nominal bandwidth. Measured grouped
+     * GEMMs ({@link #grouped}) then pull the base to themselves as the dense points pull {@link
+     * #ns}: the log of measured over base time is interpolated in log2(groups, m, n, k) with
+     * inverse fourth-power distance weights against the base model's prior weight, so a measured
+     * grouped shape is reproduced exactly and the correction fades a few octaves away. Below the
+     * measured clock each correction is kept against the base model at the measured clock.
      */
     public double groupedNs(int groups, double m, double n, double k) {
         if (groups == 1) {
             return ns(m, n, k);
         }
+        if (m <= 0 || n <= 0 || k <= 0) {
+            return 0;
+        }
+        double base = groupedBaseNs(groups, m, n, k);
+        double ceiling = 2 * groups * m * n * k / (bestFlops * clockFraction) * 1e9;
+        if (grouped.isEmpty()) {
+            return base;
+        }
+        GemmSurface measured = atClock(1);
+        double lg = log2(groups);
+        double lm = log2(m);
+        double ln = log2(n);
+        double lk = log2(k);
+        double weights = 1 / (PRIOR_RADIUS * PRIOR_RADIUS * PRIOR_RADIUS * PRIOR_RADIUS);
+        double sum = 0;
+        for (GroupedPoint p : grouped) {
+            double dg = lg - log2(p.groups);
+            double dm = lm - log2(p.m);
+            double dn = ln - log2(p.n);
+            double dk = lk - log2(p.k);
+            double d2 = dg * dg + dm * dm + dn * dn + dk * dk;
+            double measuredNs = 2 * p.groups * p.m * p.n * p.k / p.flopsPerS * 1e9;
+            double ratio = Math.log(measuredNs / measured.groupedBaseNs(p.groups, p.m, p.n, p.k));
+            if (d2 < 1e-12) {
+                return Math.max(ceiling, base * Math.exp(ratio));
+            }
+            weights += 1 / (d2 * d2);
+            sum += ratio / (d2 * d2);
+        }
+        return Math.max(ceiling, base * Math.exp(sum / weights));
+    }
+
+    /** The grouped GEMM's base model alone (geometric mean of the two bounds, no faster than streaming), ns. */
+    public double groupedBaseNs(int groups, double m, double n, double k) {
         double bytes = groups * bytesPerElement * (m * k + k * n + m * n);
         double fused = ns(groups * m, n, k);
         double separate = groups * ns(m, n, k);

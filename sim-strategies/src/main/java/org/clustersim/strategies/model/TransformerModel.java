@@ -241,6 +241,19 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
             new AttentionShape(64, PositionEmbedding.ROTARY, new SlidingWindow(128, 2, 0), null));
 
     /**
+     * Qwen3-30B-A3B (Qwen Team, "Qwen3 Technical Report", arXiv 2505.09388, table 2; the Hugging
+     * Face {@code Qwen/Qwen3-30B-A3B} config.json, {@code qwen3_moe}): 48 layers, h 2048, 32
+     * query heads and 4 KV heads of dimension 128 (query width 4096 on hidden 2048), rotary
+     * positions, every layer an MoE of 128 SwiGLU experts of 768 with top 8 and no shared expert
+     * ({@code decoder_sparse_step} 1, {@code mlp_only_layers} empty; the config's dense {@code
+     * intermediate_size} 6144 is unused, so {@code ffn} holds the expert width), vocabulary
+     * 151,936, untied embeddings. Its query/key RMSNorms are counted as for every model (left
+     * out, like Gemma 3's). 30.5 B parameters, 3.3 B active (the report: 30.5 B, 3.3 B).
+     */
+    public static final TransformerModel QWEN3_30B_A3B = new TransformerModel("qwen3-30b-a3b", 48, 2048, 32, 4, 768,
+            FfnKind.SWIGLU, 151936, false, new Experts(128, 8, 768, 0, 1.0, 0), AttentionShape.rotary(128));
+
+    /**
      * Gemma 3 27B (Gemma Team, "Gemma 3 Technical Report", arXiv 2503.19786, section 2; the
      * shapes as MaxText configures them, AI-Hypercomputer/maxtext@22ca8e7b
      * MaxText/configs/models/gemma3-27b.yml, and as the Hugging Face {@code gemma3_text}
@@ -275,7 +288,7 @@ public record TransformerModel(String name, int layers, int hidden, int heads, i
     public static Map<String, TransformerModel> presets() {
         Map<String, TransformerModel> m = new TreeMap<>();
         for (TransformerModel t : List.of(GPT3_1_3B, GPT3_13B, GPT3_175B, LLAMA3_8B, LLAMA3_70B, LLAMA3_405B,
-                MIXTRAL_8X7B, DEEPSEEK_V3_LIKE, GPT_OSS_120B, GEMMA3_27B)) {
+                MIXTRAL_8X7B, DEEPSEEK_V3_LIKE, GPT_OSS_120B, GEMMA3_27B, QWEN3_30B_A3B)) {
             m.put(t.name(), t);
         }
         for (TransformerModel t : megatronFamily()) {

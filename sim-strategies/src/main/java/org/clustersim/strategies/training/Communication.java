@@ -1,5 +1,7 @@
 package org.clustersim.strategies.training;
 
+import org.clustersim.strategies.cost.MoeDispatcher;
+
 /**
  * How a step's gradients and tensor-parallel and expert traffic are sent.
  *
@@ -10,6 +12,9 @@ package org.clustersim.strategies.training;
  *                          the dense blocks chunked and pipelined with their GEMMs
  *                          ({@link TensorParallelOverlap})
  * @param allToAll          how MoE token all-to-alls are sent ({@link AllToAllAlgorithm}; {@code null}: auto)
+ * @param moeDispatcher     Megatron-core's MoE token dispatcher ({@link MoeDispatcher}; {@code null}:
+ *                          the all-to-all dispatcher): the permutation kernels around the token
+ *                          exchange, the count exchange and the host synchronisation
  * @param dcnPipelined      on TPU slices joined by DCN: XLA's data-parallel all-reduce optimisation
  *                          ({@code --xla_tpu_enable_data_parallel_all_reduce_opt}, which MaxText's
  *                          multi-slice scripts set): each layer's cross-slice gradient reduction is
@@ -18,10 +23,16 @@ package org.clustersim.strategies.training;
  *                          iteration's last weight gradients (the attention block's) need
  */
 public record Communication(long bucketBytes, boolean overlapGradReduce, boolean tpCommOverlap,
-                            AllToAllAlgorithm allToAll, boolean dcnPipelined) {
+                            AllToAllAlgorithm allToAll, boolean dcnPipelined, MoeDispatcher moeDispatcher) {
     /** Megatron-LM's classic bucket, overlapped gradient reduction, no TP overlap, auto all-to-all. */
     public static final Communication DEFAULTS = new Communication(TrainingStep.DEFAULT_BUCKET, true, false,
             AllToAllAlgorithm.AUTO, true);
+
+    /** With Megatron-core's all-to-all token dispatcher. */
+    public Communication(long bucketBytes, boolean overlapGradReduce, boolean tpCommOverlap,
+                         AllToAllAlgorithm allToAll, boolean dcnPipelined) {
+        this(bucketBytes, overlapGradReduce, tpCommOverlap, allToAll, dcnPipelined, MoeDispatcher.ALLTOALL);
+    }
 
     /** The same with XLA's cross-slice reductions pipelined (the default). */
     public Communication(long bucketBytes, boolean overlapGradReduce, boolean tpCommOverlap,
@@ -32,6 +43,9 @@ public record Communication(long bucketBytes, boolean overlapGradReduce, boolean
     public Communication {
         if (allToAll == null) {
             allToAll = AllToAllAlgorithm.AUTO;
+        }
+        if (moeDispatcher == null) {
+            moeDispatcher = MoeDispatcher.ALLTOALL;
         }
     }
 }

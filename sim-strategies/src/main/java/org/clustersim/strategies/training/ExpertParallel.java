@@ -27,7 +27,12 @@ import org.clustersim.strategies.model.TransformerModel;
  * GPUs. With expert TP equal to TP the shared experts' input rides in the same TP gather; with
  * an expert TP of its own the shared experts (a dense MLP split over the attention's TP group)
  * gather and reduce-scatter over the TP group separately. The backward runs the same exchanges
- * in the reverse direction. Without expert parallelism the all-to-alls are left out.
+ * in the reverse direction. Without expert parallelism the all-to-alls are left out. With the
+ * all-to-all dispatcher ({@link org.clustersim.strategies.cost.MoeDispatcher#ALLTOALL}) the
+ * forward first all-gathers every GPU's per-expert token counts over the EP group (the split
+ * sizes, which the host then reads back: the router block's host synchronisation), and sends the
+ * tokens' fp32 probabilities in an all-to-all of their own after the tokens' (and their gradient
+ * after the input gradients' in the backward).
  */
 final class ExpertParallel {
     private final Groups groups;
@@ -42,7 +47,15 @@ final class ExpertParallel {
     private final long routedBytes;
     /** With an expert TP of its own: the shared experts' input the attention's TP group gathers, bf16. */
     private final long sharedBytes;
-    private final Map<Integer, Work.Communication> merged = new HashMap<>();
+    /** With the all-to-all dispatcher, the per-expert token counts each GPU all-gathers over its EP group (int64). */
+    private final long countBytes;
+    /**
+     * With the all-to-all dispatcher, the routed tokens' probabilities (fp32), which follow the
+     * tokens in an all-to-all of their own (token_dispatch's second all_to_all; its gradient's
+     * in the backward); DeepEP and HybridEP carry them inside their dispatch.
+     */
+    private final long probBytes;
+    private final Map<String, Work.Communication> merged = new HashMap<>();
     /** The merged expert-TP collective per operation and first GPU of the group. */
     private final Map<MergedKey, Work.Communication> mergedEtp = new HashMap<>();
 
@@ -70,6 +83,9 @@ final class ExpertParallel {
         TransformerModel.Experts e = cost.model().experts();
         double tokens = (double) cost.microBatch() * cost.seqLen() / cost.cp();
         this.dispatchBytes = e == null ? 0 : Math.round(tokens / cost.tp() * e.routedPerToken() * cost.model().hidden() * 2);
+        // gather_from_sequence_parallel_region(num_local_tokens_per_expert): experts x 8 bytes from each EP rank
+        this.countBytes = e == null || !cost.dispatcher().exchangesCounts() ? 0 : 8L * e.count() * cost.ep();
+        this.probBytes = countBytes == 0 ? 0 : Math.round(tokens / cost.tp() * e.routedPerToken() * 4);
         if (etpIsTp) {
             this.routedBytes = e == null ? 0 : Math.round(tokens * (e.routedPerToken() + (e.shared() > 0 ? 1 : 0))
                     * cost.model().hidden() * 2);
@@ -104,12 +120,21 @@ final class ExpertParallel {
         int routerTask = -1;
         if (!backward) {
             routerTask = chain.compute(router, blocks[1], p);
+            if (countBytes > 0) {
+                exchange(chain, "ep-ag counts " + experts, CollectiveOp.ALL_GATHER, countBytes);
+            }
         }
         exchange(chain, "ep-a2a " + (backward ? "combine-grad " : "dispatch ") + experts);
+        if (!backward && probBytes > 0) {
+            exchange(chain, "ep-probs a2a " + experts, CollectiveOp.ALL_TO_ALL, probBytes);
+        }
         routed(chain, experts, CollectiveOp.ALL_GATHER);
         int expertTask = chain.compute(experts, blocks[2], p);
         routed(chain, experts, CollectiveOp.REDUCE_SCATTER);
         exchange(chain, "ep-a2a " + (backward ? "dispatch-grad " : "combine ") + experts);
+        if (backward && probBytes > 0) {
+            exchange(chain, "ep-probs-grad a2a " + experts, CollectiveOp.ALL_TO_ALL, probBytes);
+        }
         if (backward) {
             routerTask = chain.compute(router, blocks[1], p);
         }
@@ -152,11 +177,16 @@ final class ExpertParallel {
      * group once.
      */
     private void exchange(Chain chain, String name) {
+        exchange(chain, name, CollectiveOp.ALL_TO_ALL, dispatchBytes);
+    }
+
+    /** A collective of {@code bytes} over every GPU's expert-parallel group (see {@link #exchange(Chain, String)}). */
+    private void exchange(Chain chain, String name, CollectiveOp op, long bytes) {
         if (groups == null) {
             return;
         }
         int[] devices = chain.devices();
-        Work.Communication work = merged.computeIfAbsent(devices[0], k -> {
+        Work.Communication work = merged.computeIfAbsent(op + " " + bytes + " " + devices[0], k -> {
             List<Work.Communication> parts = new ArrayList<>();
             Set<Integer> seen = new HashSet<>();
             for (int device : devices) {
@@ -164,7 +194,7 @@ final class ExpertParallel {
                     if (groups.standIn() && !seen.add(group[0])) {
                         continue;
                     }
-                    Work.Communication all = plans.plan("ep", CollectiveOp.ALL_TO_ALL, group, dispatchBytes);
+                    Work.Communication all = plans.plan("ep", op, group, bytes);
                     parts.add(groups.standIn() ? all : GroupPlans.sentBy(all, device));
                 }
             }

@@ -7,6 +7,7 @@ import org.clustersim.strategies.cost.Bf16Layers;
 import org.clustersim.strategies.cost.Fp8Recipe;
 import org.clustersim.strategies.cost.KernelCosts;
 import org.clustersim.strategies.cost.LayerCostModel;
+import org.clustersim.strategies.cost.MoeDispatcher;
 import org.clustersim.strategies.cost.Precision;
 import org.clustersim.strategies.cost.RecomputeModule;
 import org.clustersim.strategies.device.AttentionImpl;
@@ -45,6 +46,7 @@ public final class LayoutBuilder {
     boolean tpCommOverlap;
     boolean dcnPipelined = true;
     AllToAllAlgorithm allToAll = AllToAllAlgorithm.AUTO;
+    MoeDispatcher moeDispatcher = MoeDispatcher.ALLTOALL;
     PipelineSchedule schedule = ScheduleKind.ONE_F_ONE_B.schedule(1);
     LayerSplit split;
     boolean blockingSends;
@@ -151,6 +153,12 @@ public final class LayoutBuilder {
         return this;
     }
 
+    /** Megatron-core's MoE token dispatcher ({@link Communication#moeDispatcher}). */
+    public LayoutBuilder moeDispatcher(MoeDispatcher dispatcher) {
+        this.moeDispatcher = dispatcher;
+        return this;
+    }
+
     /** All parallel-layout settings at once, as {@link #layout()} gives them. */
     public LayoutBuilder layout(Layout layout) {
         mesh(layout.mesh());
@@ -164,6 +172,7 @@ public final class LayoutBuilder {
         tpCommOverlap = layout.comm().tpCommOverlap();
         allToAll = layout.comm().allToAll();
         dcnPipelined = layout.comm().dcnPipelined();
+        moeDispatcher = layout.comm().moeDispatcher();
         return this;
     }
 
@@ -273,7 +282,8 @@ public final class LayoutBuilder {
     public Layout layout() {
         return new Layout(new Mesh(tp, cp, pp, dp, ep, etp(), order),
                 new ZeroSharding(zero, shardGroup, sharding), sequenceParallel, cpKind,
-                new Communication(bucketBytes, overlapGradReduce, tpCommOverlap, allToAll, dcnPipelined));
+                new Communication(bucketBytes, overlapGradReduce, tpCommOverlap, allToAll, dcnPipelined,
+                        moeDispatcher));
     }
 
     /**

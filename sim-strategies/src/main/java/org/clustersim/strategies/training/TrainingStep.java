@@ -346,7 +346,7 @@ public record TrainingStep(TransformerModel model, Topology topology, Layout lay
      */
     public LayerCostModel outerCost() {
         return new LayerCostModel(model, kernels(), tp(), sequenceParallel(), microBatch(), seqLen(), recompute(), cp(),
-                ep(), etp(), recomputeModules());
+                ep(), etp(), recomputeModules(), layout.comm().moeDispatcher());
     }
 
     /** Stages on a microbatch's path. */

@@ -55,4 +55,36 @@ class GemmSurfaceTest {
         // the same rows as one expert run faster than split over four
         assertTrue(s.groupedNs(4, 256, 4096, 7168) > s.ns(1024, 4096, 7168));
     }
+
+    /**
+     * Our H200 measurements of torch._grouped_mm at Qwen3-30B-A3B's expert shapes (128 experts;
+     * fc1 n 1536 k 2048, fc2 n 2048 k 768; data/h200-kernels-2026-11-26.log), TFLOP/s at 32..1024
+     * tokens per expert: the surface passes through them on both Hopper profiles, and between two
+     * measured token counts lies between their times.
+     */
+    @Test
+    void groupedGemmsOfSmallExpertsFollowTheMeasuredTable() {
+        double[] tokens = {32, 64, 128, 256, 512, 1024};
+        double[] fc1 = {85.8, 173.2, 355.3, 585.7, 658.5, 696.1};
+        double[] fc2 = {74.2, 147.4, 288.5, 464.2, 537.1, 563.4};
+        for (String name : new String[] {"h100-sxm", "h200-sxm"}) {
+            GemmSurface s = DeviceProfiles.bundled(name).bf16Gemm();
+            for (int i = 0; i < tokens.length; i++) {
+                double m = tokens[i];
+                double r1 = 2 * 128 * m * 1536 * 2048 / s.groupedNs(128, m, 1536, 2048) / 1e3;
+                double r2 = 2 * 128 * m * 2048 * 768 / s.groupedNs(128, m, 2048, 768) / 1e3;
+                assertEquals(fc1[i], r1, 0.01 * fc1[i], name + " fc1 at " + m);
+                assertEquals(fc2[i], r2, 0.01 * fc2[i], name + " fc2 at " + m);
+            }
+            // 48 tokens per expert: within 10% of the 32- and 64-token kernels' times (both on the
+            // weight-streaming floor, ~300 us); the interpolation of log ratios is not exactly flat
+            double t = s.groupedNs(128, 48, 1536, 2048);
+            double t32 = s.groupedNs(128, 32, 1536, 2048);
+            double t64 = s.groupedNs(128, 64, 1536, 2048);
+            assertTrue(t > 0.9 * Math.min(t32, t64) && t < 1.1 * Math.max(t32, t64), name + " 48 tokens: " + t);
+            // far from the table (DeepGEMM's FP8 shapes have none) the base model alone decides
+            GemmSurface f = Precision.FP8.gemm(DeviceProfiles.bundled(name));
+            assertEquals(f.groupedBaseNs(4, 256, 4096, 7168), f.groupedNs(4, 256, 4096, 7168), 1e-9);
+        }
+    }
 }

@@ -89,7 +89,8 @@ final class ParallelismSectionReader {
                 .sequenceParallel(sp).cpKind(cpVariant)
                 .bucketBytes(Math.round(bucketMb * 1e6)).overlapGradReduce(overlap)
                 .tpCommOverlap(TP_COMM_OVERLAP.bool(parSec))
-                .allToAll(allToAll);
+                .allToAll(allToAll)
+                .moeDispatcher(MOE_DISPATCHER.choice(parSec));
         report(parSec, LayoutRules.layout(b));
         Layout layout;
         try {

@@ -17,6 +17,7 @@ import java.util.Set;
 import org.clustersim.core.Simulation;
 import org.clustersim.strategies.cost.CudaGraphs;
 import org.clustersim.strategies.cost.Fp8Recipe;
+import org.clustersim.strategies.cost.MoeDispatcher;
 import org.clustersim.strategies.cost.Precision;
 import org.clustersim.strategies.cost.RecomputeModule;
 import org.clustersim.strategies.device.AttentionImpl;
@@ -217,6 +218,11 @@ public final class ScenarioFields {
     public static final Field ALL_TO_ALL = choice("allToAll", AllToAllAlgorithm.byId(), "auto", "How each MoE "
             + "layer's token all-to-alls are sent over an EP group: auto, pxn (NCCL's PXN), direct, or node-limited "
             + "(needs model.nodeLimit). Needs ep > 1 unless auto.");
+    public static final Field MOE_DISPATCHER = choice("moeDispatcher", MoeDispatcher.byId(), "alltoall", "Megatron-core's "
+            + "MoE token dispatcher: alltoall (counts all-gathered and read back by the host, tokens permuted, "
+            + "all-to-all, chunks sorted by local expert), deepep (flex dispatcher on DeepEP: tokens permuted after "
+            + "the exchange) or hybridep (flex dispatcher on HybridEP with the permutation fused into its kernels). "
+            + "Ignored without experts.");
     public static final Field ORDER = text("order", "tp-cp-pp-dp", orderPattern(), "The mesh, innermost first: any "
             + "order of tp, cp, pp and dp.");
     public static final Field CP_VARIANT = choice("cpVariant", Map.of("all-gather", ContextParallel.ALL_GATHER,
@@ -295,7 +301,7 @@ public final class ScenarioFields {
             + "iteration's last weight gradients (the attention block's) carry.");
     public static final Field PARALLELISM = section("parallelism", "How the model is split over the GPUs (or TPU "
             + "chips).", List.of(), TP, PP, DP, CP, EP, ETP, VP, ZERO, SEQUENCE_PARALLEL, OVERLAP_GRAD, TP_COMM_OVERLAP,
-            OVERLAP_PARAM_GATHER, ALIGN_PARAM_GATHER, OVERLAP_PARAM_GATHER_WITH_OPTIMIZER_STEP, A2A_OVERLAP, ALL_TO_ALL, BUCKET, LAYERS_PER_STAGE, ACCOUNT_EMBEDDING, ACCOUNT_LOSS, SHARD_GROUP, CP_VARIANT, ORDER,
+            OVERLAP_PARAM_GATHER, ALIGN_PARAM_GATHER, OVERLAP_PARAM_GATHER_WITH_OPTIMIZER_STEP, A2A_OVERLAP, ALL_TO_ALL, MOE_DISPATCHER, BUCKET, LAYERS_PER_STAGE, ACCOUNT_EMBEDDING, ACCOUNT_LOSS, SHARD_GROUP, CP_VARIANT, ORDER,
             ZERO3_IMPL, RESHARD, GRAD_REDUCE_DTYPE, MESH, MESH_MAPPING, COLLECTIVE_MATMUL, DCN_PIPELINING);
 
     // ---- schedule ----
