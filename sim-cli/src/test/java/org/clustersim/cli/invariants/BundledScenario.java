@@ -56,6 +56,13 @@ record BundledScenario(String name, Map<String, Object> reduction) {
                     "parallelism.layersPerStage", "", "training.globalBatch", 64)),
             Map.entry("validation/megatron-bridge/llama31-405b-128xb200-fp8cs-25.11", Map.of("model.layers", 64,
                     "parallelism.layersPerStage", "", "training.globalBatch", 32)),
+            Map.entry("validation/megatron-bridge/llama31-405b-128xb200-fp8mx-25.11", Map.of("model.layers", 64,
+                    "parallelism.accountForEmbeddingInPipelineSplit", "", "parallelism.accountForLossInPipelineSplit", "",
+                    "training.globalBatch", 32)),
+            Map.entry("validation/megatron-bridge/llama31-405b-256xgb300-mxfp8-26.04", Map.of("model.layers", 62,
+                    "training.globalBatch", 128)),
+            Map.entry("validation/megatron-bridge/deepseek-v3-256xb200-mxfp8-26.04", Map.of("training.globalBatch", 512)),
+            Map.entry("validation/megatron-bridge/deepseek-v3-256xgb200-mxfp8-26.04", Map.of("training.globalBatch", 1024)),
             Map.entry("validation/megatron-sc21/gpt-1008b", Map.of("model.layers", 64, "training.globalBatch", 384)),
             Map.entry("validation/megatron-sc21/gpt-529.6b", Map.of("training.globalBatch", 315)),
             Map.entry("validation/megatron-sc21/gpt-310.1b", Map.of("training.globalBatch", 480)));
@@ -88,9 +95,11 @@ record BundledScenario(String name, Map<String, Object> reduction) {
     }
 
     /**
-     * MaxText v5p rows left out of the suite to keep its time: each differs from a row that stays
-     * (32B on 1 and 2 slices of v5p-128, 128B on v5p-256, 256B and 512B on v5p-1024) only in the
-     * model's scale or the slice's size, with the same mesh axes, remat policies and block shape.
+     * Rows left out of the suite to keep its time: each MaxText v5p one differs from a row that
+     * stays (32B on 1 and 2 slices of v5p-128, 128B on v5p-256, 256B and 512B on v5p-1024) only in
+     * the model's scale or the slice's size, with the same mesh axes, remat policies and block
+     * shape; each Megatron-Bridge Blackwell one from a row that stays only in the chip (B200 for
+     * GB200) or the recipe (MXFP8 for current scaling) or the offloaded layer count.
      */
     private static final java.util.Set<String> COVERED = java.util.Set.of(
             "validation/maxtext/v5p-64b-1x128", "validation/maxtext/v5p-64b-2x128",
@@ -98,7 +107,12 @@ record BundledScenario(String name, Map<String, Object> reduction) {
             "validation/maxtext/v5p-128b-2x512", "validation/maxtext/v5p-256b-2x1024",
             "validation/maxtext/v5p-512b-2x1024", "validation/maxtext/v5p-1024b-1x2048",
             "validation/maxtext/v5p-1024b-2x2048", "validation/maxtext/v5p-1024b-1x4096",
-            "validation/maxtext/v5p-1024b-2x4096");
+            "validation/maxtext/v5p-1024b-2x4096",
+            // Megatron-Bridge Blackwell twins of rows that stay: the same layout on another chip or recipe
+            "validation/megatron-bridge/llama3-8b-8xb200-fp8cs-25.11",
+            "validation/megatron-bridge/llama3-8b-8xgb200-fp8mx-25.11",
+            "validation/megatron-bridge/llama3-70b-64xgb300-fp8cs-26.04",
+            "validation/megatron-bridge/qwen3-30b-a3b-8xb200-mxfp8-26.04");
 
     /** Every bundled and validation scenario but the {@link #COVERED} ones, sorted by name. */
     static List<BundledScenario> all() {
