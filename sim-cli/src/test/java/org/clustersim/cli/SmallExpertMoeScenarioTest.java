@@ -93,9 +93,9 @@ class SmallExpertMoeScenarioTest {
                 "probabilities' all-to-all after the tokens': " + t.keySet());
         assertTrue(t.containsKey("ep-probs-grad a2a B mb0 L0 experts"), t.keySet().toString());
         // 16 experts of 2,048 rows: as fast as the table's fastest (128 x 1,024 rows, 696 TFLOP/s)
-        // or faster, never beyond MAMF's best dense rate (794.5)
+        // or faster, never beyond MAMF's best dense rate (794.5), both at the sustained clock (0.87)
         double fc1 = 2 * ROUTED * 1536 * 2048 / (ops(t, "F mb0 L0 experts", "experts fc1") * 1e-6) / 1e12;
-        assertTrue(fc1 > 0.98 * 696.1 && fc1 < 794.5, "fc1 at 16 x 2048 rows: " + fc1 + " TFLOP/s");
+        assertTrue(fc1 > 0.98 * 0.87 * 696.1 && fc1 < 0.87 * 794.5, "fc1 at 16 x 2048 rows: " + fc1 + " TFLOP/s");
     }
 
     /**
@@ -105,8 +105,19 @@ class SmallExpertMoeScenarioTest {
     @Test
     void allExpertsOnOneGpuRunAtTheMeasuredGroupedRates() throws IOException {
         Map<String, JsonNode> t = layerTasks(";parallelism.ep=1", "ep1");
-        double fc1Us = 2 * 128 * 256.0 * 1536 * 2048 / 585.7e12 * 1e6 + GAP_US;
-        double fc2Us = 2 * 128 * 256.0 * 2048 * 768 / 464.2e12 * 1e6 + GAP_US;
+        // the profile's surface at the measured clock reproduces the measured (short-burst) rates
+        org.clustersim.strategies.device.DeviceProfile h100 = org.clustersim.strategies.device.DeviceProfiles
+                .bundled("h100-sxm");
+        org.clustersim.strategies.device.GemmSurface bf16 = h100.bf16Gemm();
+        assertEquals(2 * 128 * 256.0 * 1536 * 2048 / 585.7e12 * 1e9, bf16.groupedNs(128, 256, 1536, 2048), 0.005
+                * bf16.groupedNs(128, 256, 1536, 2048));
+        assertEquals(2 * 128 * 256.0 * 2048 * 768 / 464.2e12 * 1e9, bf16.groupedNs(128, 256, 2048, 768), 0.005
+                * bf16.groupedNs(128, 256, 2048, 768));
+        // a step runs them at the clock sustained under the power limit (profile power section)
+        double f = h100.power().sustainedComputeFraction();
+        double fc1Us = bf16.atClock(f).groupedNs(128, 256, 1536, 2048) / 1e3 + GAP_US;
+        double fc2Us = bf16.atClock(f).groupedNs(128, 256, 2048, 768) / 1e3 + GAP_US;
+        assertTrue(fc1Us > 2 * 128 * 256.0 * 1536 * 2048 / 585.7e12 * 1e6, "slower than the burst measurement");
         // without an exchange the layer's blocks run as one task
         assertEquals(fc1Us, ops(t, "F mb0 L0", "experts fc1"), 0.005 * fc1Us);
         assertEquals(fc2Us, ops(t, "F mb0 L0", "experts fc2"), 0.005 * fc2Us);

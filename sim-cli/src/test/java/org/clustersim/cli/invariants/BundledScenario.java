@@ -33,7 +33,7 @@ record BundledScenario(String name, Map<String, Object> reduction) {
             Map.entry("deepseek-v3-like-2048xh100-pp16-ep64", Map.of("cluster.nodes", 32, "parallelism.pp", 4,
                     "parallelism.dp", 64, "parallelism.ep", 16, "parallelism.layersPerStage", "",
                     "model.layers", 8, "training.globalBatch", 512)),
-            Map.entry("llama3-70b-gb200-nvl72-64gpu-fsdp-fp8cs", Map.of("model.layers", 8)),
+            Map.entry("llama3-70b-gb200-nvl72-64gpu-fsdp-fp8cs", Map.of("model.layers", 8, "training.cpuOffloadLayers", 4)),
             Map.entry("llama3-70b-512xh100-tp8-pp4-cp2-fsdp", Map.of("model.layers", 8, "training.globalBatch", 32)),
             Map.entry("gpt3-175b-128xh100-tp8-pp8-dp2", Map.of("model.layers", 16, "training.globalBatch", 32)),
             Map.entry("llama31-70b-2048xh100-tp4-pp4-cp2-dp64", Map.of("model.layers", 20, "training.globalBatch", 512)),

@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -60,6 +61,16 @@ class StepInvariantsTest {
     /** The overlap options of a layout, each compared off against on. */
     static final List<String> OVERLAP_OPTIONS = List.of("parallelism.overlapGradReduce",
             "parallelism.overlapParamGather", "parallelism.tpCommOverlap", "parallelism.overlapMoeExpertParallelComm");
+    /**
+     * Overlap options that cost a layout more than their communication kernels' interference, each
+     * an open mechanism named in docs/validation.md, so the suite keeps checking every other layout
+     * and option. GB300 405B at TP 2: Transformer Engine's TP overlap splits each GEMM into TP
+     * chunks, whose smaller shapes run slower on the Blackwell surfaces than the little NVLink5
+     * traffic of two ranks hides (+2% of the step); the userbuffers' SM share and the chunks' own
+     * shapes are costs of the option the bound does not count.
+     */
+    static final Set<String> OPEN_OVERLAP_COSTS = Set.of(
+            "validation/megatron-bridge/llama31-405b-256xgb300-mxfp8-26.04 parallelism.tpCommOverlap");
     /**
      * Above this many tasks (one replica's times the replicas) a run of every replica takes too
      * long for the suite; ReplicasAgreementTest covers the largest bundled layouts reduced further.
@@ -136,7 +147,8 @@ class StepInvariantsTest {
             } catch (InputException | InputFileException notForThisLayout) {
                 continue;
             }
-            if (option.equals("parallelism.overlapParamGather") && exposedByDesign(onScenario)) {
+            if (option.equals("parallelism.overlapParamGather") && exposedByDesign(onScenario)
+                    || OPEN_OVERLAP_COSTS.contains(s.name() + " " + option)) {
                 continue;
             }
             checked.add(option);

@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.clustersim.study.scenario.Scenario;
 import org.clustersim.topology.ClusterSpec;
 import org.clustersim.topology.FatTreeSpec;
+import org.clustersim.topology.RackPodSpec;
 import org.clustersim.topology.SuperPodSpec;
 import org.clustersim.topology.SwitchedClusterSpec;
 import org.clustersim.topology.TorusSpec;
@@ -52,6 +53,8 @@ final class Variants {
         } else if (spec instanceof FatTreeSpec s) {
             gpu(t, s.nvlinkBytesPerS(), s.nicBytesPerS(), factor);
         } else if (spec instanceof SuperPodSpec s) {
+            gpu(t, s.nvlinkBytesPerS(), s.nicBytesPerS(), factor);
+        } else if (spec instanceof RackPodSpec s) {
             gpu(t, s.nvlinkBytesPerS(), s.nicBytesPerS(), factor);
         } else if (spec instanceof TorusSpec s) {
             StepRun.set(t, "cluster.iciBandwidthGBps", s.iciBytesPerS() * factor / 1e9);

@@ -130,7 +130,7 @@ public record LayerCostModel(TransformerModel model, KernelCosts costs, int tp, 
     /** The same layer with every GEMM in bf16 and no casts (a layer the recipe keeps in bf16: {@link Bf16Layers}). */
     public LayerCostModel inBf16() {
         return new LayerCostModel(model, costs.inBf16(), tp, seqParallel, microBatch, seqLen, recompute, cp, ep, etp,
-                modules);
+                modules, dispatcher);
     }
 
     /** Whether module {@code m} is recomputed. */

@@ -69,19 +69,6 @@ public record DeviceProfile(String name, String description, double bf16Flops, d
         }
     }
 
-    /** A profile without a host synchronisation cost. */
-    public DeviceProfile(String name, String description, double bf16Flops, double fp8Flops, long hbmBytes,
-                         double hbmBytesPerS, double streamEfficiency, GemmSurface bf16Gemm, GemmSurface fp8Gemm,
-                         AttentionRates attention, AttentionImpl defaultAttention, Launch launch,
-                         KernelCounts kernels, double adamBandwidthFraction,
-                         List<CollectiveMeasurement> collectives, CommKernels commKernels,
-                         ShardingHooks sharding, GemmSurface int8Gemm, GemmSurface mxfp8Gemm,
-                         GemmSurface nvfp4Gemm, PowerLimit power) {
-        this(name, description, bf16Flops, fp8Flops, hbmBytes, hbmBytesPerS, streamEfficiency, bf16Gemm, fp8Gemm,
-                attention, defaultAttention, launch, kernels, adamBandwidthFraction, collectives, commKernels,
-                sharding, int8Gemm, mxfp8Gemm, nvfp4Gemm, power, 0);
-    }
-
     /** A profile without a {@code power} section: compute-bound kernels at their measured short-burst rates. */
     public DeviceProfile(String name, String description, double bf16Flops, double fp8Flops, long hbmBytes,
                          double hbmBytesPerS, double streamEfficiency, GemmSurface bf16Gemm, GemmSurface fp8Gemm,

@@ -125,25 +125,14 @@ public record GemmSurface(double peakFlops, double hbmBytesPerS, double bytesPer
         if (points.isEmpty()) {
             return base;
         }
-        double lm = log2(m);
-        double ln = log2(n);
-        double lk = log2(k);
-        double weights = 1 / (PRIOR_RADIUS * PRIOR_RADIUS * PRIOR_RADIUS * PRIOR_RADIUS);
-        double sum = 0;
-        for (Point p : points) {
-            double dm = lm - log2(p.m);
-            double dn = ln - log2(p.n);
-            double dk = lk - log2(p.k);
-            double d2 = dm * dm + dn * dn + dk * dk;
-            double measuredNs = 2 * p.m * p.n * p.k / p.flopsPerS * 1e9;
-            double ratio = Math.log(measuredNs / baseNs(p.m, p.n, p.k, 1));
-            if (d2 < 1e-12) {
-                return Math.max(ceiling, base * Math.exp(ratio));
-            }
-            weights += 1 / (d2 * d2);
-            sum += ratio / (d2 * d2);
+        double[][] at = new double[points.size()][];
+        double[] ratios = new double[points.size()];
+        for (int i = 0; i < points.size(); i++) {
+            Point p = points.get(i);
+            at[i] = new double[] {log2(p.m), log2(p.n), log2(p.k)};
+            ratios[i] = Math.log(2 * p.m * p.n * p.k / p.flopsPerS * 1e9 / baseNs(p.m, p.n, p.k, 1));
         }
-        return Math.max(ceiling, base * Math.exp(sum / weights));
+        return Math.max(ceiling, base * Math.exp(shepard(new double[] {log2(m), log2(n), log2(k)}, at, ratios)));
     }
 
     /**
@@ -173,27 +162,40 @@ public record GemmSurface(double peakFlops, double hbmBytesPerS, double bytesPer
             return base;
         }
         GemmSurface measured = atClock(1);
-        double lg = log2(groups);
-        double lm = log2(m);
-        double ln = log2(n);
-        double lk = log2(k);
+        double[][] at = new double[grouped.size()][];
+        double[] ratios = new double[grouped.size()];
+        for (int i = 0; i < grouped.size(); i++) {
+            GroupedPoint p = grouped.get(i);
+            at[i] = new double[] {log2(p.groups), log2(p.m), log2(p.n), log2(p.k)};
+            ratios[i] = Math.log(2 * p.groups * p.m * p.n * p.k / p.flopsPerS * 1e9
+                    / measured.groupedBaseNs(p.groups, p.m, p.n, p.k));
+        }
+        double correction = shepard(new double[] {log2(groups), log2(m), log2(n), log2(k)}, at, ratios);
+        return Math.max(ceiling, base * Math.exp(correction));
+    }
+
+    /**
+     * Shepard interpolation of measured log corrections: the correction at {@code query} (log2
+     * coordinates) from those measured at {@code at}, weighted by inverse fourth powers of the
+     * distance against the base model's prior weight ({@link #PRIOR_RADIUS}); a measurement at the
+     * query itself stands alone.
+     */
+    private static double shepard(double[] query, double[][] at, double[] ratios) {
         double weights = 1 / (PRIOR_RADIUS * PRIOR_RADIUS * PRIOR_RADIUS * PRIOR_RADIUS);
         double sum = 0;
-        for (GroupedPoint p : grouped) {
-            double dg = lg - log2(p.groups);
-            double dm = lm - log2(p.m);
-            double dn = ln - log2(p.n);
-            double dk = lk - log2(p.k);
-            double d2 = dg * dg + dm * dm + dn * dn + dk * dk;
-            double measuredNs = 2 * p.groups * p.m * p.n * p.k / p.flopsPerS * 1e9;
-            double ratio = Math.log(measuredNs / measured.groupedBaseNs(p.groups, p.m, p.n, p.k));
+        for (int i = 0; i < at.length; i++) {
+            double d2 = 0;
+            for (int j = 0; j < query.length; j++) {
+                double d = query[j] - at[i][j];
+                d2 += d * d;
+            }
             if (d2 < 1e-12) {
-                return Math.max(ceiling, base * Math.exp(ratio));
+                return ratios[i];
             }
             weights += 1 / (d2 * d2);
-            sum += ratio / (d2 * d2);
+            sum += ratios[i] / (d2 * d2);
         }
-        return Math.max(ceiling, base * Math.exp(sum / weights));
+        return sum / weights;
     }
 
     /** The grouped GEMM's base model alone (geometric mean of the two bounds, no faster than streaming), ns. */

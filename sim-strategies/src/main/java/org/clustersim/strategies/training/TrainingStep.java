@@ -337,7 +337,7 @@ public record TrainingStep(TransformerModel model, Topology topology, Layout lay
     /** Per-stage cost model. */
     public LayerCostModel layerCost() {
         return new LayerCostModel(model, layerKernels(), tp(), sequenceParallel(), microBatch(), seqLen(), recompute(), cp(),
-                ep(), etp(), recomputeModules());
+                ep(), etp(), recomputeModules(), layout.comm().moeDispatcher());
     }
 
     /**

@@ -24,7 +24,7 @@ class SustainedClockCostsTest {
         return new DeviceProfile(p.name(), p.description(), p.bf16Flops(), p.fp8Flops(), p.hbmBytes(),
                 p.hbmBytesPerS(), p.streamEfficiency(), p.bf16Gemm(), p.fp8Gemm(), p.attention(), p.defaultAttention(),
                 p.launch(), p.kernels(), p.adamBandwidthFraction(), p.collectives(), p.commKernels(), p.sharding(),
-                p.int8Gemm(), p.mxfp8Gemm(), p.nvfp4Gemm(), power);
+                p.int8Gemm(), p.mxfp8Gemm(), p.nvfp4Gemm(), power, p.hostSyncNs());
     }
 
     /** A kernel's own time, without the launch gap the stream adds after it. */
