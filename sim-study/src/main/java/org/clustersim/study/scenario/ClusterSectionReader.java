@@ -163,11 +163,12 @@ final class ClusterSectionReader {
             }
         }
         if (gpusPerNode > RAILS_PER_SERVER) {
-            // a rack-scale NVLink domain (NVL72): the SuperPOD GB200 fabric, any number of racks
+            // a rack-scale NVLink domain (NVL72): the SuperPOD GB200 fabric, any number of racks; the
+            // preset's NIC generation picks the switches (an override of the NIC rate keeps them)
             try {
                 RackPodSpec pod = new RackPodSpec(base.name() + "-rails", chip, nodes, gpusPerNode,
                         RackPodSpec.RACKS_PER_UNIT, nvlink, nvlinkLat, nic, gpuNicLat, nicSwitchLat,
-                        RackPodSpec.radixFor(nic), ratio);
+                        RackPodSpec.radixFor(base.nicBytesPerS()), ratio);
                 return device.map(dev -> new ClusterChoice(pod, dev));
             } catch (IllegalArgumentException e) {
                 section.error(given(section, "gpusPerNode") ? "gpusPerNode" : "nodes", "found " + nodes + " racks of "
