@@ -41,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * overlap_param_gather_with_optimizer_step), data-parallel collectives as NCCL runs them; the
  * per-row errors, each explained by mechanism, are in docs/validation.md (issue 32 re-run). The
  * bounds are regression guards set from today's errors plus a margin (goal: mean 5%, no row over
- * 12%). The 21 runs take about 100 s on two cores; the pending DeepSeek-V3 H100 row alone takes
+ * 12%). The 21 runs take about 30 s; the pending DeepSeek-V3 H100 row alone takes
  * minutes, another reason it is not run here.
  */
 class VisibleValidationTest {
