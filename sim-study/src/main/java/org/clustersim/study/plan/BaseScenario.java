@@ -293,8 +293,13 @@ public final class BaseScenario {
             c.put(FABRIC.name(), "rail-optimized");
         } else if (org.clustersim.topology.SwitchedClusterSpec.presetNames().contains(cluster)) {
             c.put(CLUSTER_PRESET.name(), cluster);
-            c.put(NODES.name(), nodes > 0 ? nodes : spec.nodes());
-            if (nodes > 32) {
+            int servers = nodes > 0 ? nodes : spec.nodes();
+            c.put(NODES.name(), servers);
+            // beyond one SU of 8-GPU servers, or beyond one rack of an NVL72 preset, the servers sit
+            // on the DGX SuperPOD's rails (SuperPodSpec, or RackPodSpec for racks)
+            boolean racks = org.clustersim.topology.SwitchedClusterSpec.preset(cluster, 1)
+                    .map(x -> x.gpusPerNode() > 8).orElse(false);
+            if (servers > 32 || racks && servers > 1) {
                 c.put(FABRIC.name(), "rail-optimized");
             }
         } else {

@@ -26,6 +26,19 @@ class BaseScenarioTest {
     }
 
     @Test
+    void nvl72RacksBeyondOneSitOnTheRackRailsAndOneRackOnItsOwnSwitch() {
+        BaseScenario racks = BaseScenario.of(null, "llama3-70b", "gb200-nvl72", 4, 288, 8192);
+        String text = racks.scenarioText("x", new Layout(8, 1, 1, 1, 1, 36, 1, "selective", 1, "1f1b"), 80);
+        assertTrue(text.contains("fabric: rail-optimized"), text);
+        Scenario s = new org.clustersim.study.scenario.ScenarioReader().readText(java.nio.file.Path.of("x.yaml"), text);
+        assertTrue(s.cluster() instanceof org.clustersim.topology.RackPodSpec, s.cluster().toString());
+        assertEquals(288, s.cluster().gpus());
+        BaseScenario one = BaseScenario.of(null, "llama3-70b", "gb200-nvl72", 1, 72, 8192);
+        assertTrue(!one.scenarioText("x", new Layout(8, 1, 1, 1, 1, 9, 1, "selective", 1, "1f1b"), 80)
+                .contains("fabric:"), "one rack needs no scale-out fabric");
+    }
+
+    @Test
     void aSuperPodPresetBecomesItsServersOnRailsAndTheScenarioReadsBack() {
         BaseScenario base = BaseScenario.of(null, "llama3-405b", "superpod-h100-64su", 0, 2048, 8192);
         assertEquals(16_384, base.gpus());
