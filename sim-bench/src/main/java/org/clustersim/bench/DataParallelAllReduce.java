@@ -8,10 +8,7 @@ import java.util.List;
 import java.util.Locale;
 
 import org.clustersim.core.Simulation;
-import org.clustersim.strategies.collective.CollectiveOp;
 import org.clustersim.strategies.collective.CollectiveStudy;
-import org.clustersim.strategies.collective.Collectives;
-import org.clustersim.strategies.collective.CommGroup;
 import org.clustersim.topology.SuperPodSpec;
 import org.clustersim.topology.Topology;
 
@@ -41,7 +38,7 @@ public final class DataParallelAllReduce {
             long t1 = System.nanoTime();
             int nodes = topology.deviceCount() / tp;
             int dp = nodes / pp;
-            List<CollectiveStudy.Spec> rings = new ArrayList<>();
+            List<int[]> groups = new ArrayList<>();
             for (int stage = 0; stage < pp; stage++) {
                 for (int t = 0; t < tp; t++) {
                     int[] devices = new int[dp];
@@ -49,25 +46,20 @@ public final class DataParallelAllReduce {
                         // mesh order TP, PP, DP: node = stage + pp * d
                         devices[d] = (stage + pp * d) * tp + t;
                     }
-                    CommGroup g = new CommGroup(devices);
-                    rings.add(new CollectiveStudy.Spec(CollectiveOp.ALL_REDUCE, g, bytes,
-                            Collectives.plan("ring", CollectiveOp.ALL_REDUCE, g, bytes, topology)));
+                    groups.add(devices);
                 }
             }
+            RingAllReduces rings = RingAllReduces.over(topology, bytes, groups);
             long t2 = System.nanoTime();
-            CollectiveStudy.Result r = new CollectiveStudy(topology, Simulation.Fidelity.FLOW, routing, List.of())
-                    .run(rings);
+            CollectiveStudy.Result r = rings.run(routing);
             long t3 = System.nanoTime();
-            long slowest = 0;
-            for (long d : r.durationsNs()) {
-                slowest = Math.max(slowest, d);
-            }
+            long slowest = RingAllReduces.slowestNs(r);
             System.out.printf(Locale.ROOT, "round %d: %d GPUs, %d rings of %d ranks, %.2f GiB each, %s routing%n",
-                    round, topology.deviceCount(), rings.size(), dp, bytes / (double) (1L << 30), routing);
+                    round, topology.deviceCount(), groups.size(), dp, bytes / (double) (1L << 30), routing);
             System.out.printf(Locale.ROOT, "  build topology %.3f s, plan %.3f s, simulate %.3f s, total %.3f s%n",
                     (t1 - t0) / 1e9, (t2 - t1) / 1e9, (t3 - t2) / 1e9, (t3 - t0) / 1e9);
             System.out.printf(Locale.ROOT, "  simulated all-reduce time %.3f ms (slowest ring), busbw %.1f GB/s%n",
-                    slowest / 1e6, bytes / (slowest / 1e9) * 2 * (dp - 1) / dp / 1e9);
+                    slowest / 1e6, rings.busBandwidth(slowest, dp) / 1e9);
             System.out.printf(Locale.ROOT, "  kernel events %d, re-ratings %d, flows re-rated %d%n",
                     r.run().timeline().events(), r.run().rerates(), r.run().flowsRerated());
         }

@@ -5,10 +5,6 @@ import java.util.List;
 import java.util.Locale;
 
 import org.clustersim.core.Simulation;
-import org.clustersim.strategies.collective.CollectiveOp;
-import org.clustersim.strategies.collective.CollectiveStudy;
-import org.clustersim.strategies.collective.Collectives;
-import org.clustersim.strategies.collective.CommGroup;
 import org.clustersim.topology.RackPodSpec;
 import org.clustersim.topology.SuperPodSpec;
 import org.clustersim.topology.SwitchedClusterSpec;
@@ -46,26 +42,20 @@ public final class RackFabricBuild {
                     (t2 - t1) / 1e9);
         }
         Topology t = RackPodSpec.of(SwitchedClusterSpec.gb200Nvl72(1), ringRacks).build();
-        List<CollectiveStudy.Spec> rings = new ArrayList<>();
+        List<int[]> groups = new ArrayList<>();
         for (int rail = 0; rail < 72; rail++) {
             int[] d = new int[ringRacks];
             for (int r = 0; r < ringRacks; r++) {
                 d[r] = r * 72 + rail;
             }
-            CommGroup g = new CommGroup(d);
-            rings.add(new CollectiveStudy.Spec(CollectiveOp.ALL_REDUCE, g, bytes,
-                    Collectives.plan("ring", CollectiveOp.ALL_REDUCE, g, bytes, t)));
+            groups.add(d);
         }
+        RingAllReduces rings = RingAllReduces.over(t, bytes, groups);
         long t3 = System.nanoTime();
-        CollectiveStudy.Result r = new CollectiveStudy(t, Simulation.Fidelity.FLOW, routing, List.of())
-                .run(rings);
+        long slowest = RingAllReduces.slowestNs(rings.run(routing));
         long t4 = System.nanoTime();
-        long slowest = 0;
-        for (long d : r.durationsNs()) {
-            slowest = Math.max(slowest, d);
-        }
         System.out.printf(Locale.ROOT, "72 concurrent ring all-reduces of 1 GiB over %d racks (one per rail), %s routing: "
                 + "simulated %.3f ms (slowest), busbw %.1f GB/s, wall %.3f s%n", ringRacks, routing, slowest / 1e6,
-                bytes / (slowest / 1e9) * 2 * (ringRacks - 1) / ringRacks / 1e9, (t4 - t3) / 1e9);
+                rings.busBandwidth(slowest, ringRacks) / 1e9, (t4 - t3) / 1e9);
     }
 }

@@ -197,22 +197,8 @@ public record RackPodSpec(String name, AcceleratorSpec accelerator, int racks, i
         }
         int units = scalableUnits();
         int rails = railsPerLeaf();
-        // leaves ordered by rail group, then SU: leaf index = group * units + su
-        Vertex[] leaf = new Vertex[leaves()];
-        for (int g = 0; g < leavesPerUnit(); g++) {
-            for (int su = 0; su < units; su++) {
-                leaf[g * units + su] = b.addVertex("su" + su + ".leaf" + g, VertexKind.SWITCH, -1);
-            }
-        }
-        for (int r = 0; r < racks; r++) {
-            int su = r / racksPerUnit;
-            for (int g = 0; g < gpusPerRack; g++) {
-                Vertex nic = b.addVertex("node" + r + ".nic" + g, VertexKind.NIC, r);
-                b.addDuplex(gpu[r][g], nic, LinkKind.GPU_NIC, nicBytesPerS, gpuNicLatencyNs);
-                b.addDuplex(nic, leaf[(g / rails) * units + su], LinkKind.NIC_SWITCH, nicBytesPerS, cableLatencyNs);
-                b.nic(gpu[r][g], nic);
-            }
-        }
+        Vertex[] leaf = b.railLeaves(gpu, units, racksPerUnit, leavesPerUnit(), rails, nicBytesPerS, gpuNicLatencyNs,
+                cableLatencyNs);
         double up = nicBytesPerS / oversubscription;
         int leafUp = leafPorts();
         if (!threeLevel()) {

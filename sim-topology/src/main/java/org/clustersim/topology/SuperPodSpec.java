@@ -112,21 +112,8 @@ public record SuperPodSpec(String name, AcceleratorSpec accelerator, int scalabl
         int nodes = nodes();
         Vertex[][] gpu = b.nvSwitchServers(nodes, gpusPerNode, nvlinkBytesPerS, nvlinkLatencyNs);
         // leaves ordered by rail, then SU: leaf index = rail * SUs + su
-        Vertex[] leaf = new Vertex[leaves()];
-        for (int rail = 0; rail < gpusPerNode; rail++) {
-            for (int su = 0; su < scalableUnits; su++) {
-                leaf[rail * scalableUnits + su] = b.addVertex("su" + su + ".leaf" + rail, VertexKind.SWITCH, -1);
-            }
-        }
-        for (int n = 0; n < nodes; n++) {
-            int su = n / nodesPerUnit;
-            for (int g = 0; g < gpusPerNode; g++) {
-                Vertex nic = b.addVertex("node" + n + ".nic" + g, VertexKind.NIC, n);
-                b.addDuplex(gpu[n][g], nic, LinkKind.GPU_NIC, nicBytesPerS, gpuNicLatencyNs);
-                b.addDuplex(nic, leaf[g * scalableUnits + su], LinkKind.NIC_SWITCH, nicBytesPerS, cableLatencyNs);
-                b.nic(gpu[n][g], nic);
-            }
-        }
+        Vertex[] leaf = b.railLeaves(gpu, scalableUnits, nodesPerUnit, gpusPerNode, 1, nicBytesPerS, gpuNicLatencyNs,
+                cableLatencyNs);
         double up = nicBytesPerS / oversubscription;
         int uplinks = nodesPerUnit;
         List<Vertex> spine = new ArrayList<>();

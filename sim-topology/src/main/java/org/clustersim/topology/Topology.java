@@ -260,6 +260,37 @@ public final class Topology {
             return gpus;
         }
 
+        /**
+         * The leaves of a DGX SuperPOD rail-optimised fabric and every server's NICs on them: each
+         * scalable unit of {@code serversPerUnit} servers has {@code leavesPerUnit} leaves
+         * ({@code suN.leafL}), leaf L taking rails L x railsPerLeaf .. (L + 1) x railsPerLeaf - 1 of
+         * every server of its unit (one rail a leaf on 8-GPU servers; 4 or 9 of an NVL72 rack's 72),
+         * through one NIC a GPU ({@code nodeN.nicG}).
+         *
+         * @param gpus the servers' GPUs as [node][gpu], from {@link #nvSwitchServers}
+         * @return the leaves, ordered by rail group, then unit: leaf index = group x units + unit
+         */
+        public Vertex[] railLeaves(Vertex[][] gpus, int units, int serversPerUnit, int leavesPerUnit,
+                                   int railsPerLeaf, double nicBytesPerS, long gpuNicLatencyNs, long cableLatencyNs) {
+            Vertex[] leaf = new Vertex[leavesPerUnit * units];
+            for (int g = 0; g < leavesPerUnit; g++) {
+                for (int su = 0; su < units; su++) {
+                    leaf[g * units + su] = addVertex("su" + su + ".leaf" + g, VertexKind.SWITCH, -1);
+                }
+            }
+            for (int n = 0; n < gpus.length; n++) {
+                int su = n / serversPerUnit;
+                for (int g = 0; g < gpus[n].length; g++) {
+                    Vertex nic = addVertex("node" + n + ".nic" + g, VertexKind.NIC, n);
+                    addDuplex(gpus[n][g], nic, LinkKind.GPU_NIC, nicBytesPerS, gpuNicLatencyNs);
+                    addDuplex(nic, leaf[(g / railsPerLeaf) * units + su], LinkKind.NIC_SWITCH, nicBytesPerS,
+                            cableLatencyNs);
+                    nic(gpus[n][g], nic);
+                }
+            }
+            return leaf;
+        }
+
         /** Declares the scale-up switch (NVSwitch) a GPU reaches its domain through. */
         public void scaleUp(Vertex gpu, Vertex nvswitch) {
             scaleUp.put(gpu.id(), nvswitch.id());
