@@ -23,6 +23,7 @@ import nl.tudelft.simulation.dsol.simulators.DevsSimulatorInterface;
  */
 public final class DsolKernel implements SimKernel {
     private static final long RUN_LENGTH_NS = Long.MAX_VALUE / 2;
+    private static final Object CONSTRUCTION_LOCK = new Object();
 
     private final DevsSimulator<Long> simulator;
     private long pending;
@@ -30,10 +31,17 @@ public final class DsolKernel implements SimKernel {
     private boolean ran;
 
     public DsolKernel() {
-        simulator = new DevsSimulator<>("clustersim");
-        simulator.setEventList(new EventListPriorityQueue<>());
-        SingleReplication<Long> replication = new SingleReplication<>("step", 0L, 0L, RUN_LENGTH_NS);
-        simulator.initialize(new EmptyModel(simulator), replication);
+        // DSOL keeps JVM-wide state that its constructors change without locking: the simulator
+        // registers its log formatter in djutils' CategoryLogger maps, and a replication binds its
+        // id in one naming context with a lookup-then-create. Kernels made at once on several
+        // threads (a plan's candidates) failed there ("key step already bound", a null logger);
+        // kernels are therefore made one at a time. Running them stays concurrent.
+        synchronized (CONSTRUCTION_LOCK) {
+            simulator = new DevsSimulator<>("clustersim");
+            simulator.setEventList(new EventListPriorityQueue<>());
+            SingleReplication<Long> replication = new SingleReplication<>("step", 0L, 0L, RUN_LENGTH_NS);
+            simulator.initialize(new EmptyModel(simulator), replication);
+        }
         // Drop DSOL's own warm-up and end-of-replication events: the loop below decides when the run ends.
         simulator.getEventList().clear();
     }
