@@ -208,6 +208,11 @@ final class OptimizerStep {
      * at the fraction of HBM bandwidth the profile's fused-Adam measurement reached.
      */
     private double adamNs(double params) {
+        return adamNs(step, params);
+    }
+
+    /** {@link #adamNs(double)} of {@code step}: also what its estimate ({@link StepWalk}) charges. */
+    static double adamNs(TrainingStep step, double params) {
         DeviceProfile device = step.device();
         double bytes = step.kernels().adamBytesPerParam() + step.kernels().lossScalingBytesPerParam();
         double ns = params * bytes / (device.hbmBytesPerS() * device.adamBandwidthFraction()) * 1e9;

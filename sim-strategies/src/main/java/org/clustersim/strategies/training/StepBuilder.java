@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 
 import org.clustersim.core.engine.TaskGraph;
-import org.clustersim.strategies.cost.LayerCostModel;
 import org.clustersim.strategies.pipeline.PipelineTasks;
 
 /**
@@ -53,27 +52,7 @@ public final class StepBuilder {
         for (int d = 0; d < step.mesh().gpus(); d++) {
             g.device(step.topology().device(d).name(), step.topology().device(d).node());
         }
-        LayerCostModel cost = step.layerCost();
-        GroupPlans plans = new GroupPlans(step.topology(), step.model().experts(), step.allToAll());
-        TensorParallel tensor = new TensorParallel(step.tp(), step.cp(), cost.seqParallel(),
-                step.model().boundaryActivationBytes(step.microBatch(), step.seqLen() / step.cp(),
-                        TrainingStep.ACTIVATION_BYTES), plans);
-        ExpertParallel.Groups groups = step.ep() > 1 ? new ExpertParallel.Groups(this::expertGroups,
-                step.replicas() == 1) : null;
-        LayerBlocks blocks = new LayerBlocks(cost, step.numerics());
-        TensorParallelOverlap overlap = step.tpCommOverlap() && tensor.sequenceParallel()
-                ? new TensorParallelOverlap(tensor, cost, step.topology().spec()
-                        .filter(spec -> spec instanceof org.clustersim.topology.TorusSpec)
-                        .map(spec -> new TensorParallelOverlap.RingExchange(true,
-                                step.topology().tuning().nvlinkEfficiency()))
-                        .orElse(TensorParallelOverlap.RingExchange.USERBUFFERS)) : null;
-        TransformerLayer layer = new TransformerLayer(blocks, tensor,
-                new KeyValueExchange(cost, step.cpKind(), plans), new ExpertParallel(cost, groups, tensor, plans),
-                overlap, step.topology().spec().filter(spec -> spec instanceof org.clustersim.topology.TorusSpec)
-                        .isPresent());
-        LayerCostModel outer = step.execution().graphs().layers() ? step.outerCost() : cost;
-        ActivationOffload offload = step.execution().offloads() ? new ActivationOffload(
-                step.execution().offloadLayers(), step.execution().host(), new MemoryModel(step)::layerBytes) : null;
+        StageParts parts = StageParts.of(step);
         DataParallelCollectives dpc = new DataParallelCollectives(g, step.topology(), iterationShare(step));
         boolean prefetch = sequence.overlapParamGather() && (step.zero() == 1 || step.zero() == 2);
         int[] firstTasks = new int[sequence.steps()];
@@ -86,10 +65,8 @@ public final class StepBuilder {
             firstTasks[n] = g.taskCount();
             ShardedWeights sharded = step.zero() == 3 && step.dp() * step.cp() > 1 ? new ShardedWeights(step) : null;
             ForwardEntries entries = prefetch ? new ForwardEntries(step.stages()) : null;
-            PipelineReplicas replicas = new PipelineReplicas(step, plans, copyReplicas);
-            List<PipelineTasks> pipelines = replicas.addTo(g,
-                    new TransformerStageWork(blocks, layer, step.split(), sharded, entries, outer, offload,
-                            step.execution().graphs().layers()),
+            PipelineReplicas replicas = new PipelineReplicas(step, parts.plans(), copyReplicas);
+            List<PipelineTasks> pipelines = replicas.addTo(g, parts.work(step, sharded, entries),
                     sharded != null || entries != null);
             copiedReplicas += replicas.copied();
             if (prefetch) {
@@ -150,25 +127,4 @@ public final class StepBuilder {
         return copiedReplicas;
     }
 
-    /**
-     * The expert-parallel groups one GPU's all-to-all stands for: its own, and with one replica
-     * simulated for all, the EP group of every replica's GPU at its TP, CP and PP position
-     * (replica by replica, each group once).
-     */
-    private List<int[]> expertGroups(int device) {
-        Mesh mesh = step.mesh();
-        if (step.replicas() != 1) {
-            return List.of(mesh.expertGroup(device));
-        }
-        Mesh.Coordinates at = mesh.coordinates(device);
-        List<int[]> groups = new ArrayList<>();
-        java.util.Set<Integer> seen = new java.util.HashSet<>();
-        for (int d = 0; d < mesh.dp(); d++) {
-            int[] group = mesh.expertGroup(mesh.device(at.tp(), at.cp(), at.pp(), d));
-            if (seen.add(group[0])) {
-                groups.add(group);
-            }
-        }
-        return groups;
-    }
 }

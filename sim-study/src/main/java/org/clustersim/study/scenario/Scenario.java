@@ -229,8 +229,16 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
 
     /** The training step this scenario describes. */
     public TrainingStep trainingStep() {
+        return trainingStep(topology());
+    }
+
+    /**
+     * The training step this scenario describes on {@code topology}, this scenario's cluster
+     * already built ({@link #topology()}): what a plan's layouts share.
+     */
+    public TrainingStep trainingStep(Topology topology) {
         Parallelism par = parallelism;
-        return TrainingStep.builder(model, topology()).layout(par.layout())
+        return TrainingStep.builder(model, topology).layout(par.layout())
                 .schedule(pipelineSchedule()).split(par.layersPerStage() == null ? null
                         : LayerSplit.of(model.layers(), par.layersPerStage()))
                 .blockingSends(blockingSends).replicas(allReplicas ? par.layout().mesh().dp() : 1)
