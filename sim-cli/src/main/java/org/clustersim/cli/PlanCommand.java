@@ -284,7 +284,7 @@ public final class PlanCommand implements Callable<Integer> {
     }
 
     /** The preset's lists for the base's model, each replaced by its option where given. */
-    private DesignSpace space(BaseScenario scenario) {
+    DesignSpace space(BaseScenario scenario) {
         DesignSpace.Model m = scenario.model();
         DesignSpace p = space.equals("narrow") ? DesignSpace.narrow(m)
                 : DesignSpace.wide(m, scenario.layers(), scenario.seqLen());
