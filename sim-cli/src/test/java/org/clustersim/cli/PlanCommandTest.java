@@ -164,6 +164,11 @@ class PlanCommandTest {
         assertEquals(winner.get("stepTimeNs").asLong(),
                 new ObjectMapper().readTree(summary.toFile()).get("stepTimeNs").asLong());
         assertTrue(r.out().contains("mods:core_attn+mlp ring tp-overlap param-gather bucket40"), r.out());
+        List<String> csv = Files.readAllLines(dir.resolve("gpt3-1.3b-8gpus-gb16-s1024.csv"));
+        assertTrue(csv.get(0).endsWith(",etp,recomputeModules,zero3Impl,cpVariant,tpCommOverlap,overlapParamGather,"
+                + "gradBucketMB,cpuOffloadLayers"), csv.get(0));
+        assertTrue(csv.get(1).endsWith(",,core_attn+mlp,,ring,true,true,40.0,"), csv.get(1));
+        assertEquals(csv.get(0).split(",", -1).length, csv.get(1).split(",", -1).length);
     }
 
     @Test
