@@ -234,8 +234,10 @@ public final class PlanCommand implements Callable<Integer> {
                 throw usage(e.getKey() + " " + e.getValue() + ": expected positive sizes, comma-separated");
             }
         }
-        if (vp != null && vp.stream().allMatch(v -> v < 2)) {
-            throw usage("--vp " + vp + ": expected at least one chunk count of 2 or more (the interleaved schedule's v)");
+        boolean interleaved = schedule == null || schedule.contains("interleaved");
+        if (vp != null && interleaved && vp.stream().allMatch(v -> v < 2)) {
+            throw usage("--vp " + vp + ": expected at least one chunk count of 2 or more (the interleaved "
+                    + "schedule's v)");
         }
         if (etp != null && etp.stream().anyMatch(v -> v < 0)) {
             throw usage("--etp " + etp + ": expected expert tensor-parallel sizes, or 0 for the base's");

@@ -140,10 +140,11 @@ public record DesignSpace(List<String> schedule, List<Integer> tp, List<Integer>
 
     /**
      * The whole space for a model of {@code layers} layers and sequences of {@code seqLen} tokens:
-     * every schedule; tp 1 to 8; pp 1 to 64; cp 1, 2, 4, all-gathered or ring, as far as each rank
-     * keeps {@link #MIN_TOKENS_PER_CP_RANK} tokens; for models with experts ep 1 to 64 (dividing the experts)
-     * and etp as tp (Megatron-core's default) or 1; v 2, 4; microbatch 1 to 8; no, selective or full recomputation with the
-     * module sets that mean something for the model; ZeRO 0 to 3 with each ZeRO-3 framework;
+     * every schedule; tp 1 to 8; pp 1 to 64; cp 1, 2, 4, all-gathered or ring, as far as each
+     * rank keeps {@link #MIN_TOKENS_PER_CP_RANK} tokens; for models with experts ep 1 to 64
+     * (dividing the experts) and etp as tp (Megatron-core's default) or 1; v 2, 4; microbatch 1 to
+     * 8; no, selective or full recomputation with the module sets that mean something for the
+     * model; ZeRO 0 to 3 with each ZeRO-3 framework;
      * param-gather and TP overlap off and on; buckets {@link #WIDE_BUCKETS}; offload of none, a
      * quarter, half or three quarters of the layers.
      */
@@ -171,8 +172,8 @@ public record DesignSpace(List<String> schedule, List<Integer> tp, List<Integer>
                 List.of(1, 2, 4, 8), List.of(1, 2, 4, 8, 16, 32, 64), List.copyOf(cp), List.of("all-gather", "ring"),
                 ep, model.moe() ? List.of(0, 1) : List.of(0), List.of(2, 4),
                 List.of(1, 2, 4, 8), List.of("none", "selective", "full"), moduleSets(model), List.of(0, 1, 2, 3),
-                List.of(Zero3Impl.MEGATRON_FSDP.id(), Zero3Impl.FSDP2.id(), Zero3Impl.DEEPSPEED.id()), List.of(false, true),
-                List.of(false, true), WIDE_BUCKETS, List.copyOf(offload), model);
+                List.of(Zero3Impl.MEGATRON_FSDP.id(), Zero3Impl.FSDP2.id(), Zero3Impl.DEEPSPEED.id()),
+                List.of(false, true), List.of(false, true), WIDE_BUCKETS, List.copyOf(offload), model);
     }
 
     /**
@@ -392,8 +393,8 @@ public record DesignSpace(List<String> schedule, List<Integer> tp, List<Integer>
         }
 
         void modules() {
-            for (String x : options(DesignSpace.this.recomputeModules, r.equals("selective"), "", "recomputeModules without selective recomputation",
-                    y -> y.isEmpty() ? "core_attn" : y)) {
+            for (String x : options(DesignSpace.this.recomputeModules, r.equals("selective"), "",
+                    "recomputeModules without selective recomputation", y -> y.isEmpty() ? "core_attn" : y)) {
                 mods = x;
                 if (!model.moe() && (x.contains("moe_act") || x.contains("shared_experts"))
                         || model.experts() > 0 && !model.sharedExperts() && x.contains("shared_experts")) {
