@@ -18,12 +18,17 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import org.clustersim.study.plan.DesignSpace;
+
 /** {@code clustersim plan} end to end on a small search: eight GPUs, GPT-3 1.3B. */
 class PlanCommandTest {
-    /** tp 1, 2, 4 x pp 1, 2 under 1F1B and interleaving (which pp 1 cannot run): 12 layouts. */
+    /**
+     * tp 1, 2, 4 x pp 1, 2 under 1F1B and interleaving (pp 1 keeps 1F1B alone): 9 layouts, the
+     * other options of the narrow space (ZeRO 1, the rest the base's).
+     */
     static final String[] SEARCH = {"plan", "--model", "gpt3-1.3b", "--cluster", "dgx-h100", "--nodes", "1",
         "--global-batch", "16", "--seq", "1024", "--tp", "1,2,4", "--pp", "1,2", "--cp", "1", "--mb", "1",
-        "--recompute", "selective", "--schedule", "1f1b,interleaved", "--vp", "2"};
+        "--recompute", "selective", "--schedule", "1f1b,interleaved", "--vp", "2", "--space", "narrow"};
 
     @TempDir
     Path dir;
@@ -122,14 +127,115 @@ class PlanCommandTest {
 
     @Test
     void aPricePerGpuHourAddsTheCostPerMillionTokensAndInvalidLayoutsAreCounted() throws IOException {
+        Path base = dir.resolve("no-sp.yaml");
+        Files.writeString(base, "parallelism:\n  sequenceParallel: false\n");
         ClusterSimTest.Result r = plan(dir, "--top", "1", "--price-per-gpu-hour", "2.5", "--tp", "4", "--pp", "2",
-                "--schedule", "interleaved", "--vp", "2", "--ep", "1,2");
+                "--schedule", "interleaved", "--vp", "2", "--ep", "1,2", "--tp-overlap", "off,on", "--base",
+                base.toString());
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("$/Mtok"), r.out());
-        // expert parallelism on a dense model: the reader says so and the plan counts it
-        assertTrue(r.out().contains("1 rejected by the scenario reader (parallelism.ep: 1)"), r.out());
+        // expert parallelism on a dense model is left out before any scenario is written
+        assertTrue(r.out().contains("layouts     2 formed, 1 left out (ep > 1 without experts: 1)"), r.out());
+        // TP overlap without the sequence parallelism the base turns off: the reader says so and the plan counts it
+        assertTrue(r.out().contains("1 rejected by the scenario reader (parallelism.tpCommOverlap: 1)"), r.out());
         String csv = Files.readString(dir.resolve("gpt3-1.3b-8gpus-gb16-s1024.csv"));
-        assertTrue(csv.contains(",invalid,\"parallelism.ep: found 2"), csv);
+        assertTrue(csv.contains(",invalid,\"parallelism.tpCommOverlap: found true without sequenceParallel"), csv);
+    }
+
+    @Test
+    void aLayoutWithEveryOptionSetIsReproducedByRunningTheWinnersScenario() throws IOException {
+        ClusterSimTest.Result r = plan(dir, "--top", "1", "--tp", "2", "--pp", "1", "--cp", "2", "--cp-variant", "ring",
+                "--recompute-modules", "mlp+core_attn", "--zero", "1", "--param-gather", "on", "--tp-overlap", "on",
+                "--bucket-mb", "40");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("layouts     1 formed,"), r.out());
+        Path scenario = dir.resolve("gpt3-1.3b-8gpus-gb16-s1024.winner.yaml");
+        String yaml = Files.readString(scenario);
+        for (String field : List.of("cpVariant: ring", "tpCommOverlap: true", "overlapParamGather: true",
+                "gradBucketMB: 40", "- core_attn", "- mlp")) {
+            assertTrue(yaml.contains(field), field + " in\n" + yaml);
+        }
+        JsonNode winner = new ObjectMapper().readTree(dir.resolve("gpt3-1.3b-8gpus-gb16-s1024.json").toFile())
+                .get("winner");
+        Path summary = dir.resolve("summary.json");
+        ClusterSimTest.Result run = ClusterSimTest.cli("run", scenario.toString(), "--no-trace", "--summary",
+                summary.toString());
+        assertEquals(0, run.code(), run.err());
+        assertEquals(winner.get("stepTimeNs").asLong(),
+                new ObjectMapper().readTree(summary.toFile()).get("stepTimeNs").asLong());
+        assertTrue(r.out().contains("mods:core_attn+mlp ring tp-overlap param-gather bucket40"), r.out());
+        List<String> csv = Files.readAllLines(dir.resolve("gpt3-1.3b-8gpus-gb16-s1024.csv"));
+        assertTrue(csv.get(0).endsWith(",etp,recomputeModules,zero3Impl,cpVariant,tpCommOverlap,overlapParamGather,"
+                + "gradBucketMB,cpuOffloadLayers"), csv.get(0));
+        assertTrue(csv.get(1).endsWith(",,core_attn+mlp,,ring,true,true,40.0,"), csv.get(1));
+        assertEquals(csv.get(0).split(",", -1).length, csv.get(1).split(",", -1).length);
+    }
+
+    @Test
+    void eachKnobsOptionReplacesThePresetsListForThatKnobAlone() {
+        DesignSpace narrow = knobs("--space", "narrow");
+        assertEquals(DesignSpace.narrow(DesignSpace.Model.DENSE), narrow);
+        DesignSpace zero = knobs("--space", "narrow", "--zero", "0,3", "--zero3-impl", "fsdp2,base");
+        assertEquals(List.of(0, 3), zero.zero());
+        assertEquals(List.of("fsdp2", ""), zero.zero3Impl());
+        assertEquals(narrow.tp(), zero.tp());
+        DesignSpace wide = knobs("--tp-overlap", "on", "--recompute-modules", "base;layernorm+core_attn",
+                "--bucket-mb", "0,25.5");
+        DesignSpace preset = DesignSpace.wide(DesignSpace.Model.DENSE, 24, 1024);
+        assertEquals(List.of(true), wide.tpOverlap());
+        assertEquals(List.of("", "core_attn+layernorm"), wide.recomputeModules());
+        assertEquals(List.of(0.0, 25.5), wide.bucketMB());
+        assertEquals(preset.schedule(), wide.schedule(), "wide is the default");
+        assertEquals(preset.offloadLayers(), wide.offloadLayers());
+        assertEquals(List.of(1), wide.cp(), "1024 tokens leave no context parallelism");
+    }
+
+    /** The space plan would search for GPT-3 1.3B on eight GPUs with these options. */
+    private static DesignSpace knobs(String... options) {
+        PlanCommand c = new PlanCommand();
+        List<String> args = new ArrayList<>(List.of("--model", "gpt3-1.3b", "--cluster", "dgx-h100", "--nodes", "1",
+                "--global-batch", "16", "--seq", "1024"));
+        args.addAll(List.of(options));
+        new picocli.CommandLine(c).parseArgs(args.toArray(String[]::new));
+        return c.space(org.clustersim.study.plan.BaseScenario.of(null, c.model, c.cluster, c.nodes, c.globalBatch,
+                c.seq));
+    }
+
+    @Test
+    void everyKnobsBadValueIsABadInputNamingItsFlag() {
+        String[][] cases = {
+            {"--space", "medium", "--space medium: expected wide or narrow"},
+            {"--cp-variant", "zigzag", "--cp-variant zigzag: expected one of all-gather, ring, base"},
+            {"--zero3-impl", "zero", "--zero3-impl zero: expected one of megatron-fsdp, fsdp2, deepspeed, base"},
+            {"--param-gather", "yes", "--param-gather yes: expected one of off, on"},
+            {"--tp-overlap", "off,1", "--tp-overlap 1: expected one of off, on"},
+            {"--recompute-modules", "core_attn+foo", "--recompute-modules core_attn+foo: 'foo' is not a module"},
+            {"--recompute-modules", "mlp+mlp", "--recompute-modules mlp+mlp: 'mlp' named twice"},
+            {"--recompute-modules", "moe", "--recompute-modules moe: 'moe' is not a module the simulator recomputes"},
+            {"--bucket-mb", "-1", "--bucket-mb [-1.0]: expected sizes in MB, 0 for the base's"},
+            {"--bucket-mb", "big", "--bucket-mb"},
+            {"--offload", "-2", "--offload [-2]: expected layer counts"},
+            {"--etp", "-1", "--etp [-1]: expected expert tensor-parallel sizes"},
+            {"--vp", "1", "--vp [1]: expected at least one chunk count of 2 or more"},
+            {"--zero", "4", "--zero [4]: expected stages 0 to 3"},
+        };
+        for (String[] c : cases) {
+            ClusterSimTest.Result r = plan(dir, c[0], c[1]);
+            assertEquals(ClusterSim.BAD_INPUT, r.code(), c[0] + " " + c[1] + ": " + r.err());
+            assertTrue(r.err().contains(c[2]), c[0] + " " + c[1] + ": " + r.err());
+            assertFalse(r.err().contains("\tat "), "no stack trace: " + r.err());
+        }
+        assertFalse(Files.exists(dir.resolve("gpt3-1.3b-8gpus-gb16-s1024.csv")), "nothing written");
+    }
+
+    @Test
+    void helpDescribesTheSpace() {
+        String help = ClusterSimTest.cli("plan", "--help").out();
+        for (String s : List.of("--space=wide|narrow", "--zero3-impl", "--recompute-modules", "--cp-variant",
+                "--bucket-mb", "--offload", "--param-gather", "--tp-overlap", "--etp", "dropped as meaningless",
+                "GPT-3 175B on 1024 A100")) {
+            assertTrue(help.replaceAll("\\s+", " ").contains(s), s + " in\n" + help);
+        }
     }
 
     @Test

@@ -186,11 +186,77 @@ public final class BaseScenario {
         ObjectNode training = section(doc, TRAINING.name());
         training.put(MICRO_BATCH.name(), l.mb());
         training.put(RECOMPUTE.name(), l.recompute());
+        options(par, training, l);
         try {
             return YAML.writeValueAsString(doc);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * The layout's options past the schedule, each written only when the layout sets it (its
+     * neutral value leaves the base's field alone); the base's fields that the layout's choices
+     * rule out are removed: recomputed modules without selective recomputation, the ZeRO-3
+     * framework and its options below ZeRO 3, the param-gather overlap without ZeRO 1 or 2, the
+     * CP variant with cp 1, activation offload with pipeline stages or recomputation.
+     */
+    private static void options(ObjectNode par, ObjectNode training, Layout l) {
+        if (l.etp() > 0) {
+            par.put(ETP.name(), l.etp());
+        }
+        if (!l.zero3Impl().isEmpty()) {
+            par.put(ZERO3_IMPL.name(), l.zero3Impl());
+        } else if (l.zero() != 3) {
+            par.remove(List.of(ZERO3_IMPL.name(), RESHARD.name(), GRAD_REDUCE_DTYPE.name()));
+        }
+        if (!l.cpVariant().isEmpty()) {
+            par.put(CP_VARIANT.name(), l.cpVariant());
+        } else if (l.cp() == 1) {
+            par.remove(CP_VARIANT.name());
+        }
+        if (l.tpOverlap()) {
+            par.put(TP_COMM_OVERLAP.name(), true);
+        }
+        if (l.overlapParamGather()) {
+            par.put(OVERLAP_PARAM_GATHER.name(), true);
+        } else if (l.zero() != 1 && l.zero() != 2) {
+            par.remove(OVERLAP_PARAM_GATHER.name());
+        }
+        if (l.bucketMB() > 0) {
+            par.put(BUCKET.name(), l.bucketMB());
+        }
+        if (!l.recomputeModules().isEmpty()) {
+            var list = training.putArray(RECOMPUTE_MODULES.name());
+            for (String m : l.recomputeModules().split("\\+")) {
+                list.add(m);
+            }
+        } else if (!l.recompute().equals("selective")) {
+            training.remove(RECOMPUTE_MODULES.name());
+        }
+        if (l.offloadLayers() > 0) {
+            training.put(CPU_OFFLOAD_LAYERS.name(), l.offloadLayers());
+        } else if (l.pp() > 1 || !l.recompute().equals("none")) {
+            training.remove(CPU_OFFLOAD_LAYERS.name());
+        }
+    }
+
+    /**
+     * What the model has that the plan's knobs depend on: its routed and shared experts, latent
+     * attention and parallel blocks, from the model section's fields or else its preset's.
+     */
+    public DesignSpace.Model model() {
+        JsonNode m = base.get(MODEL.name());
+        var preset = org.clustersim.strategies.model.TransformerModel.presets()
+                .get(m.path(MODEL_PRESET.name()).asText(""));
+        var experts = preset == null ? null : preset.experts();
+        int count = m.has(EXPERTS.name()) ? m.get(EXPERTS.name()).asInt() : experts == null ? 0 : experts.count();
+        int shared = m.has(SHARED_EXPERTS.name()) ? m.get(SHARED_EXPERTS.name()).asInt()
+                : experts == null ? 0 : experts.shared();
+        boolean latent = m.has(LATENT.name()) || preset != null && preset.latentAttention() != null;
+        boolean parallel = m.has(PARALLEL_BLOCKS.name()) ? m.get(PARALLEL_BLOCKS.name()).asBoolean()
+                : preset != null && preset.parallelBlocks();
+        return new DesignSpace.Model(count, count > 0 && shared > 0, latent, parallel);
     }
 
     /** An uneven split of {@code layers} over {@code stages}, lighter at both ends; null when even (or unknown). */

@@ -174,7 +174,8 @@ public final class PlanReport {
     public String csv() {
         StringBuilder b = new StringBuilder("index,tp,pp,cp,ep,vp,dp,microBatch,recompute,zero,schedule,status,reason,"
                 + "predictedPeakGB,boundSeconds,stepSeconds,rank,tokensPerGpuSecond,dollarsPerMillionTokens,mfu,"
-                + "bubbleFraction,exposedCommFraction,interferenceFraction,peakMemoryGB\n");
+                + "bubbleFraction,exposedCommFraction,interferenceFraction,peakMemoryGB,etp,recomputeModules,zero3Impl,"
+                + "cpVariant,tpCommOverlap,overlapParamGather,gradBucketMB,cpuOffloadLayers\n");
         Map<Integer, Integer> rank = new LinkedHashMap<>();
         for (int i = 0; i < result.ranking().size(); i++) {
             rank.put(result.ranking().get(i).index(), i + 1);
@@ -191,14 +192,19 @@ public final class PlanReport {
             b.append(s.verdict() == Screening.Verdict.VALID ? String.format(Locale.ROOT, "%.6f", s.boundNs() / 1e9) : "")
                     .append(',');
             if (e == null) {
-                b.append(",,,,,,,,,\n");
+                b.append(",,,,,,,,");
             } else {
-                b.append(String.format(Locale.ROOT, "%.6f,%s,%.1f,%s,%.5f,%.5f,%.5f,%.5f,%.3f%n", e.stepTimeNs() / 1e9,
+                b.append(String.format(Locale.ROOT, "%.6f,%s,%.1f,%s,%.5f,%.5f,%.5f,%.5f,%.3f", e.stepTimeNs() / 1e9,
                         rank.containsKey(c.index()) ? rank.get(c.index()).toString() : "", tokensPerGpuSecond(e),
                         pricePerGpuHour > 0 ? String.format(Locale.ROOT, "%.5f", dollarsPerMillionTokens(e)) : "",
                         e.mfu(), e.bubbleFraction(), e.exposedCommFraction(), e.interferenceFraction(),
                         e.peakMemoryBytes() / 1e9));
             }
+            // the options past the schedule, empty where the layout leaves them to the base
+            b.append(String.format(Locale.ROOT, ",%s,%s,%s,%s,%s,%s,%s,%s%n", l.etp() > 0 ? l.etp() : "",
+                    l.recomputeModules(), l.zero3Impl(), l.cpVariant(), l.tpOverlap() ? "true" : "",
+                    l.overlapParamGather() ? "true" : "", l.bucketMB() > 0 ? l.bucketMB() : "",
+                    l.offloadLayers() > 0 ? l.offloadLayers() : ""));
         }
         return b.toString();
     }
