@@ -33,7 +33,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "plan", mixinStandardHelpOptions = true,
         description = "Search the layouts of a model on a cluster (tp, pp, cp and its variant, ep, etp, v, microbatch, "
                 + "recomputation and its modules, ZeRO and its ZeRO-3 framework, schedule, TP and param-gather overlap, "
-                + "gradient buckets, activation offload): drop those over HBM, bound the rest from below, simulate the "
+                + "gradient buckets, activation offload): drop those over HBM, estimate the rest without simulating, simulate the "
                 + "promising ones on all cores (or Spark), rank by tokens/s per GPU and write the winner's scenario.",
         footer = {"", "The space: every combination of the knobs' lists, in this order: schedule, tp, pp, cp, "
                 + "cp-variant, ep, etp, vp, mb, recompute, recompute-modules, zero, zero3-impl, param-gather, "
@@ -156,10 +156,10 @@ public final class PlanCommand implements Callable<Integer> {
             + "these exact (default ${DEFAULT-VALUE}).")
     int top;
 
-    @Option(names = "--wave", paramLabel = "N", defaultValue = "16", description = "Candidates simulated between "
-            + "updates of the pruning threshold (default ${DEFAULT-VALUE}); changes how many are simulated, never "
-            + "the top N.")
-    int wave;
+    @Option(names = "--simulate", paramLabel = "N", defaultValue = "50", description = "How many of the "
+            + "best-estimated layouts to simulate (default ${DEFAULT-VALUE}, at least --top); the ranking is of "
+            + "the simulated ones.")
+    int simulateCount;
 
     @Option(names = "--price-per-gpu-hour", paramLabel = "DOLLARS", description = "Also show the cost per million "
             + "tokens.")
@@ -177,14 +177,14 @@ public final class PlanCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (top < 1 || wave < 1 || engineOptions.threads < 1 || price < 0 || nodes < 0) {
-            throw usage("--top, --wave and --threads must be at least 1, --price-per-gpu-hour and --nodes not "
+        if (top < 1 || simulateCount < 1 || engineOptions.threads < 1 || price < 0 || nodes < 0) {
+            throw usage("--top, --simulate and --threads must be at least 1, --price-per-gpu-hour and --nodes not "
                     + "negative");
         }
         validateKnobs();
         BaseScenario scenario = BaseScenario.of(base, model, cluster, nodes, globalBatch, seq);
         DesignSpace knobs = space(scenario);
-        PlanSearch search = new PlanSearch(scenario, knobs, top, wave);
+        PlanSearch search = new PlanSearch(scenario, knobs, Math.max(top, simulateCount));
         PrintWriter err = spec.commandLine().getErr();
         long t0 = System.nanoTime();
         PlanSearch.Result result;
@@ -195,7 +195,7 @@ public final class PlanCommand implements Callable<Integer> {
             err.flush();
             result = search.run(tasks, err, System.console() != null);
         }
-        PlanReport report = new PlanReport(result, price).keeping(top);
+        PlanReport report = new PlanReport(result, price);
         String stem = String.format(Locale.ROOT, "%s-%dgpus-gb%d-s%d", scenario.modelName(), result.frame().gpus(),
                 result.frame().globalBatch(), result.frame().seqLen());
         Path csv = out.resolve(stem + ".csv");
@@ -206,7 +206,7 @@ public final class PlanCommand implements Callable<Integer> {
         files.put(csv, o -> o.write(report.csv().getBytes(StandardCharsets.UTF_8)));
         files.put(json, OutputFiles.json(report.json(ranked ? winner.toString() : null)));
         if (ranked) {
-            Candidate w = result.candidates().get(report.winner().index());
+            Candidate w = result.winner();
             files.put(winner, o -> o.write(w.scenario().getBytes(StandardCharsets.UTF_8)));
         }
         OutputFiles.write(files);

@@ -1,6 +1,5 @@
 package org.clustersim.strategies.pipeline;
 
-import java.util.List;
 
 /**
  * A pipeline schedule's timeline computed directly from its rank programs, without a task graph:
@@ -52,20 +51,14 @@ public final class ScheduleWalk {
      */
     public static Result walk(PipelineSchedule schedule, int ranks, int microbatches, Costs costs,
                               boolean blockingSends) {
-        List<List<PipelineOp>> programs = new java.util.ArrayList<>(ranks);
-        for (int r = 0; r < ranks; r++) {
-            programs.add(schedule.program(r, ranks, microbatches));
-        }
-        return walk(schedule, programs, microbatches, costs, blockingSends);
+        return walk(RankPrograms.of(schedule, ranks, microbatches), costs, blockingSends);
     }
 
-    /** {@link #walk(PipelineSchedule, int, int, Costs, boolean)} of the rank programs already made. */
-    public static Result walk(PipelineSchedule schedule, List<List<PipelineOp>> rankPrograms, int microbatches,
-                              Costs costs, boolean blockingSends) {
-        int ranks = rankPrograms.size();
-        StagePlacement placement = schedule.placement(ranks, microbatches);
-        int stages = placement.stages();
-        int cells = microbatches * stages;
+    /** {@link #walk(PipelineSchedule, int, int, Costs, boolean)} of programs already made. */
+    public static Result walk(RankPrograms programs, Costs costs, boolean blockingSends) {
+        int ranks = programs.ranks();
+        int stages = programs.stages();
+        int cells = programs.microbatches() * stages;
         long[] fEnd = filled(cells);
         long[] bEnd = filled(cells);
         long[] fIn = filled(cells);   // the forward input's arrival at the stage
@@ -74,50 +67,65 @@ public final class ScheduleWalk {
         long[] free = new long[ranks];
         long[] gStart = new long[stages];
         long[] gEnd = new long[stages];
-        @SuppressWarnings("unchecked")
-        List<PipelineOp>[] programs = new List[ranks];
+        // an action's time by stage and kind, asked once
+        long[][] ns = new long[stages][ActionKind.values().length];
+        for (long[] row : ns) {
+            java.util.Arrays.fill(row, -1);
+        }
         int[] at = new int[ranks];
         int left = 0;
         for (int r = 0; r < ranks; r++) {
-            programs[r] = rankPrograms.get(r);
-            left += programs[r].size();
+            left += programs.kind[r].length;
         }
+        int forward = ActionKind.FORWARD.ordinal();
         while (left > 0) {
             boolean progressed = false;
             for (int r = 0; r < ranks; r++) {
-                while (at[r] < programs[r].size()) {
-                    PipelineOp op = programs[r].get(at[r]);
+                int[] kinds = programs.kind[r];
+                int[] stg = programs.stage[r];
+                int[] mbs = programs.microbatch[r];
+                while (at[r] < kinds.length) {
+                    int i = at[r];
+                    int kind = kinds[i];
+                    int k = stg[i];
+                    int cell = mbs[i] * stages + k;
                     long ready;
-                    long ns;
-                    if (op instanceof PipelineOp.Action a) {
-                        int k = placement.stage(r, a.chunk(), a.microbatch());
-                        ready = inputs(a, k, stages, a.microbatch() * stages + k, fEnd, bEnd, fIn, bIn);
-                        ns = ready < 0 ? 0 : costs.actionNs(r, k, a.kind());
+                    long time;
+                    if (kind != RankPrograms.PAIR) {
+                        ready = inputs(kind, k, stages, cell, fEnd, bEnd, fIn, bIn);
+                        if (ready < 0) {
+                            break;
+                        }
+                        if (ns[k][kind] < 0) {
+                            ns[k][kind] = costs.actionNs(r, k, ActionKind.values()[kind]);
+                        }
+                        time = ns[k][kind];
                     } else {
-                        PipelineOp.Overlapped pair = (PipelineOp.Overlapped) op;
-                        int fk = placement.stage(r, pair.forward().chunk(), pair.forward().microbatch());
-                        int bk = placement.stage(r, pair.backward().chunk(), pair.backward().microbatch());
-                        long f = inputs(pair.forward(), fk, stages, pair.forward().microbatch() * stages + fk, fEnd,
-                                bEnd, fIn, bIn);
-                        long b = inputs(pair.backward(), bk, stages, pair.backward().microbatch() * stages + bk,
-                                fEnd, bEnd, fIn, bIn);
-                        ready = f < 0 || b < 0 ? -1 : Math.max(f, b);
-                        ns = ready < 0 ? 0 : costs.pairNs(r, fk, bk);
-                    }
-                    if (ready < 0) {
-                        break;
+                        int bk = programs.stage2[r][i];
+                        int bcell = programs.microbatch2[r][i] * stages + bk;
+                        long f = inputs(forward, k, stages, cell, fEnd, bEnd, fIn, bIn);
+                        long b = f < 0 ? -1 : inputs(ActionKind.BACKWARD.ordinal(), bk, stages, bcell, fEnd, bEnd,
+                                fIn, bIn);
+                        if (b < 0) {
+                            break;
+                        }
+                        ready = Math.max(f, b);
+                        time = costs.pairNs(r, k, bk);
                     }
                     long start = Math.max(free[r], ready);
-                    long end = start + ns;
-                    long sent = end;
-                    for (PipelineOp.Action a : op instanceof PipelineOp.Overlapped o
-                            ? List.of(o.forward(), o.backward()) : List.of((PipelineOp.Action) op)) {
-                        int k = placement.stage(r, a.chunk(), a.microbatch());
-                        int cell = a.microbatch() * stages + k;
-                        sent = Math.max(sent, finish(a, k, cell, end, start, r, stages, placement, costs, fEnd, bEnd,
-                                fIn, bIn, channel, gStart, gEnd));
+                    long end = start + time;
+                    long sent;
+                    if (kind != RankPrograms.PAIR) {
+                        sent = finish(kind, k, cell, end, start, r, stages, programs, costs, fEnd, bEnd, fIn, bIn,
+                                channel, gStart, gEnd);
+                    } else {
+                        int bk = programs.stage2[r][i];
+                        int bcell = programs.microbatch2[r][i] * stages + bk;
+                        sent = Math.max(finish(forward, k, cell, end, start, r, stages, programs, costs, fEnd, bEnd,
+                                fIn, bIn, channel, gStart, gEnd), finish(ActionKind.BACKWARD.ordinal(), bk, bcell, end,
+                                start, r, stages, programs, costs, fEnd, bEnd, fIn, bIn, channel, gStart, gEnd));
                     }
-                    free[r] = blockingSends ? sent : end;
+                    free[r] = blockingSends ? Math.max(end, sent) : end;
                     at[r]++;
                     left--;
                     progressed = true;
@@ -137,50 +145,43 @@ public final class ScheduleWalk {
     }
 
     /** When an action's inputs are there, -1 while one is missing. */
-    private static long inputs(PipelineOp.Action a, int k, int stages, int cell, long[] fEnd, long[] bEnd,
-                               long[] fIn, long[] bIn) {
-        switch (a.kind()) {
-            case FORWARD:
-                return k == 0 ? 0 : fIn[cell];
-            case BACKWARD:
-            case BACKWARD_INPUT:
-                if (fEnd[cell] < 0) {
-                    return -1;
-                }
-                return k == stages - 1 ? fEnd[cell] : bIn[cell] < 0 ? -1 : Math.max(fEnd[cell], bIn[cell]);
-            default:
-                return bEnd[cell];
+    private static long inputs(int kind, int k, int stages, int cell, long[] fEnd, long[] bEnd, long[] fIn,
+                               long[] bIn) {
+        if (kind == FORWARD) {
+            return k == 0 ? 0 : fIn[cell];
         }
+        if (kind == BACKWARD || kind == BACKWARD_INPUT) {
+            if (fEnd[cell] < 0) {
+                return -1;
+            }
+            return k == stages - 1 ? fEnd[cell] : bIn[cell] < 0 ? -1 : Math.max(fEnd[cell], bIn[cell]);
+        }
+        return bEnd[cell];
     }
 
+    private static final int FORWARD = ActionKind.FORWARD.ordinal();
+    private static final int BACKWARD = ActionKind.BACKWARD.ordinal();
+    private static final int BACKWARD_INPUT = ActionKind.BACKWARD_INPUT.ordinal();
+
     /** Records an action's end and sends its output on; returns when its sends arrive. */
-    private static long finish(PipelineOp.Action a, int k, int cell, long end, long start, int r, int stages,
-                               StagePlacement placement, Costs costs, long[] fEnd, long[] bEnd, long[] fIn,
+    private static long finish(int kind, int k, int cell, long end, long start, int r, int stages,
+                               RankPrograms programs, Costs costs, long[] fEnd, long[] bEnd, long[] fIn,
                                long[] bIn, long[][] channel, long[] gStart, long[] gEnd) {
-        int mb = a.microbatch();
-        switch (a.kind()) {
-            case FORWARD:
-                fEnd[cell] = end;
-                if (k + 1 < stages) {
-                    return send(r, placement.rank(mb, k + 1), end, costs, channel, fIn, cell + 1);
-                }
-                return end;
-            case BACKWARD:
-            case BACKWARD_INPUT:
-                bEnd[cell] = end;
-                if (a.kind() == ActionKind.BACKWARD) {
-                    gStart[k] = start;
-                    gEnd[k] = end;
-                }
-                if (k > 0) {
-                    return send(r, placement.rank(mb, k - 1), end, costs, channel, bIn, cell - 1);
-                }
-                return end;
-            default:
+        if (kind == FORWARD) {
+            fEnd[cell] = end;
+            return k + 1 < stages ? send(r, programs.rankOf[cell + 1], end, costs, channel, fIn, cell + 1) : end;
+        }
+        if (kind == BACKWARD || kind == BACKWARD_INPUT) {
+            bEnd[cell] = end;
+            if (kind == BACKWARD) {
                 gStart[k] = start;
                 gEnd[k] = end;
-                return end;
+            }
+            return k > 0 ? send(r, programs.rankOf[cell - 1], end, costs, channel, bIn, cell - 1) : end;
         }
+        gStart[k] = start;
+        gEnd[k] = end;
+        return end;
     }
 
     private static long send(int from, int to, long ready, Costs costs, long[][] channel, long[] arrive, int cell) {

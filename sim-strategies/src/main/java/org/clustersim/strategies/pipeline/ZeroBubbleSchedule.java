@@ -62,7 +62,7 @@ public final class ZeroBubbleSchedule implements PipelineSchedule {
 
     @Override
     public List<PipelineOp> program(int rank, int ranks, int microbatches) {
-        return variant == Variant.H1 ? h1(rank, ranks, microbatches) : plan(ranks, microbatches).get(rank);
+        return variant == Variant.H1 ? h1(rank, ranks, microbatches) : planned(ranks, microbatches).get(rank);
     }
 
     /** ZB-H1: 1F1B order with Bi in place of B, and rank r's W of microbatch k - r right after Bi of k. */
@@ -87,6 +87,31 @@ public final class ZeroBubbleSchedule implements PipelineSchedule {
         }
         return out;
     }
+
+    /**
+     * ZB-H2's programs, played once per (p, m) for every rank and kept: each rank's program is a
+     * row of the same play, and a plan's screening asks for thousands of them.
+     */
+    private static List<List<PipelineOp>> planned(int p, int m) {
+        long key = (long) p << 32 | m;
+        List<List<PipelineOp>> programs = PLANS.get(key);
+        if (programs == null) {
+            List<List<PipelineOp>> played = new ArrayList<>();
+            for (List<PipelineOp> rank : new ZeroBubbleSchedule(Variant.H2).plan(p, m)) {
+                played.add(List.copyOf(rank));
+            }
+            programs = List.copyOf(played);
+            if (PLANS.size() > 1024) {
+                PLANS.clear();
+            }
+            PLANS.put(key, programs);
+        }
+        return programs;
+    }
+
+    /** ZB-H2's plays by (p, m). */
+    private static final java.util.Map<Long, List<List<PipelineOp>>> PLANS =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     /** ZB-H2's list scheduler, played for all ranks at once (unit F, Bi, W; free communication). */
     List<List<PipelineOp>> plan(int p, int m) {

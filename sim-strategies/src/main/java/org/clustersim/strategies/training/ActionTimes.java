@@ -1,10 +1,8 @@
 package org.clustersim.strategies.training;
 
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.ToLongFunction;
 
 import org.clustersim.core.engine.CriticalPath;
@@ -12,6 +10,7 @@ import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.core.engine.Work;
 import org.clustersim.strategies.pipeline.ActionKind;
 import org.clustersim.strategies.pipeline.PipelineOp;
+import org.clustersim.strategies.pipeline.RankPrograms;
 import org.clustersim.strategies.pipeline.StagePlacement;
 import org.clustersim.strategies.pipeline.StageWork;
 
@@ -64,51 +63,31 @@ final class ActionTimes {
      * @param parts  the step's parts, made when something must be emitted (may return the same each time)
      * @param cache  timings shared with other steps, or null
      */
-    ActionTimes(TrainingStep step, List<List<PipelineOp>> programs, java.util.function.Supplier<StageParts> parts,
+    ActionTimes(TrainingStep step, RankPrograms programs, java.util.function.Supplier<StageParts> parts,
                 ToLongFunction<Work.Communication> commNs, Cache cache) {
-        int pp = step.pp();
-        int m = step.microbatches();
-        StagePlacement placement = step.schedule().placement(pp, m);
-        int stages = placement.stages();
+        int stages = programs.stages();
         this.stages = stages;
         this.actions = new Timing[stages][ActionKind.values().length];
-        boolean[][] seenAction = new boolean[stages][ActionKind.values().length];
-        boolean paired = step.schedule().program(0, pp, m).stream().anyMatch(o -> o instanceof PipelineOp.Overlapped);
+        boolean paired = programs.distinct().stream().anyMatch(d -> d.backwardStage() >= 0);
         this.pairs = paired ? new long[stages * stages] : new long[0];
+        StagePlacement placement = step.schedule().placement(step.pp(), step.microbatches());
         Object config = cache == null ? null : config(step);
-        // the actions each rank runs, in program order, each distinct one once
+        // each distinct action, timed unless the cache knows it
         List<Integer> rankOf = new ArrayList<>();
         List<Object> keys = new ArrayList<>();
         List<PipelineOp> ops = new ArrayList<>();
-        Set<Object> seen = new HashSet<>();
-        for (int r = 0; r < pp; r++) {
-            for (PipelineOp op : programs.get(r)) {
-                Object key;
-                if (op instanceof PipelineOp.Action a) {
-                    int stage = placement.stage(r, a.chunk(), a.microbatch());
-                    if (seenAction[stage][a.kind().ordinal()]) {
-                        continue;
-                    }
-                    seenAction[stage][a.kind().ordinal()] = true;
-                    key = new ActionKey(stage, a.kind());
-                } else {
-                    PipelineOp.Overlapped pair = (PipelineOp.Overlapped) op;
-                    key = new PairKey(placement.stage(r, pair.forward().chunk(), pair.forward().microbatch()),
-                            placement.stage(r, pair.backward().chunk(), pair.backward().microbatch()));
-                    if (!seen.add(key)) {
-                        continue;
-                    }
-                }
-                Signature sig = config == null ? null : signature(step, config, key, stages);
-                Timing known = sig == null ? null : cache.timings.get(sig);
-                if (known != null) {
-                    store(key, known);
-                    continue;
-                }
-                rankOf.add(r);
-                keys.add(key);
-                ops.add(op);
+        for (RankPrograms.Distinct d : programs.distinct()) {
+            Object key = d.backwardStage() >= 0 ? new PairKey(d.stage(), d.backwardStage())
+                    : new ActionKey(d.stage(), ((PipelineOp.Action) d.op()).kind());
+            Signature sig = config == null ? null : signature(step, config, key, stages);
+            Timing known = sig == null ? null : cache.timings.get(sig);
+            if (known != null) {
+                store(key, known);
+                continue;
             }
+            rankOf.add(d.rank());
+            keys.add(key);
+            ops.add(d.op());
         }
         if (keys.isEmpty()) {
             return;
@@ -145,7 +124,7 @@ final class ActionTimes {
      * What every action of the step shares: the per-layer configuration. An MoE step's expert
      * groups reach across data-parallel ranks, so its pipeline and data-parallel sizes count too.
      */
-    private static Object config(TrainingStep step) {
+    static Object config(TrainingStep step) {
         boolean moe = step.model().experts() != null;
         return List.of(step.tp(), step.cp(), step.ep(), step.etp(), step.microBatch(), step.seqLen(),
                 step.recompute(), step.recomputeModules(), step.tpCommOverlap(), step.cpKind(),

@@ -12,6 +12,7 @@ import org.clustersim.strategies.collective.CollectiveOp;
 import org.clustersim.strategies.collective.Collectives;
 import org.clustersim.strategies.collective.CommGroup;
 import org.clustersim.strategies.pipeline.ActionKind;
+import org.clustersim.strategies.pipeline.RankPrograms;
 import org.clustersim.strategies.pipeline.ScheduleWalk;
 import org.clustersim.strategies.pipeline.StagePlacement;
 
@@ -39,6 +40,7 @@ public final class StepWalk {
     public static final class Context {
         private final ActionTimes.Cache actions = new ActionTimes.Cache();
         private final Map<Object, Long> collectives = new ConcurrentHashMap<>();
+        private final Map<Object, Walked> walks = new ConcurrentHashMap<>();
     }
 
     /** A fresh context for one plan's steps. */
@@ -48,21 +50,46 @@ public final class StepWalk {
 
     /** The estimated time in ns of one step of {@code step}, its weight update as {@code sequence} says. */
     public static long stepNs(TrainingStep step, StepSequence sequence, Context context) {
+        int pp = step.pp();
+        int m = step.microbatches();
+        RankPrograms programs = RankPrograms.of(step.schedule(), pp, m);
+        boolean sharded = step.zero() == 3 && step.shardSize() > 1;
+        // layouts that differ only past the pipeline (ZeRO 1 or 2, buckets, the param gather) walk alike
+        Object key = List.of(ActionTimes.config(step), List.of(java.util.Arrays.stream(step.split().perStage())
+                .boxed().toArray()), new Same(programs), step.blockingSends(), step.pp(), step.dp(),
+                step.mesh().order(), sharded ? List.of(step.zero(), step.sharding(), step.shardSize()) : List.of());
+        Walked walked = context.walks.get(key);
+        if (walked == null) {
+            walked = walk(step, context, programs, sharded);
+            if (context.walks.size() > 200_000) {
+                context.walks.clear();
+            }
+            context.walks.put(key, walked);
+        }
+        ActionTimes times = walked.times();
+        ScheduleWalk.Result walk = walked.walk();
+        StagePlacement placement = step.schedule().placement(pp, m);
+        long end = 0;
+        for (int p = 0; p < pp; p++) {
+            end = Math.max(end, rankEnd(step, sequence, context, times, placement, walk, p));
+        }
+        return end;
+    }
+
+    /** A pipeline walked: its actions' times and the walk. */
+    private record Walked(ActionTimes times, ScheduleWalk.Result walk) {
+    }
+
+    private static Walked walk(TrainingStep step, Context context, RankPrograms programs, boolean sharded) {
         Map<Work.Communication, Long> memo = new java.util.IdentityHashMap<>();
         ToLongFunction<Work.Communication> commNs = c -> memo.computeIfAbsent(c,
                 k -> Collectives.estimateNs(k.phases(), step.topology()));
-        int pp = step.pp();
-        int m = step.microbatches();
-        List<List<org.clustersim.strategies.pipeline.PipelineOp>> programs = new ArrayList<>(pp);
-        for (int r = 0; r < pp; r++) {
-            programs.add(step.schedule().program(r, pp, m));
-        }
         ActionTimes times = new ActionTimes(step, programs, () -> StageParts.of(step), commNs, context.actions);
-        StagePlacement placement = step.schedule().placement(pp, m);
+        int pp = step.pp();
+        StagePlacement placement = step.schedule().placement(pp, step.microbatches());
         int stages = placement.stages();
         long[] zeroF = new long[stages];
         long[] zeroB = new long[stages];
-        boolean sharded = step.zero() == 3 && step.shardSize() > 1;
         if (sharded) {
             for (int s = 0; s < stages; s++) {
                 double layerParams = step.parameters().stageLayers(s) / Math.max(1, step.split().layers(s));
@@ -108,12 +135,7 @@ public final class StepWalk {
                 return sends[from][to];
             }
         };
-        ScheduleWalk.Result walk = ScheduleWalk.walk(step.schedule(), programs, m, costs, step.blockingSends());
-        long end = 0;
-        for (int p = 0; p < pp; p++) {
-            end = Math.max(end, rankEnd(step, sequence, context, times, placement, walk, p));
-        }
-        return end;
+        return new Walked(times, ScheduleWalk.walk(programs, costs, step.blockingSends()));
     }
 
     /** When pipeline rank p's step ends: its gradient reductions, its optimizer step, its weight gather. */
@@ -194,7 +216,7 @@ public final class StepWalk {
         if (group.length < 2 || bytes <= 0) {
             return 0;
         }
-        Object key = List.of(op, bytes, new GroupKey(group), new ActionTimesSame(step.topology()));
+        Object key = List.of(op, bytes, new GroupKey(group), new Same(step.topology()));
         return context.collectives.computeIfAbsent(key,
                 k -> Collectives.plan("auto", op, new CommGroup(group), bytes, step.topology()).estimateNs());
     }
@@ -211,10 +233,10 @@ public final class StepWalk {
         }
     }
 
-    private record ActionTimesSame(Object of) {
+    private record Same(Object of) {
         @Override
         public boolean equals(Object o) {
-            return o instanceof ActionTimesSame s && s.of == of;
+            return o instanceof Same s && s.of == of;
         }
 
         @Override

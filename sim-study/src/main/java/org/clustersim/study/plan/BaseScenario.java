@@ -91,6 +91,66 @@ public final class BaseScenario {
         return new BaseScenario(doc, folder, cluster);
     }
 
+    /** The document as YAML text: what a plan's tasks carry to wherever they run ({@link #fromText}). */
+    public String text() {
+        try {
+            return YAML.writeValueAsString(base);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The base that {@link #text} wrote, its relative paths resolving against {@code folder}. */
+    public static BaseScenario fromText(String text, String folder, String clusterArgument) {
+        try {
+            return new BaseScenario(object(YAML.readTree(text), "plan base"), Path.of(folder), clusterArgument);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The cluster as given on the command line, or null. */
+    String clusterArgument() {
+        return clusterArgument;
+    }
+
+    /**
+     * What the base itself states of the options a layout leaves to it (neutral values), as the
+     * candidates' scenarios would read them: a field missing is null (or false, 0).
+     *
+     * @param sequenceParallel  parallelism.sequenceParallel, or null (on with tp &gt; 1)
+     * @param etp               parallelism.etp, or null (tp)
+     * @param cpVariant         parallelism.cpVariant, or null
+     * @param tpCommOverlap     parallelism.tpCommOverlap
+     * @param overlapParamGather parallelism.overlapParamGather
+     * @param bucketMB          parallelism.gradBucketMB, or null
+     * @param recomputeModules  training.recomputeModules, or null
+     * @param cpuOffloadLayers  training.cpuOffloadLayers
+     */
+    public record Stated(Boolean sequenceParallel, Integer etp, String cpVariant, boolean tpCommOverlap,
+                         boolean overlapParamGather, Double bucketMB, List<String> recomputeModules,
+                         int cpuOffloadLayers) {
+    }
+
+    /** The options the base states ({@link Stated}). */
+    public Stated stated() {
+        JsonNode par = base.path(PARALLELISM.name());
+        JsonNode training = base.path(TRAINING.name());
+        List<String> modules = null;
+        if (training.has(RECOMPUTE_MODULES.name())) {
+            modules = new java.util.ArrayList<>();
+            for (JsonNode n : training.get(RECOMPUTE_MODULES.name())) {
+                modules.add(n.asText());
+            }
+        }
+        return new Stated(par.has(SEQUENCE_PARALLEL.name()) ? par.get(SEQUENCE_PARALLEL.name()).asBoolean() : null,
+                par.has(ETP.name()) ? par.get(ETP.name()).asInt() : null,
+                par.has(CP_VARIANT.name()) ? par.get(CP_VARIANT.name()).asText() : null,
+                par.path(TP_COMM_OVERLAP.name()).asBoolean(false), par.path(OVERLAP_PARAM_GATHER.name()).asBoolean(false),
+                par.has(BUCKET.name()) ? par.get(BUCKET.name()).asDouble() : null, modules,
+                training.path(CPU_OFFLOAD_LAYERS.name()).asInt(0));
+    }
+
     /** The GPUs of the cluster section: nodes x GPUs per node (the preset's when not given). */
     public int gpus() {
         JsonNode c = base.get(CLUSTER.name());

@@ -1,19 +1,27 @@
 package org.clustersim.study.plan;
 
+import java.io.Serializable;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
+import org.clustersim.core.input.InputError;
+import org.clustersim.core.input.InputFileException;
+import org.clustersim.study.SimulatedStep;
+import org.clustersim.study.StepFigures;
 import org.clustersim.study.engine.TaskEngine;
 import org.clustersim.study.scenario.Scenario;
 import org.clustersim.study.scenario.ScenarioReader;
-import org.clustersim.study.SimulatedStep;
-import org.clustersim.study.StepFigures;
-import org.clustersim.core.input.InputError;
-import org.clustersim.core.input.InputFileException;
+import org.clustersim.strategies.training.StepWalk;
 import org.clustersim.strategies.training.TrainingStep;
 
 /**
- * The two tasks of a plan, each applied to a {@link Candidate} wherever the engine runs it: the
- * candidate's scenario text is read as a file would be, so a task needs nothing but its input.
+ * The two tasks of a plan, each applied wherever the engine runs it and needing nothing but its
+ * input: screening a batch of layouts (built from one probe scenario, {@link LayoutSteps}, and
+ * estimated with {@link StepWalk}), and simulating a candidate (its scenario text read as a file
+ * would be).
  */
 public final class CandidateTasks {
     private CandidateTasks() {
@@ -25,52 +33,148 @@ public final class CandidateTasks {
     }
 
     /**
-     * Screening: the reader's verdict, the predicted peak memory and, for a candidate that fits,
-     * the lower bound on its step from its task graph.
+     * Layouts screened together: their indices start at {@code first}.
+     *
+     * @param first   the first layout's index
+     * @param layouts the layouts
      */
-    public static final class Screen implements TaskEngine.Job<Candidate, Screening> {
+    public record Batch(int first, List<Layout> layouts) implements Serializable {
         private static final long serialVersionUID = 1L;
 
-        @Override
-        public Screening apply(Candidate c) {
-            Scenario scenario;
-            try {
-                scenario = read(c);
-            } catch (InputFileException e) {
-                InputError first = e.errors().get(0);
-                return new Screening(c.index(), Screening.Verdict.INVALID, first.path() + ": " + first.message(),
-                        first.path().isEmpty() ? "scenario" : first.path(), null, 0, 0);
+        public Batch {
+            layouts = List.copyOf(layouts);
+        }
+    }
+
+    /**
+     * Screening of a batch: each layout's step from the probe scenario, its predicted peak memory
+     * and, where it fits, its estimated step. The probe's scenario, cluster and the estimates'
+     * shared timings are kept per JVM and probe, so every batch after the first on a machine
+     * starts warm; each figure depends on its layout alone.
+     */
+    public static final class Screen implements TaskEngine.Job<Batch, ArrayList<Screening>> {
+        private static final long serialVersionUID = 1L;
+        /** Per probe text: the steps' source and the estimates' shared timings (a few plans at most). */
+        private static final Map<String, Prepared> PREPARED = new LinkedHashMap<>();
+
+        private record Prepared(LayoutSteps steps, StepWalk.Context context) {
+        }
+
+        private final String probeFile;
+        private final String probeText;
+        private final String baseText;
+        private final String folder;
+        private final int layers;
+
+        /**
+         * @param probeFile the probe's nominal path (relative paths resolve against its folder)
+         * @param probeText a candidate's scenario text that the reader accepts
+         * @param base      the plan's base
+         * @param layers    the model's layers
+         */
+        public Screen(String probeFile, String probeText, BaseScenario base, int layers) {
+            this.probeFile = probeFile;
+            this.probeText = probeText;
+            this.baseText = base.text();
+            this.folder = base.folder().toString();
+            this.layers = layers;
+        }
+
+        private Prepared prepared() {
+            synchronized (PREPARED) {
+                Prepared p = PREPARED.get(probeText);
+                if (p == null) {
+                    if (PREPARED.size() >= 4) {
+                        PREPARED.remove(PREPARED.keySet().iterator().next());
+                    }
+                    Scenario probe = new ScenarioReader().readText(Path.of(probeFile), probeText);
+                    BaseScenario base = BaseScenario.fromText(baseText, folder, null);
+                    p = new Prepared(new LayoutSteps(probe, base.stated(), layers), StepWalk.context());
+                    PREPARED.put(probeText, p);
+                }
+                return p;
             }
-            long hbm = scenario.cluster().accelerator().hbmBytes();
+        }
+
+        @Override
+        public ArrayList<Screening> apply(Batch batch) {
+            Prepared p = prepared();
+            long hbm = p.steps().probe().cluster().accelerator().hbmBytes();
+            ArrayList<Screening> out = new ArrayList<>(batch.layouts().size());
+            for (int i = 0; i < batch.layouts().size(); i++) {
+                out.add(screen(p, batch.first() + i, batch.layouts().get(i), hbm));
+            }
+            return out;
+        }
+
+        private static Screening screen(Prepared p, int index, Layout l, long hbm) {
+            try {
+                return screenOrThrow(p, index, l, hbm);
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                // a layout the schedule, the placement or the layout rules refuse
+                return new Screening(index, Screening.Verdict.INVALID, String.valueOf(e.getMessage()), "layout",
+                        null, hbm, 0);
+            }
+        }
+
+        private static Screening screenOrThrow(Prepared p, int index, Layout l, long hbm) {
+            Scenario scenario;
             TrainingStep step;
             try {
-                step = scenario.trainingStep();
+                scenario = p.steps().scenario(l);
+                step = p.steps().step(scenario);
             } catch (IllegalArgumentException e) {
-                return new Screening(c.index(), Screening.Verdict.INVALID, String.valueOf(e.getMessage()), "layout",
+                return new Screening(index, Screening.Verdict.INVALID, String.valueOf(e.getMessage()), "layout",
                         null, hbm, 0);
             }
             PeakMemory.Peak memory = PeakMemory.of(step);
             if (memory.peakBytes() > hbm && !scenario.allowOom()) {
-                return new Screening(c.index(), Screening.Verdict.OUT_OF_MEMORY, PeakMemory.describe(memory, hbm),
+                return new Screening(index, Screening.Verdict.OUT_OF_MEMORY, PeakMemory.describe(memory, hbm),
                         "out of memory", memory, hbm, 0);
             }
-            long bound = StepBound.of(SimulatedStep.build(scenario, step).graph());
-            return new Screening(c.index(), Screening.Verdict.VALID, "", "", memory, hbm, bound);
+            long estimate;
+            try {
+                estimate = StepWalk.stepNs(step, LayoutSteps.sequence(scenario), p.context());
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                return new Screening(index, Screening.Verdict.INVALID, String.valueOf(e.getMessage()), "layout",
+                        memory, hbm, 0);
+            }
+            return new Screening(index, Screening.Verdict.VALID, "", "", memory, hbm, estimate);
         }
     }
 
-    /** Simulation: the candidate's step as {@code clustersim run} simulates and measures it ({@link SimulatedStep}). */
+    /** Reads a candidate's scenario, or says why the reader rejects it. */
+    static String rejection(Candidate c) {
+        try {
+            read(c);
+            return null;
+        } catch (InputFileException e) {
+            InputError first = e.errors().get(0);
+            return first.path() + ": " + first.message();
+        }
+    }
+
+    /**
+     * Simulation: the candidate's step as {@code clustersim run} simulates and measures it
+     * ({@link SimulatedStep}); a candidate the scenario reader rejects comes back marked so.
+     */
     public static final class Simulate implements TaskEngine.Job<Candidate, Evaluation> {
         private static final long serialVersionUID = 1L;
 
         @Override
         public Evaluation apply(Candidate c) {
-            Scenario scenario = read(c);
+            Scenario scenario;
+            try {
+                scenario = read(c);
+            } catch (InputFileException e) {
+                InputError first = e.errors().get(0);
+                return Evaluation.rejected(c.index(), first.path() + ": " + first.message());
+            }
             StepFigures s = SimulatedStep.of(scenario, scenario.trainingStep(), false).figures();
             long hbm = scenario.cluster().accelerator().hbmBytes();
             return new Evaluation(c.index(), s.stepTimeNs(), s.mfu(), s.bubbleFraction(), s.exposedCommFraction(),
                     s.exposedByKindNs(), s.interferenceFraction(), s.peakMemoryBytes(),
-                    s.peakMemoryBytes() > hbm && !scenario.allowOom());
+                    s.peakMemoryBytes() > hbm && !scenario.allowOom(), "");
         }
     }
 }

@@ -16,9 +16,20 @@ import java.util.TreeMap;
  * @param interferenceFraction mean compute time lost to communication kernels over step time
  * @param peakMemoryBytes      highest simulated peak memory over GPUs
  * @param oom                  that peak exceeds HBM (the candidate is then not ranked)
+ * @param rejected             why the scenario reader rejected the candidate's file ("" when it was simulated)
  */
 public record Evaluation(int index, long stepTimeNs, double mfu, double bubbleFraction, double exposedCommFraction,
                          TreeMap<String, Long> exposedByKindNs, double interferenceFraction, long peakMemoryBytes,
-                         boolean oom) implements Serializable {
-    private static final long serialVersionUID = 1L;
+                         boolean oom, String rejected) implements Serializable {
+    private static final long serialVersionUID = 2L;
+
+    /** A candidate whose file the scenario reader rejected: not simulated, not ranked. */
+    public static Evaluation rejected(int index, String why) {
+        return new Evaluation(index, 0, 0, 0, 0, new TreeMap<>(), 0, 0, false, why);
+    }
+
+    /** Whether the candidate was simulated and fits in HBM. */
+    public boolean ranked() {
+        return rejected.isEmpty() && !oom;
+    }
 }

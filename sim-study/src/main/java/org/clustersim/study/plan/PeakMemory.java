@@ -16,7 +16,8 @@ import org.clustersim.strategies.training.TrainingStep;
  * one) frees them. This is the least the schedule can hold: in the timeline a backward's last task
  * (a gradient reduction, a TP collective) may still run when the rank's next forward allocates,
  * and the timeline frees only at its end, so the simulated peak can be higher (by up to a
- * microbatch's activations), never lower. A plan drops the candidates whose prediction already
+ * microbatch's activations), never lower. Activations offloaded to the host (CPU offload, one
+ * stage) are counted off the GPU. A plan drops the candidates whose prediction already
  * exceeds HBM, which no simulation could rescue, and after simulating ranks only those whose
  * simulated peak fits as well.
  */
@@ -45,8 +46,10 @@ public final class PeakMemory {
         MemoryModel model = new MemoryModel(step);
         long[] stageBytes = stageBytes(step, model);
         Peak best = null;
+        // activations offloaded to the host (one stage) are off the GPU once their copy ends
+        long offloaded = step.execution().offloads() ? model.hostOffloadBytes() : 0;
         for (int p = 0; p < step.pp(); p++) {
-            long peak = activationPeak(step, p, stageBytes);
+            long peak = Math.max(0, activationPeak(step, p, stageBytes) - offloaded);
             MemoryModel.States st = model.states(p);
             long total = Math.round(st.total()) + peak;
             if (best == null || total > best.peakBytes()) {

@@ -70,21 +70,26 @@ public final class PlanReport {
         out.printf(Locale.ROOT, "plan: %s on %s (%d GPUs), global batch %d x %d tokens%n",
                 modelName(), f.clusterName(), f.gpus(), f.globalBatch(), f.seqLen());
         int dropped = result.dropped().values().stream().mapToInt(Integer::intValue).sum();
-        out.printf(Locale.ROOT, "layouts     %d formed%s%n", result.candidates().size(),
+        out.printf(Locale.ROOT, "layouts     %d formed%s%n", result.layouts().size(),
                 dropped == 0 ? "" : ", " + dropped + " left out (" + tally(result.dropped()) + ")");
         long invalid = result.count(Screening.Verdict.INVALID);
         long oom = result.count(Screening.Verdict.OUT_OF_MEMORY);
         long fit = result.count(Screening.Verdict.VALID);
-        out.printf(Locale.ROOT, "screening   %d rejected by the scenario reader%s%n", invalid,
+        out.printf(Locale.ROOT, "screening   %d rejected by the layout rules%s%n", invalid,
                 invalid == 0 ? "" : " (" + tally(result.reasons(Screening.Verdict.INVALID)) + ")");
         out.printf(Locale.ROOT, "            %d exceed %.0f GB of HBM by the memory model%s%n", oom, f.hbmBytes() / 1e9,
                 oom == 0 ? "" : " (" + oomSummary() + ")");
-        out.printf(Locale.ROOT, "            %d fit and were bounded below (the critical path of their compute alone)%n", fit);
+        out.printf(Locale.ROOT, "            %d fit and were estimated (each action's chain, the schedule walked, "
+                + "the data-parallel end in closed form)%n", fit);
         long oomAfter = result.evaluations().values().stream().filter(Evaluation::oom).count();
-        out.printf(Locale.ROOT, "search      %d simulated in %d wave%s, %d skipped: their bound exceeds the %d%s "
-                + "best step%s%n", result.evaluations().size(), result.waves(), result.waves() == 1 ? "" : "s",
-                result.skipped(), keep(), ordinal(keep()),
-                oomAfter == 0 ? "" : "; " + oomAfter + " simulated over HBM, not ranked");
+        long rejected = result.evaluations().values().stream().filter(e -> !e.rejected().isEmpty()).count();
+        out.printf(Locale.ROOT, "search      the best %d by estimate simulated in %d wave%s, %d not simulated%s%s%n",
+                result.evaluations().size(), result.waves(), result.waves() == 1 ? "" : "s", result.skipped(),
+                oomAfter == 0 ? "" : "; " + oomAfter + " simulated over HBM, not ranked",
+                rejected == 0 ? "" : "; " + rejected + " rejected by the scenario reader");
+        if (!result.ranking().isEmpty()) {
+            out.printf(Locale.ROOT, "            estimate against simulation over the simulated: %s%n", agreement());
+        }
         if (result.ranking().isEmpty()) {
             out.println();
             out.println("no candidate fits in memory: shard more (tp, pp, zero), recompute, or allow more layouts");
@@ -116,20 +121,26 @@ public final class PlanReport {
         out.flush();
     }
 
-    private int keep = 1;
-
-    /** How many rows the pruning protected (for the message). */
-    public PlanReport keeping(int k) {
-        this.keep = k;
-        return this;
-    }
-
-    private int keep() {
-        return keep;
-    }
-
-    private static String ordinal(int n) {
-        return n == 1 ? "st" : n == 2 ? "nd" : n == 3 ? "rd" : "th";
+    /** The simulated candidates' estimate errors: median and largest, and the estimate's rank of the winner. */
+    private String agreement() {
+        List<Double> errors = new ArrayList<>();
+        for (Evaluation e : result.ranking()) {
+            long est = result.screenings().get(e.index()).estimateNs();
+            errors.add(Math.abs(est - e.stepTimeNs()) / (double) e.stepTimeNs());
+        }
+        java.util.Collections.sort(errors);
+        int winnerRank = 1;
+        long winnerEstimate = result.screenings().get(winner().index()).estimateNs();
+        for (Screening s : result.screenings()) {
+            if (s.verdict() == Screening.Verdict.VALID && (s.estimateNs() < winnerEstimate
+                    || s.estimateNs() == winnerEstimate && s.index() < winner().index())) {
+                winnerRank++;
+            }
+        }
+        return String.format(Locale.ROOT, "median error %.1f%%, largest %.1f%%; the winner was %d%s by estimate",
+                100 * errors.get(errors.size() / 2), 100 * errors.get(errors.size() - 1), winnerRank,
+                winnerRank % 10 == 1 && winnerRank % 100 != 11 ? "st" : winnerRank % 10 == 2 && winnerRank % 100 != 12
+                        ? "nd" : winnerRank % 10 == 3 && winnerRank % 100 != 13 ? "rd" : "th");
     }
 
     private String oomSummary() {
@@ -145,12 +156,11 @@ public final class PlanReport {
     }
 
     private String modelName() {
-        String n = result.candidates().get(0).name();
-        return n.substring(0, n.indexOf("-tp"));
+        return result.frame().modelName();
     }
 
     private Layout layout(Evaluation e) {
-        return result.candidates().get(e.index()).layout();
+        return result.layouts().get(e.index());
     }
 
     private static String byKind(Evaluation e) {
@@ -173,29 +183,30 @@ public final class PlanReport {
     /** One CSV row per candidate in enumeration order: its layout, fate and figures. */
     public String csv() {
         StringBuilder b = new StringBuilder("index,tp,pp,cp,ep,vp,dp,microBatch,recompute,zero,schedule,status,reason,"
-                + "predictedPeakGB,boundSeconds,stepSeconds,rank,tokensPerGpuSecond,dollarsPerMillionTokens,mfu,"
+                + "predictedPeakGB,estimateSeconds,stepSeconds,rank,tokensPerGpuSecond,dollarsPerMillionTokens,mfu,"
                 + "bubbleFraction,exposedCommFraction,interferenceFraction,peakMemoryGB,etp,recomputeModules,zero3Impl,"
                 + "cpVariant,tpCommOverlap,overlapParamGather,gradBucketMB,cpuOffloadLayers\n");
         Map<Integer, Integer> rank = new LinkedHashMap<>();
         for (int i = 0; i < result.ranking().size(); i++) {
             rank.put(result.ranking().get(i).index(), i + 1);
         }
-        for (Candidate c : result.candidates()) {
-            Layout l = c.layout();
-            Screening s = result.screenings().get(c.index());
-            Evaluation e = result.evaluations().get(c.index());
-            b.append(String.format(Locale.ROOT, "%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%s,%s,%s,", c.index(), l.tp(), l.pp(),
+        for (int index = 0; index < result.layouts().size(); index++) {
+            Layout l = result.layouts().get(index);
+            Screening s = result.screenings().get(index);
+            Evaluation e = result.evaluations().get(index);
+            boolean simulated = e != null && e.rejected().isEmpty();
+            b.append(String.format(Locale.ROOT, "%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%s,%s,%s,", index, l.tp(), l.pp(),
                     l.cp(), l.ep(), l.vp(), l.dp(), l.mb(), l.recompute(), l.zero(), l.schedule(), status(s, e),
-                    quote(s.reason())));
+                    quote(e != null && !simulated ? e.rejected() : s.reason())));
             b.append(s.memory() == null ? "" : String.format(Locale.ROOT, "%.3f", s.memory().peakBytes() / 1e9))
                     .append(',');
-            b.append(s.verdict() == Screening.Verdict.VALID ? String.format(Locale.ROOT, "%.6f", s.boundNs() / 1e9) : "")
+            b.append(s.verdict() == Screening.Verdict.VALID ? String.format(Locale.ROOT, "%.6f", s.estimateNs() / 1e9) : "")
                     .append(',');
-            if (e == null) {
+            if (!simulated) {
                 b.append(",,,,,,,,");
             } else {
                 b.append(String.format(Locale.ROOT, "%.6f,%s,%.1f,%s,%.5f,%.5f,%.5f,%.5f,%.3f", e.stepTimeNs() / 1e9,
-                        rank.containsKey(c.index()) ? rank.get(c.index()).toString() : "", tokensPerGpuSecond(e),
+                        rank.containsKey(index) ? rank.get(index).toString() : "", tokensPerGpuSecond(e),
                         pricePerGpuHour > 0 ? String.format(Locale.ROOT, "%.5f", dollarsPerMillionTokens(e)) : "",
                         e.mfu(), e.bubbleFraction(), e.exposedCommFraction(), e.interferenceFraction(),
                         e.peakMemoryBytes() / 1e9));
@@ -213,7 +224,8 @@ public final class PlanReport {
         return switch (s.verdict()) {
             case INVALID -> "invalid";
             case OUT_OF_MEMORY -> "out-of-memory";
-            case VALID -> e == null ? "skipped" : e.oom() ? "simulated-out-of-memory" : "simulated";
+            case VALID -> e == null ? "estimated" : !e.rejected().isEmpty() ? "rejected-by-reader"
+                    : e.oom() ? "simulated-out-of-memory" : "simulated";
         };
     }
 
@@ -234,7 +246,7 @@ public final class PlanReport {
         doc.put("globalBatch", f.globalBatch());
         doc.put("seqLen", f.seqLen());
         doc.put("pricePerGpuHour", pricePerGpuHour);
-        doc.put("layouts", result.candidates().size());
+        doc.put("layouts", result.layouts().size());
         doc.put("leftOut", result.dropped());
         doc.put("invalid", result.reasons(Screening.Verdict.INVALID));
         doc.put("outOfMemory", result.count(Screening.Verdict.OUT_OF_MEMORY));
@@ -270,7 +282,7 @@ public final class PlanReport {
         Layout l = layout(e);
         m.put("index", e.index());
         m.put("layout", l);
-        m.put("boundSeconds", result.screenings().get(e.index()).boundNs() / 1e9);
+        m.put("estimateSeconds", result.screenings().get(e.index()).estimateNs() / 1e9);
         m.put("stepTimeNs", e.stepTimeNs());
         m.put("stepTimeSeconds", e.stepTimeNs() / 1e9);
         m.put("tokensPerGpuSecond", tokensPerGpuSecond(e));

@@ -8,47 +8,43 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import org.clustersim.core.input.InputException;
 import org.clustersim.study.engine.Progress;
 import org.clustersim.study.engine.TaskEngine;
-import org.clustersim.study.scenario.Scenario;
-import org.clustersim.core.input.InputException;
 
 /**
- * A simulated design-space search (issue 15): every layout of a {@link DesignSpace} is written as
- * a scenario, screened (reader, memory, lower bound) and, unless it cannot beat what is already
- * found, simulated; the rest are ranked by step time.
+ * A design-space search in two tiers (issue 33): every layout of a {@link DesignSpace} is screened
+ * (its step formed from one probe scenario, its peak memory predicted, its step estimated without
+ * simulating, {@link org.clustersim.strategies.training.StepWalk}); then the best-estimated layouts
+ * that fit are written as scenarios and simulated, and the simulated ones are ranked by step time.
  *
- * <p>Pruning is deterministic. Candidates that fit are taken in order of their lower bound (ties
- * by index) in waves of a fixed size; before each wave, a candidate whose bound exceeds the
- * {@code keep}-th best step simulated so far is skipped, and since the order is by bound, so is
- * every one after it. Waves are fixed by the inputs, not by how many threads or machines run them
- * or in which order their tasks finish, so the set simulated, and every output, depends on the
- * inputs alone. A skipped candidate's step is at least its bound, which is above the
- * {@code keep}-th best, so the top {@code keep} are exactly those of a search without pruning;
- * the wave size only changes how many others get simulated.
+ * <p>The estimate ranks; the simulation decides. Layouts are screened in batches of a fixed size
+ * and simulated in waves of {@code simulate} candidates taken in order of their estimate (ties by
+ * index) until that many have been simulated and fit, or none are left; a candidate whose file the
+ * scenario reader rejects or whose simulated peak exceeds HBM makes room for the next. Batches and
+ * waves are fixed by the inputs, not by how many threads or machines run them or in which order
+ * their tasks finish, so every output depends on the inputs alone.
  */
 public final class PlanSearch {
+    /** Layouts per screening task: large enough that a task's overhead vanishes, small enough to spread. */
+    static final int BATCH = 256;
     private final BaseScenario base;
     private final DesignSpace space;
-    private final int keep;
-    private final int wave;
+    private final int simulate;
 
-    /**
-     * @param keep how many of the best the ranking must get right (the rows printed)
-     * @param wave candidates simulated between two updates of the pruning threshold
-     */
-    public PlanSearch(BaseScenario base, DesignSpace space, int keep, int wave) {
-        if (keep < 1 || wave < 1) {
-            throw new IllegalArgumentException("keep and wave must be at least 1");
+    /** @param simulate how many of the best-estimated layouts to simulate (at least the rows printed) */
+    public PlanSearch(BaseScenario base, DesignSpace space, int simulate) {
+        if (simulate < 1) {
+            throw new IllegalArgumentException("simulate at least one candidate");
         }
         this.base = base;
         this.space = space;
-        this.keep = keep;
-        this.wave = wave;
+        this.simulate = simulate;
     }
 
     /** The shape of the problem: the cluster's GPUs, its GPU's HBM, the model's layers, batch and sequence. */
-    public record Frame(int gpus, long hbmBytes, int layers, String clusterName, int globalBatch, int seqLen) {
+    public record Frame(int gpus, long hbmBytes, int layers, String clusterName, int globalBatch, int seqLen,
+                        String modelName) {
         /** Tokens per step. */
         public long tokensPerStep() {
             return (long) globalBatch * seqLen;
@@ -57,35 +53,34 @@ public final class PlanSearch {
 
     /** The problem's shape as the base states it (HBM unknown, -1, until a candidate has been read). */
     public Frame frame() {
-        return new Frame(base.gpus(), -1, base.layers(), base.clusterLabel(), base.globalBatch(), base.seqLen());
+        return new Frame(base.gpus(), -1, base.layers(), base.clusterLabel(), base.globalBatch(), base.seqLen(),
+                base.modelName());
     }
 
+    /** Layout {@code l} at {@code index} as a candidate: its scenario's name, nominal file and text. */
     Candidate candidate(int index, Layout l) {
-        return candidate(index, l, frame().layers());
-    }
-
-    private Candidate candidate(int index, Layout l, int layers) {
         String name = base.modelName() + "-" + l.slug();
         return new Candidate(index, l, name, base.folder().resolve(name + ".yaml").toString(),
-                base.scenarioText(name, l, layers));
+                base.scenarioText(name, l, frame().layers()));
     }
 
     /**
      * Everything a search found.
      *
      * @param frame       the problem's shape
-     * @param candidates  the layouts formed, in enumeration order
+     * @param layouts     the layouts formed, in enumeration order (a layout's index is its position)
      * @param dropped     layouts that could not be formed, by reason
-     * @param screenings  each candidate's screening, in candidate order
+     * @param screenings  each layout's screening, in layout order
+     * @param candidates  the simulated layouts' scenarios by index
      * @param evaluations simulated candidates by index
      * @param ranking     simulated candidates that fit in memory, fastest first (ties: lower index)
-     * @param skipped     candidates that fit but were not simulated (their bound could not beat the ranking)
+     * @param skipped     layouts that fit but were not simulated
      * @param waves       waves simulated
      */
-    public record Result(Frame frame, List<Candidate> candidates, Map<String, Integer> dropped,
-                         List<Screening> screenings, Map<Integer, Evaluation> evaluations, List<Evaluation> ranking,
-                         int skipped, int waves) {
-        /** Candidates screened as {@code v}. */
+    public record Result(Frame frame, List<Layout> layouts, Map<String, Integer> dropped,
+                         List<Screening> screenings, Map<Integer, Candidate> candidates,
+                         Map<Integer, Evaluation> evaluations, List<Evaluation> ranking, int skipped, int waves) {
+        /** Layouts screened as {@code v}. */
         public long count(Screening.Verdict v) {
             return screenings.stream().filter(s -> s.verdict() == v).count();
         }
@@ -96,31 +91,38 @@ public final class PlanSearch {
             screenings.stream().filter(s -> s.verdict() == v).forEach(s -> m.merge(s.reasonKey(), 1, Integer::sum));
             return m;
         }
+
+        /** The winner's scenario text (the ranking's first). */
+        public Candidate winner() {
+            return candidates.get(ranking.get(0).index());
+        }
     }
 
     /** Runs the search on {@code engine}, reporting progress on {@code err} (null: silent). */
     public Result run(TaskEngine engine, PrintWriter err, boolean terminal) {
         Frame stated = frame();
-        Frame frame = stated;
-        DesignSpace.Enumeration e = space.enumerate(frame.gpus(), frame.globalBatch(), frame.layers());
-        List<Candidate> candidates = new ArrayList<>();
-        for (Layout l : e.layouts()) {
-            candidates.add(candidate(candidates.size(), l, frame.layers()));
+        DesignSpace.Enumeration e = space.enumerate(stated.gpus(), stated.globalBatch(), stated.layers());
+        List<Layout> layouts = e.layouts();
+        if (layouts.isEmpty()) {
+            throw new InputException("no layout of the design space fits " + stated.gpus() + " GPUs: " + e.dropped());
         }
-        if (candidates.isEmpty()) {
-            throw new InputException("no layout of the design space fits " + frame.gpus() + " GPUs: " + e.dropped());
+        Candidate probe = probe(layouts);
+        List<CandidateTasks.Batch> batches = new ArrayList<>();
+        for (int first = 0; first < layouts.size(); first += BATCH) {
+            batches.add(new CandidateTasks.Batch(first, layouts.subList(first, Math.min(layouts.size(),
+                    first + BATCH))));
         }
-        Progress screenProgress = progress(err, terminal, candidates.size(), "plan screening", "candidates");
-        List<Screening> screenings = engine.map(candidates, new CandidateTasks.Screen(), screenProgress);
+        Progress screenProgress = progress(err, terminal, batches.size(), "plan screening", "batches of " + BATCH
+                + " layouts");
+        List<Screening> screenings = new ArrayList<>(layouts.size());
+        for (List<Screening> part : engine.map(batches, new CandidateTasks.Screen(probe.file(), probe.scenario(),
+                base, stated.layers()), screenProgress)) {
+            screenings.addAll(part);
+        }
         screenProgress.finish();
-        long hbm = screenings.stream().mapToLong(Screening::hbmBytes).filter(b -> b > 0).findFirst().orElse(-1);
-        if (hbm < 0) {
-            Screening first = screenings.get(0);
-            throw new InputException("no layout of the search is a valid scenario; the first: "
-                    + candidates.get(0).layout().label() + ": " + first.reason());
-        }
-        frame = new Frame(stated.gpus(), hbm, stated.layers(), stated.clusterName(), stated.globalBatch(),
-                stated.seqLen());
+        long hbm = screenings.get(0).hbmBytes();
+        Frame frame = new Frame(stated.gpus(), hbm, stated.layers(), stated.clusterName(), stated.globalBatch(),
+                stated.seqLen(), stated.modelName());
 
         List<Screening> fit = new ArrayList<>();
         for (Screening s : screenings) {
@@ -128,42 +130,67 @@ public final class PlanSearch {
                 fit.add(s);
             }
         }
-        fit.sort(Comparator.comparingLong(Screening::boundNs).thenComparingInt(Screening::index));
+        fit.sort(Comparator.comparingLong(Screening::estimateNs).thenComparingInt(Screening::index));
+        Map<Integer, Candidate> candidates = new TreeMap<>();
         Map<Integer, Evaluation> evaluations = new TreeMap<>();
-        List<Long> best = new ArrayList<>(); // sorted step times of simulated candidates that fit
-        Progress simProgress = progress(err, terminal, fit.size(), "plan simulation", "candidates");
+        Progress simProgress = progress(err, terminal, Math.min(simulate, fit.size()), "plan simulation",
+                "candidates");
         int next = 0;
         int waves = 0;
-        while (next < fit.size()) {
-            long threshold = best.size() >= keep ? best.get(keep - 1) : Long.MAX_VALUE;
+        int ranked = 0;
+        while (ranked < simulate && next < fit.size()) {
             List<Candidate> batch = new ArrayList<>();
-            while (next < fit.size() && batch.size() < wave && fit.get(next).boundNs() <= threshold) {
-                batch.add(candidates.get(fit.get(next).index()));
-                next++;
+            while (next < fit.size() && batch.size() < simulate - ranked) {
+                Screening s = fit.get(next++);
+                Candidate c = candidate(s.index(), layouts.get(s.index()));
+                candidates.put(c.index(), c);
+                batch.add(c);
             }
-            if (batch.isEmpty()) {
-                break; // every remaining bound exceeds the threshold
+            if (waves > 0) {
+                simProgress.add(batch.size());
             }
             waves++;
             for (Evaluation ev : engine.map(batch, new CandidateTasks.Simulate(), simProgress)) {
                 evaluations.put(ev.index(), ev);
-                if (!ev.oom()) {
-                    int at = java.util.Collections.binarySearch(best, ev.stepTimeNs());
-                    best.add(at < 0 ? -at - 1 : at, ev.stepTimeNs());
+                if (ev.ranked()) {
+                    ranked++;
                 }
             }
         }
-        int skipped = fit.size() - next;
-        simProgress.add(-skipped);
         simProgress.finish();
         List<Evaluation> ranking = new ArrayList<>();
         for (Evaluation ev : evaluations.values()) {
-            if (!ev.oom()) {
+            if (ev.ranked()) {
                 ranking.add(ev);
             }
         }
         ranking.sort(Comparator.comparingLong(Evaluation::stepTimeNs).thenComparingInt(Evaluation::index));
-        return new Result(frame, candidates, e.dropped(), screenings, evaluations, ranking, skipped, waves);
+        return new Result(frame, layouts, e.dropped(), screenings, candidates, evaluations, ranking,
+                fit.size() - next, waves);
+    }
+
+    /**
+     * The scenario every screening task builds its layouts' steps from: the first layout, with its
+     * options left to the base, whose file the scenario reader accepts.
+     */
+    private Candidate probe(List<Layout> layouts) {
+        String first = null;
+        for (int i = 0; i < layouts.size(); i++) {
+            Layout l = layouts.get(i);
+            Candidate c = candidate(i, new Layout(l.tp(), l.pp(), l.cp(), l.ep(), l.vp(), l.dp(), l.mb(),
+                    l.recompute(), l.zero(), l.schedule()));
+            String why = CandidateTasks.rejection(c);
+            if (why == null) {
+                return c;
+            }
+            if (first == null) {
+                first = layouts.get(0).label() + ": " + why;
+            }
+            if (i >= 1000) {
+                break;
+            }
+        }
+        throw new InputException("no layout of the search is a valid scenario; the first: " + first);
     }
 
     private static Progress progress(PrintWriter err, boolean terminal, int total, String label, String unit) {

@@ -237,13 +237,22 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
      * already built ({@link #topology()}): what a plan's layouts share.
      */
     public TrainingStep trainingStep(Topology topology) {
+        return trainingStep(topology, kernelCosts());
+    }
+
+    /**
+     * The training step on {@code topology} with {@code kernels} (this scenario's
+     * {@link #kernelCosts()}, made once): what a plan's layouts share, so that what they share
+     * is recognised as the same.
+     */
+    public TrainingStep trainingStep(Topology topology, KernelCosts kernels) {
         Parallelism par = parallelism;
         return TrainingStep.builder(model, topology).layout(par.layout())
                 .schedule(pipelineSchedule()).split(par.layersPerStage() == null ? null
                         : LayerSplit.of(model.layers(), par.layersPerStage()))
                 .blockingSends(blockingSends).replicas(allReplicas ? par.layout().mesh().dp() : 1)
                 .batch(microbatches(), training.microBatch(), training.seqLen())
-                .kernels(kernelCosts()).recompute(training.recompute().cost())
+                .kernels(kernels).recompute(training.recompute().cost())
                 .recomputeModules(training.recomputeModules()).xlaRemat(training.xlaRemat())
                 .bf16Layers(training.bf16Layers())
                 .execution(execution())

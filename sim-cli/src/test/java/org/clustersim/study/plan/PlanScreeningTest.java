@@ -8,22 +8,28 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import org.clustersim.cli.output.StepRun;
-import org.clustersim.study.scenario.Scenario;
+import org.clustersim.core.engine.CriticalPath;
 import org.clustersim.core.engine.StreamKind;
 import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.core.engine.Work;
+import org.clustersim.study.scenario.Scenario;
 import org.clustersim.strategies.training.MemoryModel;
+import org.clustersim.strategies.training.StepWalk;
 import org.clustersim.strategies.training.TrainingStep;
 
 /**
- * The two figures a plan trusts without simulating: the lower bound on the step never exceeds the
- * simulated step, and the predicted peak memory never exceeds the simulated peak (so dropping a
- * candidate on it never drops one the simulation would have kept).
+ * What a plan trusts without simulating: a layout's step built straight from the probe scenario is
+ * the step its own file describes (the same estimate), the estimate is near the simulated step,
+ * and the predicted peak memory never exceeds the simulated peak (so dropping a layout on it never
+ * drops one the simulation would have kept).
  */
-class PlanBoundsTest {
+class PlanScreeningTest {
     private static final BaseScenario BASE = BaseScenario.of(null, "gpt3-1.3b", "dgx-h100", 1, 16, 1024);
 
-    /** Layouts with and without pipelines, interleaving, zero-bubble and the V shape, TP, CP, recomputation. */
+    /**
+     * Layouts with and without pipelines, interleaving, zero-bubble and the V shape, TP, CP,
+     * recomputation, and the options a plan searches.
+     */
     private static final List<Layout> LAYOUTS = List.of(
             new Layout(1, 1, 1, 1, 1, 8, 1, "selective", 1, "1f1b"),
             new Layout(2, 4, 1, 1, 1, 1, 1, "selective", 1, "1f1b"),
@@ -31,20 +37,33 @@ class PlanBoundsTest {
             new Layout(1, 4, 2, 1, 1, 1, 1, "full", 0, "gpipe"),
             new Layout(2, 2, 1, 1, 1, 2, 1, "selective", 1, "zb-h1"),
             new Layout(1, 2, 1, 1, 2, 4, 1, "selective", 1, "zb-v"),
-            new Layout(4, 2, 1, 1, 1, 1, 2, "selective", 3, "1f1b"));
+            new Layout(4, 2, 1, 1, 1, 1, 2, "selective", 3, "1f1b"),
+            new Layout(4, 1, 2, 1, 0, 1, 1, 1, "selective", "core_attn+mlp", 1, "", "1f1b", "ring", true, true, 40, 0),
+            new Layout(2, 1, 1, 1, 0, 1, 4, 1, "none", "", 3, "fsdp2", "1f1b", "", true, false, 0, 0),
+            new Layout(1, 1, 1, 1, 0, 1, 8, 2, "none", "", 2, "", "1f1b", "", false, true, 0, 8));
 
     @Test
-    void theBoundNeverExceedsTheSimulatedStepNorThePredictionTheSimulatedPeak() {
-        PlanSearch search = new PlanSearch(BASE, null, 1, 1);
-        for (Layout l : LAYOUTS) {
-            Candidate c = search.candidate(0, l);
-            Screening s = new CandidateTasks.Screen().apply(c);
+    void aLayoutsStepFromTheProbeIsItsFilesStepNearTheSimulationWithinItsMemory() {
+        PlanSearch search = new PlanSearch(BASE, null, 1);
+        Candidate probe = search.candidate(0, LAYOUTS.get(0));
+        CandidateTasks.Screen screen = new CandidateTasks.Screen(probe.file(), probe.scenario(), BASE,
+                BASE.layers());
+        List<Screening> screened = screen.apply(new CandidateTasks.Batch(0, LAYOUTS));
+        for (int i = 0; i < LAYOUTS.size(); i++) {
+            Layout l = LAYOUTS.get(i);
+            Screening s = screened.get(i);
             assertEquals(Screening.Verdict.VALID, s.verdict(), l.label() + ": " + s.reason());
-            StepRun run = StepRun.of(CandidateTasks.read(c));
-            long step = run.summary().stepTimeNs();
-            assertTrue(s.boundNs() > 0 && s.boundNs() <= step, l.label() + ": bound " + s.boundNs() + " > step " + step);
-            // a real bound, not a token one: at least the busiest GPU's compute, which is most of a step here
-            assertTrue(s.boundNs() >= 0.4 * step, l.label() + ": bound " + s.boundNs() + " vs step " + step);
+            Scenario own = CandidateTasks.read(search.candidate(i, l));
+            TrainingStep step = own.trainingStep();
+            // the fast path builds the step the file describes: the same estimate to the nanosecond
+            assertEquals(StepWalk.stepNs(step, own.stepSequence(), StepWalk.context()), s.estimateNs(), l.label());
+            StepRun run = StepRun.of(own);
+            long simulated = run.summary().stepTimeNs();
+            double error = Math.abs(s.estimateNs() - simulated) / (double) simulated;
+            // ZeRO-3's per-layer gathers are in closed form (the frameworks' copy kernels and prefetch
+            // rules are not): a wider margin there, measured -24% on the FSDP2 layout
+            assertTrue(error < (l.zero() == 3 ? 0.30 : 0.15), l.label() + ": estimate " + s.estimateNs()
+                    + " vs simulated " + simulated);
             long peak = run.summary().peakMemoryBytes();
             assertTrue(s.memory().peakBytes() <= peak, l.label() + ": predicted " + s.memory().peakBytes()
                     + " > simulated " + peak);
@@ -54,7 +73,7 @@ class PlanBoundsTest {
     }
 
     @Test
-    void theBoundFollowsTheCriticalPathAcrossDevicesNotJustTheBusiestStream() {
+    void theCriticalPathCrossesDevicesAndChargesCommunicationItsTime() {
         TaskGraph.Builder g = TaskGraph.builder();
         int a = g.device("a", 0);
         int b = g.device("b", 0);
@@ -69,13 +88,15 @@ class PlanBoundsTest {
         g.compute("other", "forward", ca, 50, 0);
         TaskGraph graph = g.build();
         // a's stream runs 150 ns of compute, but b cannot start before a's first 100 ns: 200 ns at least
-        assertEquals(200, StepBound.of(graph));
+        assertEquals(200, CriticalPath.of(graph, c -> 0).endNs());
+        // with the send at 30 ns it lies on the path: 230
+        assertEquals(230, CriticalPath.of(graph, c -> 30).endNs());
     }
 
     @Test
     void oneFOneBHoldsAsManyMicrobatchesOnARankAsStagesFromItToTheEnd() {
         // 1F1B's warm-up: rank p runs pp - p forwards before its first backward (Narayanan et al., 2021)
-        Scenario s = CandidateTasks.read(new PlanSearch(BASE, null, 1, 1).candidate(0,
+        Scenario s = CandidateTasks.read(new PlanSearch(BASE, null, 1).candidate(0,
                 new Layout(1, 4, 1, 1, 1, 2, 1, "selective", 1, "1f1b")));
         TrainingStep step = s.trainingStep();
         MemoryModel model = new MemoryModel(step);
@@ -83,7 +104,7 @@ class PlanBoundsTest {
             assertEquals((4 - p) * model.activationBytes(p), PeakMemory.activationPeak(step, p), "rank " + p);
         }
         // GPipe keeps every microbatch of the step until the backward starts
-        Scenario gpipe = CandidateTasks.read(new PlanSearch(BASE, null, 1, 1).candidate(0,
+        Scenario gpipe = CandidateTasks.read(new PlanSearch(BASE, null, 1).candidate(0,
                 new Layout(1, 4, 1, 1, 1, 2, 1, "selective", 1, "gpipe")));
         TrainingStep g = gpipe.trainingStep();
         assertEquals(8 * new MemoryModel(g).activationBytes(0), PeakMemory.activationPeak(g, 0));
