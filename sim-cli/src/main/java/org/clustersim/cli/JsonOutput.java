@@ -26,7 +26,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * round). Walking records needs only their accessors.
  */
 final class JsonOutput {
-    private static final JsonFactory FACTORY = JsonFactory.builder().build();
+    /**
+     * Doubles in the shortest form that reads back as the same value (Jackson's Schubfach), the
+     * same on every JDK: {@code Double.toString} of JDK 17 wrote some with a 17th digit that JDK 19
+     * and newer leave out, so outputs depended on the JVM the launcher picked.
+     */
+    static final JsonFactory FACTORY = JsonFactory.builder()
+            .enable(com.fasterxml.jackson.core.StreamWriteFeature.USE_FAST_DOUBLE_WRITER).build();
     /** Each record type's components and which of them are left out when null. */
     private static final Map<Class<?>, Component[]> COMPONENTS = new ConcurrentHashMap<>();
 

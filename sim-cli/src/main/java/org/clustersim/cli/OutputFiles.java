@@ -93,7 +93,7 @@ final class OutputFiles {
         SimpleModule finite = new SimpleModule("finite-numbers");
         finite.addSerializer(Double.class, FINITE);
         finite.addSerializer(double.class, FINITE);
-        return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+        return new ObjectMapper(JsonOutput.FACTORY.copy()).enable(SerializationFeature.INDENT_OUTPUT)
                 .disable(SerializationFeature.WRAP_EXCEPTIONS).registerModule(finite);
     }
 

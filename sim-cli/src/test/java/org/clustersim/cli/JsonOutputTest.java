@@ -112,4 +112,18 @@ class JsonOutputTest {
         assertFalse(closed[0]);
         assertEquals("[ 1 ]", out.toString(StandardCharsets.UTF_8));
     }
+
+    /**
+     * JDK 17's {@code Double.toString} writes 1.41091531099471872E17 (a GPT-3 step's model FLOPs)
+     * with a 17th digit that JDK 19 and newer leave out: the summary's bytes must not depend on
+     * the JDK the launcher picks, so both writers give the shortest form on every JDK.
+     */
+    @Test
+    void doublesAreWrittenInTheirShortestFormOnEveryJdk() throws IOException {
+        double flops = 1.41091531099471872E17;
+        Map<String, Object> value = Map.of("flops", flops);
+        assertEquals("{\n  \"flops\" : 1.4109153109947187E17\n}", ours(value).strip());
+        assertEquals(ours(value), jackson(value));
+        assertEquals(flops, Double.parseDouble("1.4109153109947187E17"), "the short form reads back as the same double");
+    }
 }

@@ -31,7 +31,9 @@ import org.clustersim.topology.SuperPodSpec;
 public final class BaseScenario {
     private static final ObjectMapper YAML = new ObjectMapper(YAMLFactory.builder()
             .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
-            .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES).build());
+            .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+            // doubles in their shortest form on every JDK (JDK 17's Double.toString is not)
+            .enable(com.fasterxml.jackson.core.StreamWriteFeature.USE_FAST_DOUBLE_WRITER).build());
 
     private final ObjectNode base;
     private final Path folder;

@@ -1,0 +1,177 @@
+package org.clustersim.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The {@code clustersim} launcher's choice of JVM and its ahead-of-time cache, run from a copy in
+ * a scratch repository (a jar newer than every source, so nothing is built) with a fake JDK 26 as
+ * JAVA_HOME and a fake {@code java} on PATH: both only record their arguments, and the JDK 26
+ * writes the cache file it is asked for. Needs bash (skipped without it).
+ */
+class LauncherTest {
+    private static final String FLAGS = "-XX:+UseParallelGC -XX:InitialRAMPercentage=5";
+
+    @TempDir
+    Path dir;
+    private Path repo;
+    private Path jar;
+    private Path calls;
+    private Path jdk26;
+    private Path pathJava;
+
+    @BeforeEach
+    void fakeRepositoryAndJdks() throws IOException {
+        assumeTrue(Files.isExecutable(Path.of("/bin/bash")), "the launcher is a bash script");
+        repo = Files.createDirectories(dir.resolve("repo"));
+        Path launcher = Path.of("..", "clustersim");
+        Files.copy(launcher, repo.resolve("clustersim"));
+        Files.createDirectories(repo.resolve("scenarios"));
+        jar = Files.createDirectories(repo.resolve("sim-cli/target")).resolve("clustersim.jar");
+        Files.writeString(jar, "jar");
+        calls = dir.resolve("calls.txt");
+        jdk26 = Files.createDirectories(dir.resolve("jdk-26/bin")).getParent();
+        Files.writeString(jdk26.resolve("release"), "IMPLEMENTOR=\"Test\"\nJAVA_VERSION=\"26.0.1\"\n");
+        script(jdk26.resolve("bin/java"), """
+                #!/bin/sh
+                echo "jdk26 $*" >> "$CALLS"
+                for a in "$@"; do
+                  case "$a" in
+                    -XX:AOTCacheOutput=*) [ -n "${FAIL_TRAINING:-}" ] && exit 3; echo cache > "${a#*=}" ;;
+                  esac
+                done
+                exit 0
+                """);
+        pathJava = Files.createDirectories(dir.resolve("path-bin"));
+        script(pathJava.resolve("java"), "#!/bin/sh\necho \"path-java $*\" >> \"$CALLS\"\n");
+    }
+
+    private static void script(Path file, String text) throws IOException {
+        Files.writeString(file, text);
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+
+    /** What one launcher run did: its exit code, its stderr lines, the fake JVMs' calls. */
+    private record Launch(int code, List<String> stderr, List<String> calls) {
+    }
+
+    private Launch launch(Map<String, String> env) throws IOException, InterruptedException {
+        Files.deleteIfExists(calls);
+        ProcessBuilder pb = new ProcessBuilder("/bin/bash", repo.resolve("clustersim").toString(), "run", "x.yaml");
+        pb.environment().clear();
+        pb.environment().put("PATH", pathJava + ":/usr/bin:/bin");
+        pb.environment().put("HOME", dir.toString());
+        pb.environment().put("CALLS", calls.toString());
+        pb.environment().put("JAVA_HOME", jdk26.toString());
+        pb.environment().putAll(env);
+        pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        Path err = dir.resolve("stderr.txt");
+        pb.redirectError(err.toFile());
+        Process p = pb.start();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the launcher finished");
+        List<String> recorded = Files.exists(calls) ? Files.readAllLines(calls) : List.of();
+        return new Launch(p.exitValue(), Files.readAllLines(err, StandardCharsets.UTF_8), recorded);
+    }
+
+    private List<String> aotFolder() throws IOException {
+        Path aot = repo.resolve("sim-cli/target/aot");
+        if (!Files.isDirectory(aot)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.list(aot)) {
+            return files.map(f -> f.getFileName().toString()).sorted().toList();
+        }
+    }
+
+    private String runCall(String cacheName) {
+        return "jdk26 " + FLAGS + " -XX:AOTCache=" + repo.resolve("sim-cli/target/aot/" + cacheName)
+                + " -Xlog:aot*=off -jar " + jar + " run x.yaml";
+    }
+
+    @Test
+    void firstRunTrainsTheCacheOnceThenEveryRunUsesIt() throws Exception {
+        Launch first = launch(Map.of());
+        assertEquals(0, first.code());
+        assertEquals(2, first.calls().size(), first.calls().toString());
+        String training = first.calls().get(0);
+        assertTrue(training.startsWith("jdk26 " + FLAGS + " -XX:AOTCacheOutput=" + repo.resolve("sim-cli/target/aot")),
+                training);
+        assertTrue(training.contains(" -cp " + jar + " org.clustersim.cli.StartupTraining " + repo.resolve("scenarios")
+                + " "), training);
+        List<String> cache = aotFolder();
+        assertEquals(1, cache.size(), "only the finished cache is left (no temporary file, no lock): " + cache);
+        assertTrue(cache.get(0).matches("clustersim-[0-9]+\\.aot"), cache.get(0));
+        assertEquals(runCall(cache.get(0)), first.calls().get(1));
+        assertEquals(1, first.stderr().size(), first.stderr().toString());
+        assertTrue(first.stderr().get(0).startsWith("clustersim: building the JDK 26 start-up cache"), first.stderr().get(0));
+
+        Launch second = launch(Map.of("CLUSTERSIM_JAVA_OPTS", "-Xmx1g"));
+        assertEquals(List.of(runCall(cache.get(0)).replace(" -jar ", " -Xmx1g -jar ")), second.calls());
+        assertEquals(List.of(), second.stderr());
+    }
+
+    @Test
+    void aNewerJarRebuildsTheCache() throws Exception {
+        launch(Map.of());
+        Files.setLastModifiedTime(jar, FileTime.fromMillis(System.currentTimeMillis() + 60_000));
+        Launch after = launch(Map.of());
+        assertEquals(2, after.calls().size(), after.calls().toString());
+        assertTrue(after.calls().get(0).contains("-XX:AOTCacheOutput="), after.calls().get(0));
+        assertTrue(after.calls().get(1).contains("-XX:AOTCache="), after.calls().get(1));
+        // The jar is dated a minute ahead: the new cache is still its own, not built again.
+        assertEquals(List.of(runCall(aotFolder().get(0))), launch(Map.of()).calls());
+    }
+
+    @Test
+    void optingOutRunsTheJavaOnPathAsBefore() throws Exception {
+        Launch off = launch(Map.of("CLUSTERSIM_AOT", "0", "CLUSTERSIM_JAVA_OPTS", "-Xmx1g"));
+        assertEquals(List.of("path-java " + FLAGS + " -Xmx1g -jar " + jar + " run x.yaml"), off.calls());
+        assertEquals(List.of(), off.stderr());
+        assertEquals(List.of(), aotFolder());
+    }
+
+    @Test
+    void aFailedTrainingRunsWithoutTheCacheAndIsNotRetriedForTheSameJar() throws Exception {
+        Launch failed = launch(Map.of("FAIL_TRAINING", "1"));
+        assertEquals(0, failed.code());
+        assertEquals(2, failed.calls().size(), failed.calls().toString());
+        assertEquals("jdk26 " + FLAGS + " -Xlog:aot*=off -jar " + jar + " run x.yaml", failed.calls().get(1));
+        assertTrue(failed.stderr().get(1).startsWith("clustersim: could not build the start-up cache"),
+                failed.stderr().toString());
+        List<String> left = new ArrayList<>(aotFolder());
+        assertEquals(1, left.size(), left.toString());
+        assertTrue(left.get(0).endsWith(".aot.failed"), left.get(0));
+
+        Launch again = launch(Map.of("FAIL_TRAINING", "1"));
+        assertEquals(List.of("jdk26 " + FLAGS + " -Xlog:aot*=off -jar " + jar + " run x.yaml"), again.calls());
+        assertEquals(List.of(), again.stderr());
+    }
+
+    @Test
+    void whileAnotherRunBuildsTheCacheThisOneRunsWithoutIt() throws Exception {
+        launch(Map.of());
+        String cache = aotFolder().get(0);
+        Files.setLastModifiedTime(jar, FileTime.fromMillis(System.currentTimeMillis() + 60_000));
+        Files.createDirectory(repo.resolve("sim-cli/target/aot/" + cache + ".lock"));
+        Launch meanwhile = launch(Map.of());
+        assertEquals(List.of("jdk26 " + FLAGS + " -Xlog:aot*=off -jar " + jar + " run x.yaml"), meanwhile.calls());
+        assertEquals(List.of(), meanwhile.stderr());
+    }
+}
