@@ -20,7 +20,7 @@ import org.clustersim.study.scenario.ScenarioReader;
  * each candidate the reader accepts and whose predicted peak ({@link PeakMemory}) fits the
  * accelerator's HBM is simulated and walked, and the pairs are summed up in {@link Figures}
  * (Spearman's rank correlation, error percentiles). Beside the walk it keeps the free-communication
- * critical path ({@link StepBound}) as a reference of what ignoring communication costs. A
+ * critical path ({@link org.clustersim.core.engine.CriticalPath} with communication free) as a reference of what ignoring communication costs. A
  * candidate whose simulation deadlocks is a simulator fault, not a disagreement: it is listed apart.
  */
 public final class WalkAgreement {
@@ -128,7 +128,7 @@ public final class WalkAgreement {
                 continue;
             }
             long w2 = System.nanoTime();
-            long bound = StepBound.of(sim.built().graph());
+            long bound = org.clustersim.core.engine.CriticalPath.of(sim.built().graph(), free -> 0).endNs();
             rows.add(new Row(c.label(), sim.figures().stepTimeNs(), walk, bound, w2 - w1, w1 - w0));
         }
         return new Run(List.copyOf(rows), rejected, overHbm, List.copyOf(deadlocked));

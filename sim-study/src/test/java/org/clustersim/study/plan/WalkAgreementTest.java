@@ -16,7 +16,7 @@ import org.clustersim.study.plan.WalkAgreement.Row;
  * The step walk agrees with the simulation on random valid layouts of one GPU and one TPU problem
  * (issue 33): Spearman's rank correlation and the 90th percentile |error| within bounds set at the
  * figures measured when the walk came in plus a margin. The bounds can fail: the free-communication
- * critical path ({@link StepBound}), an estimate that ignores communication, is computed over the
+ * critical path ({@link org.clustersim.core.engine.CriticalPath} with communication free), an estimate that ignores communication, is computed over the
  * same layouts and must break both. docs/benchmarks.md ("Step estimator agreement") has the figures
  * over thousands of layouts.
  */
