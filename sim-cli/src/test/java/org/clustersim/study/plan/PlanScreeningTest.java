@@ -40,7 +40,27 @@ class PlanScreeningTest {
             new Layout(4, 2, 1, 1, 1, 1, 2, "selective", 3, "1f1b"),
             new Layout(4, 1, 2, 1, 0, 1, 1, 1, "selective", "core_attn+mlp", 1, "", "1f1b", "ring", true, true, 40, 0),
             new Layout(2, 1, 1, 1, 0, 1, 4, 1, "none", "", 3, "fsdp2", "1f1b", "", true, false, 0, 0),
-            new Layout(1, 1, 1, 1, 0, 1, 8, 2, "none", "", 2, "", "1f1b", "", false, true, 0, 8));
+            new Layout(1, 1, 1, 1, 0, 1, 8, 2, "none", "", 2, "", "1f1b", "", false, true, 0, 8),
+            new Layout(2, 2, 1, 1, 2, 2, 2, "none", 1, "dualpipev"),
+            new Layout(2, 2, 1, 1, 1, 2, 2, "selective", 0, "dualpipe"));
+
+    @Test
+    void aLayoutsEstimateDoesNotDependOnWhatWasEstimatedBefore() {
+        PlanSearch search = new PlanSearch(BASE, null, 1);
+        // two probes: each screening starts from nothing shared
+        Candidate first = search.candidate(0, LAYOUTS.get(0));
+        Candidate second = search.candidate(1, LAYOUTS.get(1));
+        List<Screening> forward = new CandidateTasks.Screen(first.file(), first.scenario(), BASE, BASE.layers())
+                .apply(new CandidateTasks.Batch(0, LAYOUTS));
+        List<Layout> reversed = new java.util.ArrayList<>(LAYOUTS);
+        java.util.Collections.reverse(reversed);
+        List<Screening> backward = new CandidateTasks.Screen(second.file(), second.scenario(), BASE, BASE.layers())
+                .apply(new CandidateTasks.Batch(0, reversed));
+        for (int i = 0; i < LAYOUTS.size(); i++) {
+            assertEquals(forward.get(i).estimateNs(), backward.get(LAYOUTS.size() - 1 - i).estimateNs(),
+                    LAYOUTS.get(i).label());
+        }
+    }
 
     @Test
     void aLayoutsStepFromTheProbeIsItsFilesStepNearTheSimulationWithinItsMemory() {

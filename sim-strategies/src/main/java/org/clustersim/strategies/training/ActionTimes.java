@@ -182,10 +182,12 @@ final class ActionTimes {
         int[][] spans = new int[n][];
         StageWork.Emitted[] emitted = new StageWork.Emitted[n];
         List<List<ForwardEntries.Entry>> entered = new ArrayList<>();
-        int[] previousStart = new int[pp];
-        int[] previousEnd = new int[pp];
+        int[] barrier = new int[pp];
+        java.util.Arrays.fill(barrier, -1);
+        int[] barrierOf = new int[n];
         for (int i = 0; i < n; i++) {
             int r = rankOf.get(i);
+            barrierOf[i] = barrier[r];
             int start = g.taskCount();
             if (keys.get(i) instanceof ActionKey k) {
                 PipelineOp.Action a = (PipelineOp.Action) ops.get(i);
@@ -198,27 +200,32 @@ final class ActionTimes {
                         (PipelineOp.Overlapped) ops.get(i), k.forwardStage(), k.backwardStage(), "x").backward();
                 entered.add(List.of());
             }
-            spans[i] = new int[] {r, start, g.taskCount()};
-            // the action starts once everything of the rank's previous one has ended, so that its
-            // time does not depend on which actions were timed before it
-            for (int t = previousStart[r]; t < previousEnd[r]; t++) {
-                g.addDependency(start, t);
+            int end = g.taskCount();
+            spans[i] = new int[] {r, start, end};
+            // every task of the action waits for everything of the rank's previous one (a barrier
+            // after it), so that its time does not depend on which actions were timed before it
+            if (barrier[r] >= 0) {
+                for (int t = start; t < end; t++) {
+                    g.addDependency(t, barrier[r]);
+                }
             }
-            previousStart[r] = start;
-            previousEnd[r] = g.taskCount();
+            int[] all = new int[end - start];
+            for (int t = start; t < end; t++) {
+                all[t - start] = t;
+            }
+            barrier[r] = g.compute("x barrier", "barrier", g.stream(ranks[r][0], "compute",
+                    org.clustersim.core.engine.StreamKind.COMPUTE), 0, 0, all);
         }
         TaskGraph graph = g.build();
         CriticalPath path = CriticalPath.of(graph, commNs);
-        long[] rankEnd = new long[pp];
         List<Timing> out = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             int[] span = spans[i];
-            long begin = rankEnd[span[0]];
+            long begin = barrierOf[i] < 0 ? 0 : path.finishNs(barrierOf[i]);
             long end = begin;
             for (int t = span[1]; t < span[2]; t++) {
                 end = Math.max(end, path.finishNs(t));
             }
-            rankEnd[span[0]] = end;
             int[] ready = emitted[i].gradReady();
             long[] grads = new long[ready.length];
             for (int k = 0; k < ready.length; k++) {

@@ -121,7 +121,14 @@ public final class StepWalk {
 
             @Override
             public long pairNs(int rank, int forwardStage, int backwardStage) {
-                return times.pair(forwardStage, backwardStage);
+                long ns = times.pair(forwardStage, backwardStage);
+                if (!sharded) {
+                    return ns;
+                }
+                // the pair's two halves gather (and the backward reduces) layer by layer as alone
+                long comm = step.split().layers(forwardStage) * zeroF[forwardStage]
+                        + step.split().layers(backwardStage) * zeroB[backwardStage];
+                return Math.max(ns, comm) + zeroF[forwardStage];
             }
 
             @Override
