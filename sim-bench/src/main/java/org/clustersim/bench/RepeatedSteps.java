@@ -23,7 +23,8 @@ import org.clustersim.study.scenario.ScenarioReader;
  * any run that keeps compiling after the code should have settled. On a machine shared with
  * other work elapsed times swell with the load, so each run also prints CPU times: the
  * simulating thread's, and the JIT compiler threads' where Linux's {@code /proc} shows them
- * ("-" elsewhere).
+ * ("-" elsewhere). With at least two runs of each scenario, the last half's medians close the
+ * output: the steady per-step cost.
  *
  * <p>Run: {@code java -XX:+UseParallelGC -XX:InitialRAMPercentage=5 -Xmx4g -cp
  * sim-bench/target/benchmarks.jar org.clustersim.bench.RepeatedSteps RUNS SCENARIO...}; a
@@ -45,6 +46,8 @@ public final class RepeatedSteps {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         double[] seconds = new double[runs];
         double[] compiling = new double[runs];
+        double[] cpus = new double[runs];
+        double[] compilerCpus = new double[runs];
         for (int i = 0; i < runs; i++) {
             Path file = files[i % files.length];
             long loaded0 = classes.getTotalLoadedClassCount();
@@ -56,8 +59,10 @@ public final class RepeatedSteps {
             SimulatedStep step = SimulatedStep.of(scenario, scenario.trainingStep(), false);
             seconds[i] = (System.nanoTime() - t0) / 1e9;
             double cpu = (threads.getCurrentThreadCpuTime() - cpu0) / 1e9;
+            cpus[i] = cpu;
             compiling[i] = (jit.getTotalCompilationTime() - jit0) / 1e3;
             long compilers = compilerThreadsCpuNs();
+            compilerCpus[i] = compilers < 0 || compilers0 < 0 ? -1 : (compilers - compilers0) / 1e9;
             String compilerCpu = compilers < 0 || compilers0 < 0 ? "-"
                     : String.format(Locale.ROOT, "%.3f s", (compilers - compilers0) / 1e9);
             System.out.printf(Locale.ROOT, "run %d: %.3f s wall, %.3f s CPU; JIT %.3f s elapsed, %s CPU; %d classes loaded;"
@@ -65,16 +70,21 @@ public final class RepeatedSteps {
                     i + 1, seconds[i], cpu, compiling[i], compilerCpu, classes.getTotalLoadedClassCount() - loaded0,
                     file.getFileName(), step.figures().stepTimeNs() / 1e9);
         }
-        if (runs > files.length) {
-            int from = files.length;
-            double[] warm = Arrays.copyOfRange(seconds, from, runs);
-            double[] jitWarm = Arrays.copyOfRange(compiling, from, runs);
-            Arrays.sort(warm);
-            Arrays.sort(jitWarm);
-            System.out.printf(Locale.ROOT, "runs after each scenario's first: wall best %.3f s, median %.3f s; "
-                            + "JIT elapsed median %.3f s, most %.3f s%n",
-                    warm[0], warm[warm.length / 2], jitWarm[jitWarm.length / 2], jitWarm[jitWarm.length - 1]);
+        if (runs >= 2 * files.length) {
+            int from = runs / 2;
+            double compilersInAll = Arrays.stream(compilerCpus, from, runs).sum();
+            System.out.printf(Locale.ROOT, "runs %d-%d, median: %.3f s wall, %.3f s CPU; JIT %.3f s elapsed, %s%n",
+                    from + 1, runs, median(seconds, from), median(cpus, from), median(compiling, from),
+                    compilerCpus[0] < 0 ? "-" : String.format(Locale.ROOT, "%.3f s CPU (%.2f s in all)",
+                            median(compilerCpus, from), compilersInAll));
         }
+    }
+
+    /** The median of {@code values} from index {@code from} on. */
+    private static double median(double[] values, int from) {
+        double[] tail = Arrays.copyOfRange(values, from, values.length);
+        Arrays.sort(tail);
+        return tail.length % 2 == 1 ? tail[tail.length / 2] : (tail[tail.length / 2 - 1] + tail[tail.length / 2]) / 2;
     }
 
     /**
