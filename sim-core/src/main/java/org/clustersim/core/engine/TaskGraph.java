@@ -841,13 +841,16 @@ public final class TaskGraph {
                 while (from > 0 && list.data[from - 1] >= first) {
                     from--;
                 }
-                Integer[] tail = new Integer[list.size - from];
-                for (int i = 0; i < tail.length; i++) {
-                    tail[i] = list.data[from + i];
+                // positions are distinct, so sorting them and reading the tasks back from order
+                // sorts the tasks by position (a primitive sort: no boxed ids through the shared
+                // TimSort, whose compiled code other callers' element types keep deoptimising)
+                int[] positions = new int[list.size - from];
+                for (int i = 0; i < positions.length; i++) {
+                    positions[i] = position[list.data[from + i] - first];
                 }
-                Arrays.sort(tail, java.util.Comparator.comparingInt(id -> position[id - first]));
-                for (int i = 0; i < tail.length; i++) {
-                    list.data[from + i] = tail[i];
+                Arrays.sort(positions);
+                for (int i = 0; i < positions.length; i++) {
+                    list.data[from + i] = order[positions[i]];
                 }
                 relinkQueue(stream, list, from);
             }

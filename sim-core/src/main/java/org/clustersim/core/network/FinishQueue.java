@@ -1,7 +1,6 @@
 package org.clustersim.core.network;
 
 import java.util.Arrays;
-import java.util.Comparator;
 
 /**
  * The flows in flight with a finite finish time, grouped by that time: a binary heap of distinct
@@ -41,8 +40,6 @@ final class FinishQueue<E extends FinishQueue.Entry> {
         int heapIndex = -1;
     }
 
-    private static final Comparator<Entry> BY_ID = Comparator.comparingLong(e -> e.id);
-
     private Bucket[] heap = new Bucket[16];
     private int size;
     /** Buckets by time: open addressing, linear probing, power-of-two capacity. */
@@ -52,6 +49,8 @@ final class FinishQueue<E extends FinishQueue.Entry> {
     private int spareCount;
     /** The entries {@link #takeFirst()} took last. */
     private Entry[] due = new Entry[64];
+    /** Scratch for {@link #sortById}'s merges. */
+    private Entry[] merging = new Entry[0];
     private int dueCount;
     /** The bucket the last entry went to (null once recycled): entries re-rated together mostly share a finish. */
     private Bucket last;
@@ -97,7 +96,7 @@ final class FinishQueue<E extends FinishQueue.Entry> {
         removeFromTable(b);
         int n = b.count;
         if (!b.sorted) {
-            Arrays.sort(b.entries, 0, n, BY_ID);
+            sortById(b.entries, n);
         }
         if (due.length < n) {
             due = new Entry[Math.max(n, due.length * 2)];
@@ -114,6 +113,55 @@ final class FinishQueue<E extends FinishQueue.Entry> {
         dueCount = n;
         recycle(b);
         return n;
+    }
+
+    /**
+     * Puts the first {@code n} entries of {@code a} in id order: insertion sort on short runs, then
+     * merges through {@link #merging}. The queue's own sort rather than {@code Arrays.sort} with a
+     * comparator: the JDK's shared TimSort, compiled for the element arrays of whichever sort ran
+     * it hot, kept deoptimising and recompiling ({@code array_check} traps) as the arrays of other
+     * callers reached it, run after run in one JVM. Ids are unique, so the order is the same.
+     */
+    private void sortById(Entry[] a, int n) {
+        final int run = 32;
+        for (int lo = 0; lo < n; lo += run) {
+            int hi = Math.min(lo + run, n);
+            for (int i = lo + 1; i < hi; i++) {
+                Entry e = a[i];
+                int j = i - 1;
+                while (j >= lo && a[j].id > e.id) {
+                    a[j + 1] = a[j];
+                    j--;
+                }
+                a[j + 1] = e;
+            }
+        }
+        if (n <= run) {
+            return;
+        }
+        if (merging.length < n) {
+            merging = new Entry[Math.max(n, merging.length * 2)];
+        }
+        Entry[] from = a;
+        Entry[] to = merging;
+        for (int width = run; width < n; width *= 2) {
+            for (int lo = 0; lo < n; lo += 2 * width) {
+                int mid = Math.min(lo + width, n);
+                int hi = Math.min(lo + 2 * width, n);
+                int i = lo;
+                int j = mid;
+                for (int k = lo; k < hi; k++) {
+                    to[k] = j >= hi || i < mid && from[i].id < from[j].id ? from[i++] : from[j++];
+                }
+            }
+            Entry[] t = from;
+            from = to;
+            to = t;
+        }
+        if (from != a) {
+            System.arraycopy(from, 0, a, 0, n);
+        }
+        Arrays.fill(merging, 0, n, null);
     }
 
     /** The i-th entry the last {@link #takeFirst()} took. */

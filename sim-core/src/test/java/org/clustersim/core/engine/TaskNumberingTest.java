@@ -216,4 +216,40 @@ class TaskNumberingTest {
         assertEquals(0, t.interferenceNs(second));
         assertEquals(0, t.start(send));
     }
+
+    @Test
+    void resequencedTasksAreQueuedOnEachStreamInTheOrderGiven() {
+        TaskGraph.Builder b = TaskGraph.builder();
+        b.device("gpu0", 0);
+        int compute = b.stream(0, "compute", StreamKind.COMPUTE);
+        int comm = b.stream(0, "comm", StreamKind.COMMUNICATION);
+        for (int t = 0; t < 50; t++) {
+            b.compute("c" + t, "x", t % 3 == 0 ? comm : compute, 1 + t, 1e9, new int[0]);
+        }
+        int first = 10;
+        int[] order = new int[40];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = first + (i * 17) % 40;
+        }
+        b.resequence(first, order);
+        TaskGraph g = b.build();
+        for (int stream : new int[] {compute, comm}) {
+            List<Integer> queued = new ArrayList<>();
+            for (int p = 0; p < g.streamLength(stream); p++) {
+                queued.add(g.streamTask(stream, p));
+            }
+            List<Integer> expected = new ArrayList<>();
+            for (int t = 0; t < first; t++) {
+                if ((t % 3 == 0) == (stream == comm)) {
+                    expected.add(t);
+                }
+            }
+            for (int t : order) {
+                if ((t % 3 == 0) == (stream == comm)) {
+                    expected.add(t);
+                }
+            }
+            assertEquals(expected, queued, "stream " + stream);
+        }
+    }
 }

@@ -75,4 +75,32 @@ class FinishQueueTest {
             assertTrue(taken > 1_000, "seed " + seed + " took " + taken);
         }
     }
+
+    @Test
+    void thousandsDueTogetherComeOutInIdOrder() {
+        // an all-to-all's flows: far more simultaneous finishes than one sorted run, joining out of order
+        for (int n : new int[] {31, 33, 64, 65, 1_000, 4_097}) {
+            Random rnd = new Random(n);
+            FinishQueue<Item> queue = new FinishQueue<>();
+            List<Item> items = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                items.add(new Item(i * 7L));
+            }
+            java.util.Collections.shuffle(items, rnd);
+            for (Item it : items) {
+                it.finishAt = 500;
+                queue.update(it);
+            }
+            // moving one away and back leaves a hole filled out of order
+            items.get(0).finishAt = 900;
+            queue.update(items.get(0));
+            items.get(0).finishAt = 500;
+            queue.update(items.get(0));
+            assertEquals(n, queue.takeFirst(), "n " + n);
+            for (int i = 0; i < n; i++) {
+                assertEquals(i * 7L, queue.due(i).id, "n " + n + " entry " + i);
+            }
+            assertEquals(Long.MAX_VALUE, queue.firstTime(), "n " + n);
+        }
+    }
 }

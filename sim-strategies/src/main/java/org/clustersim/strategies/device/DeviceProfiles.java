@@ -20,6 +20,13 @@ public final class DeviceProfiles {
             "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-7x");
 
     private static final Map<String, DeviceProfile> CACHE = new ConcurrentHashMap<>();
+    /**
+     * Parsed trees, read once per JVM: every scenario read merges its overrides into one (the tree
+     * is never modified; {@link SourceNode#overlay} copies), and parsing the YAML again for each
+     * of a search's candidates cost time per step and kept the parser's code compiling, run after
+     * run.
+     */
+    private static final Map<String, SourceNode> TREES = new ConcurrentHashMap<>();
 
     private DeviceProfiles() {
     }
@@ -39,7 +46,7 @@ public final class DeviceProfiles {
         if (!has(name)) {
             throw new IllegalArgumentException("no bundled device profile '" + name + "'; bundled: " + NAMES);
         }
-        return new SourceTreeReader().readResource(resource(name));
+        return TREES.computeIfAbsent(name, n -> new SourceTreeReader().readResource(resource(n)));
     }
 
     /** A bundled profile; a defect in a bundled file is a build error, so it throws. */

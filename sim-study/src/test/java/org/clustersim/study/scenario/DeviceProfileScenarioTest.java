@@ -76,6 +76,20 @@ class DeviceProfileScenarioTest {
     }
 
     @Test
+    void overridesOfOneScenarioDoNotReachTheNextReadInTheSameJvm() throws IOException {
+        // the bundled profile's parsed tree is read once and shared by every scenario read
+        Scenario first = new ScenarioReader().read(write("a.yaml", scenario("""
+                  deviceOverrides:
+                    memory:
+                      streamEfficiency: 0.5
+                """, "", "")));
+        Scenario second = new ScenarioReader().read(write("b.yaml", scenario("", "", "")));
+        assertEquals(0.5, first.device().streamEfficiency());
+        assertEquals(DeviceProfiles.bundled("h100-sxm"), second.device());
+        assertTrue(second.device().streamEfficiency() != 0.5, "the bundled H100's stream efficiency");
+    }
+
+    @Test
     void aBadOverrideIsReportedAtItsLineInTheScenario() throws IOException {
         Path p = write("s.yaml", scenario("""
                   deviceOverrides:
