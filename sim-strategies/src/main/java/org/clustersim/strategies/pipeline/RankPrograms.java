@@ -138,6 +138,33 @@ public final class RankPrograms {
         return programs.get(r);
     }
 
+    /**
+     * The most bytes rank {@code rank} holds at once when each stage's forward makes
+     * {@code stageBytes[stage]} live and its full backward (or W) frees them, walking the
+     * program in order (a pair: its forward, then its backward).
+     */
+    public long activationPeak(int rank, long[] stageBytes) {
+        int[] kinds = kind[rank];
+        long live = 0;
+        long peak = 0;
+        int forward = ActionKind.FORWARD.ordinal();
+        int input = ActionKind.BACKWARD_INPUT.ordinal();
+        for (int i = 0; i < kinds.length; i++) {
+            int k = kinds[i];
+            if (k == PAIR) {
+                live += stageBytes[stage[rank][i]];
+                peak = Math.max(peak, live);
+                live -= stageBytes[stage2[rank][i]];
+            } else if (k == forward) {
+                live += stageBytes[stage[rank][i]];
+                peak = Math.max(peak, live);
+            } else if (k != input) {
+                live -= stageBytes[stage[rank][i]];
+            }
+        }
+        return peak;
+    }
+
     /** Each distinct action, the first time the programs (rank by rank) run it. */
     public List<Distinct> distinct() {
         return distinct;

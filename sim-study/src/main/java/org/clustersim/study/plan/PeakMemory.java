@@ -1,11 +1,8 @@
 package org.clustersim.study.plan;
 
 import java.io.Serializable;
-import java.util.List;
+import org.clustersim.strategies.pipeline.RankPrograms;
 
-import org.clustersim.strategies.pipeline.PipelineOp;
-import org.clustersim.strategies.pipeline.PipelineSchedule;
-import org.clustersim.strategies.pipeline.StagePlacement;
 import org.clustersim.strategies.training.MemoryModel;
 import org.clustersim.strategies.training.TrainingStep;
 
@@ -74,29 +71,7 @@ public final class PeakMemory {
     }
 
     private static long activationPeak(TrainingStep step, int rank, long[] stageBytes) {
-        PipelineSchedule schedule = step.schedule();
-        int ranks = step.pp();
-        int microbatches = step.microbatches();
-        StagePlacement placement = schedule.placement(ranks, microbatches);
-        long live = 0;
-        long peak = 0;
-        for (PipelineOp op : schedule.program(rank, ranks, microbatches)) {
-            List<PipelineOp.Action> actions = op instanceof PipelineOp.Overlapped o
-                    ? List.of(o.forward(), o.backward()) : List.of((PipelineOp.Action) op);
-            for (PipelineOp.Action a : actions) {
-                long bytes = stageBytes[placement.stage(rank, a.chunk(), a.microbatch())];
-                switch (a.kind()) {
-                    case FORWARD -> {
-                        live += bytes;
-                        peak = Math.max(peak, live);
-                    }
-                    case BACKWARD, BACKWARD_WEIGHT -> live -= bytes;
-                    case BACKWARD_INPUT -> {
-                    }
-                }
-            }
-        }
-        return peak;
+        return RankPrograms.of(step.schedule(), step.pp(), step.microbatches()).activationPeak(rank, stageBytes);
     }
 
     /** For messages: the breakdown in GB. */

@@ -20,7 +20,8 @@ import org.clustersim.study.engine.TaskEngine;
  *
  * <p>The estimate ranks; the simulation decides. Layouts are screened in batches of a fixed size
  * and simulated in waves of {@code simulate} candidates taken in order of their estimate (ties by
- * index) until that many have been simulated and fit, or none are left; a candidate whose file the
+ * index; the best few of every schedule first, so that no schedule goes unsimulated because the
+ * estimate favours another) until that many have been simulated and fit, or none are left; a candidate whose file the
  * scenario reader rejects or whose simulated peak exceeds HBM makes room for the next. Batches and
  * waves are fixed by the inputs, not by how many threads or machines run them or in which order
  * their tasks finish, so every output depends on the inputs alone.
@@ -131,6 +132,7 @@ public final class PlanSearch {
             }
         }
         fit.sort(Comparator.comparingLong(Screening::estimateNs).thenComparingInt(Screening::index));
+        fit = withEachScheduleFirst(fit, layouts);
         Map<Integer, Candidate> candidates = new TreeMap<>();
         Map<Integer, Evaluation> evaluations = new TreeMap<>();
         Progress simProgress = progress(err, terminal, Math.min(simulate, fit.size()), "plan simulation",
@@ -167,6 +169,33 @@ public final class PlanSearch {
         ranking.sort(Comparator.comparingLong(Evaluation::stepTimeNs).thenComparingInt(Evaluation::index));
         return new Result(frame, layouts, e.dropped(), screenings, candidates, evaluations, ranking,
                 fit.size() - next, waves);
+    }
+
+    /**
+     * The layouts in the order they are simulated: the best few by estimate of every schedule
+     * first (so that a schedule the estimate flatters or wrongs still has its best simulated;
+     * {@code simulate / (2 x schedules)}, at least one, each), then the rest by estimate.
+     */
+    private List<Screening> withEachScheduleFirst(List<Screening> byEstimate, List<Layout> layouts) {
+        Map<String, Integer> taken = new TreeMap<>();
+        for (Screening s : byEstimate) {
+            taken.putIfAbsent(layouts.get(s.index()).schedule(), 0);
+        }
+        int each = Math.max(1, simulate / (2 * Math.max(1, taken.size())));
+        List<Screening> first = new ArrayList<>();
+        List<Screening> rest = new ArrayList<>();
+        for (Screening s : byEstimate) {
+            String schedule = layouts.get(s.index()).schedule();
+            if (taken.get(schedule) < each) {
+                taken.merge(schedule, 1, Integer::sum);
+                first.add(s);
+            } else {
+                rest.add(s);
+            }
+        }
+        List<Screening> order = new ArrayList<>(first);
+        order.addAll(rest);
+        return order;
     }
 
     /**
