@@ -49,13 +49,16 @@ public final class CandidateTasks {
     /**
      * Screening of a batch: each layout's step from the probe scenario, its predicted peak memory
      * and, where it fits, its estimated step. The probe's scenario, cluster and the estimates'
-     * shared timings are kept per JVM and probe, so every batch after the first on a machine
-     * starts warm; each figure depends on its layout alone.
+     * shared timings are kept per thread and probe, so every batch after a thread's first starts
+     * warm; each figure depends on its layout alone.
      */
     public static final class Screen implements TaskEngine.Job<Batch, ArrayList<Screening>> {
         private static final long serialVersionUID = 1L;
-        /** Per probe text: the steps' source and the estimates' shared timings (a few plans at most). */
-        private static final Map<String, Prepared> PREPARED = new LinkedHashMap<>();
+        /**
+         * Per thread and probe text: the steps' source and the estimates' shared timings (a few
+         * plans at most). Per thread because a cluster's router memoises routes without locking.
+         */
+        private static final ThreadLocal<Map<String, Prepared>> PREPARED = ThreadLocal.withInitial(LinkedHashMap::new);
 
         private record Prepared(LayoutSteps steps, StepWalk.Context context) {
         }
@@ -81,19 +84,18 @@ public final class CandidateTasks {
         }
 
         private Prepared prepared() {
-            synchronized (PREPARED) {
-                Prepared p = PREPARED.get(probeText);
-                if (p == null) {
-                    if (PREPARED.size() >= 4) {
-                        PREPARED.remove(PREPARED.keySet().iterator().next());
-                    }
-                    Scenario probe = new ScenarioReader().readText(Path.of(probeFile), probeText);
-                    BaseScenario base = BaseScenario.fromText(baseText, folder, null);
-                    p = new Prepared(new LayoutSteps(probe, base.stated(), layers), StepWalk.context());
-                    PREPARED.put(probeText, p);
+            Map<String, Prepared> prepared = PREPARED.get();
+            Prepared p = prepared.get(probeText);
+            if (p == null) {
+                if (prepared.size() >= 4) {
+                    prepared.remove(prepared.keySet().iterator().next());
                 }
-                return p;
+                Scenario probe = new ScenarioReader().readText(Path.of(probeFile), probeText);
+                BaseScenario base = BaseScenario.fromText(baseText, folder, null);
+                p = new Prepared(new LayoutSteps(probe, base.stated(), layers), StepWalk.context());
+                prepared.put(probeText, p);
             }
+            return p;
         }
 
         @Override
