@@ -260,7 +260,8 @@ public final class BaseScenario {
      * The layout's options past the schedule, each written only when the layout sets it (its
      * neutral value leaves the base's field alone); the base's fields that the layout's choices
      * rule out are removed: recomputed modules without selective recomputation, the ZeRO-3
-     * framework and its options below ZeRO 3, the param-gather overlap without ZeRO 1 or 2, the
+     * framework and its options below ZeRO 3, the param-gather overlap without ZeRO 1 or 2, its
+     * dispatch with the optimizer step without the param gather or the interleaved schedule, the
      * CP variant with cp 1, activation offload with pipeline stages or recomputation.
      */
     private static void options(ObjectNode par, ObjectNode training, Layout l) {
@@ -284,6 +285,11 @@ public final class BaseScenario {
             par.put(OVERLAP_PARAM_GATHER.name(), true);
         } else if (l.zero() != 1 && l.zero() != 2) {
             par.remove(OVERLAP_PARAM_GATHER.name());
+        }
+        // Megatron-LM allows the gather inside the optimizer step only with the param gather and
+        // the interleaved schedule: a base's flag must not rule out every other layout
+        if (!par.path(OVERLAP_PARAM_GATHER.name()).asBoolean(false) || !l.schedule().equals("interleaved")) {
+            par.remove(OVERLAP_PARAM_GATHER_WITH_OPTIMIZER_STEP.name());
         }
         if (l.bucketMB() > 0) {
             par.put(BUCKET.name(), l.bucketMB());

@@ -82,9 +82,13 @@ final class LayoutSteps {
         }
         int[] split = BaseScenario.split(layers, l.pp() * (l.schedule().equals("dualpipe") ? 1 : l.vp()));
         boolean gather = l.overlapParamGather() || stated.overlapParamGather() && (l.zero() == 1 || l.zero() == 2);
+        ScheduleKind kind = ScheduleKind.byId(l.schedule()).orElseThrow(
+                () -> new IllegalArgumentException("unknown schedule " + l.schedule()));
+        // as the written file: the base's gather with the optimizer step only where Megatron allows it
+        boolean withOptimizerStep = base.overlapParamGatherWithOptimizerStep() && gather
+                && kind == ScheduleKind.INTERLEAVED;
         Scenario.Parallelism par = new Scenario.Parallelism(b.layout(), l.vp(), split, gather,
-                base.alignParamGather(), base.overlapParamGatherWithOptimizerStep(),
-                base.overlapMoeExpertParallelComm());
+                base.alignParamGather(), withOptimizerStep, base.overlapMoeExpertParallelComm());
         Scenario.Training t = probe.training();
         Scenario.Recompute recompute = Scenario.Recompute.valueOf(l.recompute().toUpperCase(Locale.ROOT));
         Set<RecomputeModule> modules = modules(l, recompute);
@@ -93,8 +97,6 @@ final class LayoutSteps {
         Scenario.Training training = new Scenario.Training(t.globalBatch(), l.mb(), t.seqLen(), t.precision(),
                 t.fp8Recipe(), recompute, t.gradAccumulationFusion(), t.fp8ParamGather(), t.mainGradBytes(), modules,
                 t.adamMomentBytes(), t.xlaRemat(), t.bf16Layers(), offload, t.cudaGraphs());
-        ScheduleKind kind = ScheduleKind.byId(l.schedule()).orElseThrow(
-                () -> new IllegalArgumentException("unknown schedule " + l.schedule()));
         return new Scenario(probe.name(), probe.source(), probe.cluster(), probe.device(), probe.model(),
                 probe.attention(), probe.blockingSends(), par, kind, training, probe.fidelity(), probe.routing(),
                 probe.faults(), false, probe.allowOom(), probe.interference(), probe.steps(), probe.kernel(),

@@ -163,6 +163,25 @@ class BaseScenarioTest {
     }
 
     @Test
+    void theBasesGatherWithTheOptimizerStepStaysOnlyWhereMegatronAllowsIt() throws IOException {
+        // the Megatron-Bridge 70B and 405B bases say it; it once ruled out every layout but interleaved ZeRO 1/2
+        Path file = dir.resolve("gather.yaml");
+        Files.writeString(file, """
+                parallelism:
+                  overlapParamGather: true
+                  overlapParamGatherWithOptimizerStep: true
+                """);
+        BaseScenario base = BaseScenario.of(file, "gpt3-1.3b", "dgx-h100", 1, 16, 2048);
+        Scenario interleaved = read(base.scenarioText("x", new Layout(2, 2, 1, 1, 2, 2, 1, "none", 1, "interleaved"), 24));
+        assertTrue(interleaved.parallelism().overlapParamGatherWithOptimizerStep());
+        Scenario oneFOneB = read(base.scenarioText("x", new Layout(2, 2, 1, 1, 1, 2, 1, "none", 1, "1f1b"), 24));
+        assertTrue(oneFOneB.parallelism().overlapParamGather());
+        assertFalse(oneFOneB.parallelism().overlapParamGatherWithOptimizerStep());
+        Scenario zero0 = read(base.scenarioText("x", new Layout(2, 2, 1, 1, 2, 2, 1, "none", 0, "interleaved"), 24));
+        assertFalse(zero0.parallelism().overlapParamGatherWithOptimizerStep());
+    }
+
+    @Test
     void everyFormedLayoutOfASmallSpaceReadsBackOrIsRejectedWithAReason() {
         BaseScenario gpt = BaseScenario.of(null, "gpt3-1.3b", "dgx-h100", 1, 16, 2048);
         DesignSpace space = new DesignSpace(List.of("1f1b", "interleaved", "zb-v"), List.of(1, 2), List.of(1, 2),
