@@ -3,7 +3,6 @@ package org.clustersim.study.plan;
 import java.io.Serializable;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -49,16 +48,18 @@ public final class CandidateTasks {
     /**
      * Screening of a batch: each layout's step from the probe scenario, its predicted peak memory
      * and, where it fits, its estimated step. The probe's scenario, cluster and the estimates'
-     * shared timings are kept per thread and probe, so every batch after a thread's first starts
-     * warm; each figure depends on its layout alone.
+     * shared timings are kept between batches, so a batch after the first starts warm; each
+     * figure depends on its layout alone.
      */
     public static final class Screen implements TaskEngine.Job<Batch, ArrayList<Screening>> {
         private static final long serialVersionUID = 1L;
         /**
-         * Per thread and probe text: the steps' source and the estimates' shared timings (a few
-         * plans at most). Per thread because a cluster's router memoises routes without locking.
+         * Per probe text, the prepared states not in use: the steps' source and the estimates'
+         * shared timings. A batch borrows one (a cluster's router memoises routes without locking,
+         * so no two batches share one at a time) and gives it back, so there are as many as batches
+         * ran at once; {@link #release} drops a plan's when its screening is done.
          */
-        private static final ThreadLocal<Map<String, Prepared>> PREPARED = ThreadLocal.withInitial(LinkedHashMap::new);
+        private static final Map<String, java.util.Deque<Prepared>> IDLE = new java.util.concurrent.ConcurrentHashMap<>();
 
         private record Prepared(LayoutSteps steps, StepWalk.Context context) {
         }
@@ -83,30 +84,35 @@ public final class CandidateTasks {
             this.layers = layers;
         }
 
-        private Prepared prepared() {
-            Map<String, Prepared> prepared = PREPARED.get();
-            Prepared p = prepared.get(probeText);
+        private Prepared borrow() {
+            Prepared p = IDLE.computeIfAbsent(probeText, k -> new java.util.concurrent.ConcurrentLinkedDeque<>())
+                    .pollFirst();
             if (p == null) {
-                if (prepared.size() >= 4) {
-                    prepared.remove(prepared.keySet().iterator().next());
-                }
                 Scenario probe = new ScenarioReader().readText(Path.of(probeFile), probeText);
                 BaseScenario base = BaseScenario.fromText(baseText, folder, null);
                 p = new Prepared(new LayoutSteps(probe, base.stated(), layers), StepWalk.context());
-                prepared.put(probeText, p);
             }
             return p;
         }
 
+        /** Drops the prepared states of the plan whose probe is {@code probeText} (its screening is done). */
+        public static void release(String probeText) {
+            IDLE.remove(probeText);
+        }
+
         @Override
         public ArrayList<Screening> apply(Batch batch) {
-            Prepared p = prepared();
-            long hbm = p.steps().probe().cluster().accelerator().hbmBytes();
-            ArrayList<Screening> out = new ArrayList<>(batch.layouts().size());
-            for (int i = 0; i < batch.layouts().size(); i++) {
-                out.add(screen(p, batch.first() + i, batch.layouts().get(i), hbm));
+            Prepared p = borrow();
+            try {
+                long hbm = p.steps().probe().cluster().accelerator().hbmBytes();
+                ArrayList<Screening> out = new ArrayList<>(batch.layouts().size());
+                for (int i = 0; i < batch.layouts().size(); i++) {
+                    out.add(screen(p, batch.first() + i, batch.layouts().get(i), hbm));
+                }
+                return out;
+            } finally {
+                IDLE.computeIfAbsent(probeText, k -> new java.util.concurrent.ConcurrentLinkedDeque<>()).addFirst(p);
             }
-            return out;
         }
 
         private static Screening screen(Prepared p, int index, Layout l, long hbm) {

@@ -121,6 +121,8 @@ public final class PlanSearch {
             screenings.addAll(part);
         }
         screenProgress.finish();
+        // the screening's caches (a cluster per thread, timings) make room for the simulations
+        CandidateTasks.Screen.release(probe.scenario());
         long hbm = screenings.get(0).hbmBytes();
         Frame frame = new Frame(stated.gpus(), hbm, stated.layers(), stated.clusterName(), stated.globalBatch(),
                 stated.seqLen(), stated.modelName());
