@@ -97,8 +97,13 @@ public final class RankPrograms {
         }
     }
 
-    /** Keeps a few hundred shapes; a plan has fewer. */
-    private static final java.util.Map<List<Object>, RankPrograms> MADE = new java.util.concurrent.ConcurrentHashMap<>();
+    /**
+     * The shapes made last, at most {@link #KEPT} (a plan screens its layouts in an order that
+     * changes the pipeline's shape slowly; a long program holds megabytes, so few are kept).
+     */
+    private static final java.util.Map<List<Object>, RankPrograms> MADE = new java.util.LinkedHashMap<>(16, 0.75f,
+            true);
+    private static final int KEPT = 48;
 
     /**
      * The programs of {@code schedule} on {@code ranks} ranks and {@code microbatches} microbatches,
@@ -109,14 +114,19 @@ public final class RankPrograms {
     public static RankPrograms of(PipelineSchedule schedule, int ranks, int microbatches) {
         List<Object> key = List.of(schedule.getClass(), schedule.name(),
                 schedule.placement(ranks, microbatches).stages(), ranks, microbatches);
-        RankPrograms p = MADE.get(key);
-        if (p == null) {
-            schedule.validate(ranks, microbatches);
-            p = new RankPrograms(schedule, ranks, microbatches);
-            if (MADE.size() > 512) {
-                MADE.clear();
+        synchronized (MADE) {
+            RankPrograms p = MADE.get(key);
+            if (p != null) {
+                return p;
             }
+        }
+        schedule.validate(ranks, microbatches);
+        RankPrograms p = new RankPrograms(schedule, ranks, microbatches);
+        synchronized (MADE) {
             MADE.put(key, p);
+            if (MADE.size() > KEPT) {
+                MADE.remove(MADE.keySet().iterator().next());
+            }
         }
         return p;
     }

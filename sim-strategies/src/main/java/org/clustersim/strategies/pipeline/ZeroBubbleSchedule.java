@@ -101,8 +101,8 @@ public final class ZeroBubbleSchedule implements PipelineSchedule {
                 played.add(List.copyOf(rank));
             }
             programs = List.copyOf(played);
-            if (PLANS.size() > 1024) {
-                PLANS.clear();
+            if (PLANS.size() > 32) {
+                PLANS.clear(); // a long play holds megabytes: keep a few shapes
             }
             PLANS.put(key, programs);
         }

@@ -129,20 +129,7 @@ final class ActionTimes {
         return List.of(step.tp(), step.cp(), step.ep(), step.etp(), step.microBatch(), step.seqLen(),
                 step.recompute(), step.recomputeModules(), step.tpCommOverlap(), step.cpKind(),
                 step.sequenceParallel(), step.execution(), step.allToAll(), moe ? step.pp() : 0, moe ? step.dp() : 0,
-                new Same(step.model()), new Same(step.kernels()), new Same(step.topology()));
-    }
-
-    /** An object compared by identity: the model, kernels and cluster a plan's steps share. */
-    private record Same(Object of) {
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Same s && s.of == of;
-        }
-
-        @Override
-        public int hashCode() {
-            return System.identityHashCode(of);
-        }
+                new SameObject(step.model()), new SameObject(step.kernels()), new SameObject(step.topology()));
     }
 
     private static Signature signature(TrainingStep step, Object config, Object key, int stages) {

@@ -56,7 +56,7 @@ public final class StepWalk {
         boolean sharded = step.zero() == 3 && step.shardSize() > 1;
         // layouts that differ only past the pipeline (ZeRO 1 or 2, buckets, the param gather) walk alike
         Object key = List.of(ActionTimes.config(step), List.of(java.util.Arrays.stream(step.split().perStage())
-                .boxed().toArray()), new Same(programs), step.blockingSends(), step.pp(), step.dp(),
+                .boxed().toArray()), new SameObject(programs), step.blockingSends(), step.pp(), step.dp(),
                 step.mesh().order(), sharded ? List.of(step.zero(), step.sharding(), step.shardSize()) : List.of());
         Walked walked = context.walks.get(key);
         if (walked == null) {
@@ -223,7 +223,7 @@ public final class StepWalk {
         if (group.length < 2 || bytes <= 0) {
             return 0;
         }
-        Object key = List.of(op, bytes, new GroupKey(group), new Same(step.topology()));
+        Object key = List.of(op, bytes, new GroupKey(group), new SameObject(step.topology()));
         return context.collectives.computeIfAbsent(key,
                 k -> Collectives.plan("auto", op, new CommGroup(group), bytes, step.topology()).estimateNs());
     }
@@ -237,18 +237,6 @@ public final class StepWalk {
         @Override
         public int hashCode() {
             return Arrays.hashCode(devices);
-        }
-    }
-
-    private record Same(Object of) {
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Same s && s.of == of;
-        }
-
-        @Override
-        public int hashCode() {
-            return System.identityHashCode(of);
         }
     }
 }
