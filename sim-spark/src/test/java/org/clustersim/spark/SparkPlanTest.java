@@ -25,7 +25,7 @@ import org.clustersim.cli.ClusterSim;
 class SparkPlanTest {
     private static final String[] SEARCH = {"plan", "--model", "gpt3-1.3b", "--cluster", "dgx-h100", "--nodes", "1",
         "--global-batch", "16", "--seq", "1024", "--tp", "1,2,4", "--pp", "1,2", "--cp", "1", "--mb", "1",
-        "--recompute", "selective", "--schedule", "1f1b", "--top", "2", "--wave", "2", "--space", "narrow"};
+        "--recompute", "selective", "--schedule", "1f1b", "--top", "2", "--simulate", "2", "--space", "narrow"};
     /** sim-cli's two-SU test scenario. */
     private static final String TWO_SU = Path.of("..", "sim-study", "src", "test", "resources", "whatif-2su.yaml")
             .toString();
