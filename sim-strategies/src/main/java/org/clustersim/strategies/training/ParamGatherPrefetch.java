@@ -107,17 +107,34 @@ final class ParamGatherPrefetch {
             return;
         }
         for (int p = 0; p < step.pp(); p++) {
+            if (aligned) {
+                // chunk by chunk over every TP rank: an expert DP group spans TP ranks when etp
+                // differs from tp, so its gather must sit in each member's stream where the
+                // member's own chunk puts it
+                for (int chunk = 0; chunk < placement.chunksPerRank(); chunk++) {
+                    for (int t = 0; t < step.tp(); t++) {
+                        addAligned(t, p, chunk, previous);
+                    }
+                }
+                continue;
+            }
+            List<Pending> pending = new ArrayList<>();
             for (int t = 0; t < step.tp(); t++) {
-                addRank(t, p, previous);
+                collect(t, p, previous, pending);
+            }
+            // one stream order on every member, by where each gather is issued: never a gather queued
+            // behind one that the forward can only issue after waiting for it (expert DP groups
+            // cross TP ranks when etp differs from tp, so the order is taken over the whole rank)
+            pending.sort(Comparator.comparingInt(Pending::chunkOrder).thenComparingInt(Pending::issueAt)
+                    .thenComparingInt(Pending::sequence));
+            for (Pending g : pending) {
+                g.add().run();
             }
         }
     }
 
-    private void addRank(int t, int p, OptimizerStep previous) {
-        if (aligned) {
-            addAligned(t, p, previous);
-            return;
-        }
+    /** The pipeline rank's gathers for TP rank {@code t}, not yet added, into {@code pending}. */
+    private void collect(int t, int p, OptimizerStep previous, List<Pending> pending) {
         List<Integer> chunks = new ArrayList<>();
         for (int chunk = 0; chunk < placement.chunksPerRank(); chunk++) {
             if (pipelines.get(0).firstForward(p, placement.stageOfChunk(p, chunk)) >= 0) {
@@ -126,48 +143,38 @@ final class ParamGatherPrefetch {
         }
         // chunks in the order the rank first runs them
         chunks.sort(Comparator.comparingInt(c -> pipelines.get(0).firstForward(p, placement.stageOfChunk(p, c))));
-        List<Pending> pending = new ArrayList<>();
         for (int order = 0; order < chunks.size(); order++) {
             int stage = placement.stageOfChunk(p, chunks.get(order));
             dense(t, p, stage, order, previous, pending);
             experts(t, p, stage, order, previous, pending);
         }
-        // one stream order on every member, by where each gather is issued: never a gather queued
-        // behind one that the forward can only issue after waiting for it
-        pending.sort(Comparator.comparingInt(Pending::chunkOrder).thenComparingInt(Pending::issueAt)
-                .thenComparingInt(Pending::sequence));
-        for (Pending g : pending) {
-            g.add().run();
-        }
     }
 
     /**
-     * Aligned dispatch: chunk by chunk in model-chunk order, each chunk's dense buckets in the
+     * Aligned dispatch of one model chunk on TP rank {@code t}: the chunk's dense buckets in the
      * buffer's (backward) order and then its expert weights, all at the chunk's dispatch point.
      */
-    private void addAligned(int t, int p, OptimizerStep previous) {
-        for (int chunk = 0; chunk < placement.chunksPerRank(); chunk++) {
-            int stage = placement.stageOfChunk(p, chunk);
-            if (pipelines.get(0).firstForward(p, stage) < 0 || entries.of(step.device(0, 0, p, 0), stage).isEmpty()) {
-                continue;
-            }
-            Dispatch at = dispatchOf(p, chunk);
-            double params = step.stageParams(stage) - (step.ep() > 1 ? step.stageExpertParams(stage) : 0);
-            if (params >= 1) {
-                int[] group = step.mesh().gradientGroup(t, p);
-                int parts = Math.max(1, pipelines.get(0).gradientsReady(p, stage).length);
-                int mainGradBytes = step.kernels().mainGradBytes();
-                // buffer order: bucket 0 holds the last layers (param_and_grad_buffer.py, params[::-1])
-                for (GradientBuckets.Bucket b : GradientBuckets.split(parts, params * mainGradBytes,
-                        step.bucketBytes())) {
-                    int wait = entryIndex(p, stage, b.lastPart(), parts);
-                    long bytes = Math.round(b.bytes() / mainGradBytes * step.weightGatherBytes());
-                    alignedGather("dp-param all-gather stage" + stage + " part" + b.lastPart(), group,
-                            step.shardSize(), bytes, previous, p, stage, allReplicas(), at, wait);
-                }
-            }
-            alignedExperts(t, p, stage, previous, at);
+    private void addAligned(int t, int p, int chunk, OptimizerStep previous) {
+        int stage = placement.stageOfChunk(p, chunk);
+        if (pipelines.get(0).firstForward(p, stage) < 0 || entries.of(step.device(0, 0, p, 0), stage).isEmpty()) {
+            return;
         }
+        Dispatch at = dispatchOf(p, chunk);
+        double params = step.stageParams(stage) - (step.ep() > 1 ? step.stageExpertParams(stage) : 0);
+        if (params >= 1) {
+            int[] group = step.mesh().gradientGroup(t, p);
+            int parts = Math.max(1, pipelines.get(0).gradientsReady(p, stage).length);
+            int mainGradBytes = step.kernels().mainGradBytes();
+            // buffer order: bucket 0 holds the last layers (param_and_grad_buffer.py, params[::-1])
+            for (GradientBuckets.Bucket b : GradientBuckets.split(parts, params * mainGradBytes,
+                    step.bucketBytes())) {
+                int wait = entryIndex(p, stage, b.lastPart(), parts);
+                long bytes = Math.round(b.bytes() / mainGradBytes * step.weightGatherBytes());
+                alignedGather("dp-param all-gather stage" + stage + " part" + b.lastPart(), group,
+                        step.shardSize(), bytes, previous, p, stage, allReplicas(), at, wait);
+            }
+        }
+        alignedExperts(t, p, stage, previous, at);
     }
 
     /**
