@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 
+import org.clustersim.core.trace.TraceFormat;
 import org.clustersim.study.scenario.Scenario;
 
 /** Renders a {@link RunSummary} as the short human-readable report {@code clustersim run} prints. */
@@ -15,8 +16,12 @@ public final class SummaryText {
     private SummaryText() {
     }
 
-    public static void print(PrintWriter out, Scenario s, RunSummary r, Path trace, Path summaryJson,
-                             double wallSeconds) {
+    /**
+     * Prints the summary of a run; {@code trace} (null: not written) was written in
+     * {@code traceFormat}, whose viewers the trace line names.
+     */
+    public static void print(PrintWriter out, Scenario s, RunSummary r, Path trace, TraceFormat traceFormat,
+                             Path summaryJson, double wallSeconds) {
         var c = s.cluster();
         var m = s.model();
         var p = s.parallelism();
@@ -132,9 +137,7 @@ public final class SummaryText {
         out.println();
         out.printf(Locale.ROOT, "simulated %,d tasks with %,d events in %.2f s%n", r.tasks(), r.events(), wallSeconds);
         if (trace != null) {
-            boolean json = trace.toString().endsWith(".json");
-            out.printf(Locale.ROOT, "trace      %s  (open in https://ui.perfetto.dev%s)%n", trace,
-                    json ? " or chrome://tracing" : "");
+            out.printf(Locale.ROOT, "trace      %s  (%s)%n", trace, traceFormat.viewers());
         } else {
             out.printf(Locale.ROOT, "trace      not written (--no-trace)%n");
         }
