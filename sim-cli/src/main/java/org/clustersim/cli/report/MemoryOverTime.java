@@ -19,6 +19,11 @@ public final class MemoryOverTime {
     }
 
     public static LineChart chart(RunData data, String idPrefix) {
+        return chart(data, idPrefix, new TimeAxis(data.run().timeline().makespan()));
+    }
+
+    /** The chart over {@code time}, the report's shared time axis. */
+    public static LineChart chart(RunData data, String idPrefix, TimeAxis time) {
         long end = data.run().timeline().makespan();
         List<LineChart.Series> lines = new ArrayList<>();
         int[] ranks = data.shownRanks(16);
@@ -43,7 +48,7 @@ public final class MemoryOverTime {
                         + (pp > ranks.length ? "; " + ranks.length + " of " + pp + " stages, evenly spaced" : "")
                         + ". The dashed line is the HBM capacity.",
                 lines, List.of(new LineChart.Reference("HBM " + Axis.GB.format(hbm), hbm, "#c00")),
-                Axis.DURATION_NS, Axis.GB);
+                Axis.DURATION_NS, Axis.GB, time);
     }
 
     /**

@@ -38,8 +38,16 @@ public final class RunPage {
                 p.layout().mesh().pp(), p.layout().mesh().dp(), data.scenario().schedule().id(), data.scenario().microbatches(), generator);
     }
 
-    /** The four figures of a run, each under its own heading when {@code headings}; ids start with {@code prefix}. */
+    /**
+     * The four figures of a run, each under its own heading when {@code headings}; ids start with
+     * {@code prefix}. The three over simulated time share one {@link TimeAxis}, 0 to the run's end.
+     */
     public static List<Block> figures(RunData data, String prefix, boolean headings) {
+        return figures(data, prefix, headings, new TimeAxis(data.run().timeline().makespan()));
+    }
+
+    /** As {@link #figures(RunData, String, boolean)} over {@code time} (runs shown side by side share one). */
+    public static List<Block> figures(RunData data, String prefix, boolean headings, TimeAxis time) {
         List<Block> out = new ArrayList<>();
         if (headings) {
             out.add(new Block.Heading("Step time", 2));
@@ -48,15 +56,15 @@ public final class RunPage {
         if (headings) {
             out.add(new Block.Heading("Pipeline", 2));
         }
-        out.add(new Block.Figure(PipelineOverview.chart(data, prefix)));
+        out.add(new Block.Figure(PipelineOverview.chart(data, prefix, time)));
         if (headings) {
             out.add(new Block.Heading("Memory", 2));
         }
-        out.add(new Block.Figure(MemoryOverTime.chart(data, prefix)));
+        out.add(new Block.Figure(MemoryOverTime.chart(data, prefix, time)));
         if (headings) {
             out.add(new Block.Heading("Links", 2));
         }
-        out.add(new Block.Figure(LinkHeat.chart(data, prefix)));
+        out.add(new Block.Figure(LinkHeat.chart(data, prefix, time)));
         return out;
     }
 
