@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -123,6 +124,43 @@ class RunSummaryWordsTest {
         Files.writeString(gpu, TWO_DGX);
         ClusterSimTest.Result g = cli("run", gpu.toString(), "--no-trace");
         assertTrue(g.out().contains("model TFLOP/s per GPU") && g.out().contains("8 GPUs on 1 server over"), g.out());
+    }
+
+    /**
+     * Item 7: one name per link class. topology --links called the NIC's link to its switch
+     * nic-leaf where the summary said nic-switch; now the summary's groups, the topology listing,
+     * its counts and the JSON's links all use the same classes.
+     */
+    @Test
+    void theSummaryAndTheTopologyNameLinkClassesAlike() throws IOException {
+        Path s = dir.resolve("two.yaml");
+        Files.writeString(s, TWO_DGX.replace("tp: 8, pp: 2", "tp: 4, pp: 2, dp: 2"));
+        ClusterSimTest.Result t = cli("topology", s.toString(), "--links");
+        assertEquals(0, t.code(), t.err());
+        java.util.Set<String> listed = new java.util.TreeSet<>();
+        for (String line : t.out().lines().toList()) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length >= 6 && f[0].contains("->")) {
+                listed.add(f[3]);
+            }
+        }
+        assertEquals(java.util.Set.of("nvlink", "gpu-nic", "nic-switch"), listed, t.out());
+        assertTrue(t.out().contains("directed links: nvlink 32, gpu-nic 32, nic-switch 32"), t.out());
+        Path json = dir.resolve("two.json");
+        ClusterSimTest.Result r = cli("run", s.toString(), "--no-trace", "--summary", json.toString());
+        assertEquals(0, r.code(), r.err());
+        java.util.Set<String> used = new java.util.TreeSet<>();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("group +\\d+ GPUs? on \\d+ servers? over ([^:]+):")
+                .matcher(r.out());
+        while (m.find()) {
+            used.addAll(List.of(m.group(1).split(" \\+ ")));
+        }
+        assertTrue(used.contains("nic-switch"), r.out());
+        assertTrue(listed.containsAll(used), used + " against " + listed);
+        for (JsonNode link : new ObjectMapper().readTree(json.toFile()).get("links")) {
+            assertTrue(listed.contains(link.get("kind").asText()), link.toString());
+        }
+        assertFalse(t.out().contains("nic-leaf") || r.out().contains("nic-leaf"));
     }
 
     /** Item 7: validate counts one link as "1 link", not "1 links". */

@@ -151,7 +151,8 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
      * What one link carried.
      *
      * @param link         link name
-     * @param kind         link class
+     * @param kind         link class ({@code nvlink}, {@code nic-switch}, {@code leaf-spine}, ...: the names
+     *                     {@code topology --links} prints)
      * @param bytes        bytes carried
      * @param busyNs       time it carried at least one flow
      * @param busyFraction busy time over the step time
@@ -183,7 +184,7 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
             long bytes = f.linkBytes()[l.id()];
             long busy = f.linkBusyNs()[l.id()];
             if (bytes > 0) {
-                links.add(new LinkTraffic(l.name(), l.kind().name(), bytes, busy,
+                links.add(new LinkTraffic(l.name(), org.clustersim.study.whatif.Cable.classOf(l), bytes, busy,
                         f.makespanNs() == 0 ? 0 : (double) busy / f.makespanNs()));
             }
         }

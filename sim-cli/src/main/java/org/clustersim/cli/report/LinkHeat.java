@@ -50,7 +50,7 @@ public final class LinkHeat {
                         Axis.DURATION_NS.format(b * (double) end / BINS),
                         Axis.DURATION_NS.format((b + 1) * (double) end / BINS));
             }
-            rows.add(l.name() + " (" + l.kind().name().toLowerCase(Locale.ROOT).replace('_', '-') + ")");
+            rows.add(l.name() + " (" + org.clustersim.study.whatif.Cable.classOf(l) + ")");
             cells.add(mean);
             tips.add(tip);
         }
