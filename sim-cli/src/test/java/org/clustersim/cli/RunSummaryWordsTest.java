@@ -119,6 +119,14 @@ class RunSummaryWordsTest {
         assertEquals(0, v.code(), v.err());
         assertTrue(v.out().contains("16 chips"), v.out());
         assertFalse(v.out().contains("GPU"), v.out());
+        // the report's summary and subtitle too
+        Path html = dir.resolve("tpu.html");
+        ClusterSimTest.Result rep = cli("report", p.toString(), "-o", html.toString());
+        assertEquals(0, rep.code(), rep.err());
+        String page = Files.readString(html);
+        assertTrue(page.contains("model TFLOP/s per chip") && page.contains("16 chips (") && page.contains(
+                "<th>chips</th>") && page.contains("<th>hosts</th>"), "report words");
+        assertFalse(page.contains("model TFLOP/s per GPU") || page.contains("16 GPUs"), "no GPU words");
         // and a GPU cluster keeps its words
         Path gpu = dir.resolve("gpu.yaml");
         Files.writeString(gpu, TWO_DGX);

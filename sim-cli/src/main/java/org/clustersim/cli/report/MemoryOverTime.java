@@ -43,7 +43,8 @@ public final class MemoryOverTime {
         long hbm = data.scenario().cluster().accelerator().hbmBytes();
         int pp = data.step().pp();
         return new LineChart(idPrefix + "memory", "Memory per pipeline stage",
-                "Each stage's GPU memory over the simulated run (TP rank 0 of replica 0): weights, gradients, "
+                "Each stage's " + org.clustersim.cli.output.DeviceWords.of(data.scenario().cluster()).device()
+                        + " memory over the simulated run (TP rank 0 of replica 0): weights, gradients, "
                         + "optimizer state and workspace, plus the activations alive at each instant"
                         + (pp > ranks.length ? "; " + ranks.length + " of " + pp + " stages, evenly spaced" : "")
                         + ". The dashed line is the HBM capacity.",
