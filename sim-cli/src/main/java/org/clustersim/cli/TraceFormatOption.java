@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
 
+import org.clustersim.core.input.InputException;
 import org.clustersim.core.trace.TraceFormat;
 
 import picocli.CommandLine;
@@ -50,7 +51,7 @@ final class TraceFormatOption {
      * The format of the trace written to {@code file}, given by the user as {@code flag}: the
      * flag's when given, else the one the file's extension names, else JSON.
      *
-     * @throws CommandLine.ParameterException (exit 2) when the flag and the extension disagree,
+     * @throws InputException (exit 2) when the flag and the extension disagree,
      *         e.g. {@code --trace-format perfetto} with {@code --trace x.json}
      */
     TraceFormat formatOf(String flag, Path file) {
@@ -60,10 +61,10 @@ final class TraceFormatOption {
         if (chosen.isPresent() && byName.isPresent() && chosen.get() != byName.get()) {
             TraceFormat f = chosen.get();
             String ext = byName.get().extensionOf(file.getFileName().toString()).orElseThrow();
-            throw new CommandLine.ParameterException(spec.commandLine(), "--trace-format " + f.id() + " and "
-                    + flag + " " + file + " disagree: a " + ext + " file holds a " + byName.get().id()
-                    + " trace; name the file " + stem(file, ext) + f.extension() + " or leave out --trace-format "
-                    + "(the extension then chooses the format)");
+            throw new InputException("--trace-format " + f.id() + " and " + flag + " " + file + " disagree: a "
+                    + ext + " file holds a " + byName.get().id() + " trace; name the file " + stem(file, ext)
+                    + f.extension() + " or leave out --trace-format (the extension then chooses the format); "
+                    + "nothing was simulated or written");
         }
         return chosen.orElse(byName.orElse(TraceFormat.JSON));
     }

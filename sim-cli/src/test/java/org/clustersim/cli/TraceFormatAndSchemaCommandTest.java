@@ -70,6 +70,7 @@ class TraceFormatAndSchemaCommandTest {
         assertEquals(2, r.code(), r.out() + r.err());
         assertTrue(r.err().contains("--trace-format perfetto and --trace " + json + " disagree"), r.err());
         assertTrue(r.err().contains("x.pftrace"), r.err());
+        assertFalse(r.err().contains("Usage:"), "one clear line, not the usage: " + r.err());
         assertFalse(r.out().contains("step time"), "nothing simulated: " + r.out());
         assertFalse(Files.exists(json));
         Path pb = dir.resolve("x.perfetto-trace");
