@@ -46,7 +46,8 @@ public final class RunCommand implements Callable<Integer> {
     Path scenarioFile;
 
     @Option(names = "--trace", paramLabel = "FILE",
-            description = "Chrome trace output (default: output.trace of the scenario, else traces/<name>.json).")
+            description = "Trace output (default: output.trace of the scenario, else traces/<name>.json, or .pftrace "
+                    + "with --trace-format perfetto); a .pftrace or .perfetto-trace name writes Perfetto's protobuf.")
     Path trace;
 
     @CommandLine.Mixin
@@ -130,7 +131,9 @@ public final class RunCommand implements Callable<Integer> {
         }
         Path tracePath = noTrace ? null : trace != null ? trace : traceFormat.path(scenario.output().trace()
                 .map(Path::of).orElse(Path.of("traces", scenario.name() + ".json")));
-        TraceFormat format = traceFormat.format();
+        // the file name and the format agree (the extension chooses, or a contradiction is refused) before any work
+        TraceFormat format = tracePath == null ? traceFormat.format()
+                : traceFormat.formatOf(trace != null ? "--trace" : "output.trace", tracePath);
         Path summaryPath = summary != null ? summary : scenario.output().summary().map(Path::of).orElse(null);
         // every output is checked before the (possibly long) simulation, so a bad path costs nothing
         Map<String, Path> targets = new LinkedHashMap<>();
@@ -169,7 +172,7 @@ public final class RunCommand implements Callable<Integer> {
         }
         err.flush();
         PrintWriter out = spec.commandLine().getOut();
-        SummaryText.print(out, scenario, result, tracePath, summaryPath, wall);
+        SummaryText.print(out, scenario, result, tracePath, format, summaryPath, wall);
         printReport(out, reportOptions);
         return 0;
     }

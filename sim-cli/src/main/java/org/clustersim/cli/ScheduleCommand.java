@@ -43,7 +43,7 @@ public final class ScheduleCommand implements Callable<Integer> {
             description = "Time one character stands for (default: half the shortest task).")
     Double unit;
 
-    @Option(names = "--trace", paramLabel = "FILE", description = "Also write the Chrome trace.")
+    @Option(names = "--trace", paramLabel = "FILE", description = "Also write the trace (.json: Chrome JSON; .pftrace: Perfetto protobuf).")
     Path trace;
 
     @picocli.CommandLine.Mixin
@@ -56,6 +56,8 @@ public final class ScheduleCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         options.check();
         OutputFiles.check("--trace", trace);
+        org.clustersim.core.trace.TraceFormat format = trace == null ? traceFormat.format()
+                : traceFormat.formatOf("--trace", trace);
         ScheduleKind k = ScheduleKind.byId(kind).orElseThrow(() -> new InputException("--kind: unknown schedule '"
                 + kind + "'; expected one of " + ScheduleKind.names()));
         if (unit != null && !(unit > 0 && Double.isFinite(unit))) {
@@ -110,9 +112,9 @@ public final class ScheduleCommand implements Callable<Integer> {
                 + "rank) %s%n", ScheduleStudy.STEADY_STEPS, num(ScheduleOptions.units(steady.stepTime())),
                 num(ScheduleOptions.units(steady.maxSteadyIdle())));
         if (trace != null) {
-            OutputFiles.write(Map.of(trace, o -> traceFormat.format().write(r.timeline(), o, Map.of("schedule",
+            OutputFiles.write(Map.of(trace, o -> format.write(r.timeline(), o, Map.of("schedule",
                     k.id()), java.util.List.of())));
-            out.printf(Locale.ROOT, "trace %s%n", trace);
+            out.printf(Locale.ROOT, "trace %s  (%s)%n", trace, format.viewers());
         }
         out.flush();
         return 0;

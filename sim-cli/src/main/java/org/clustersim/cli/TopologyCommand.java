@@ -8,7 +8,6 @@ import java.util.concurrent.Callable;
 
 import org.clustersim.topology.ClusterSpec;
 import org.clustersim.topology.Link;
-import org.clustersim.topology.LinkKind;
 import org.clustersim.topology.Topology;
 import org.clustersim.topology.Vertex;
 import org.clustersim.topology.VertexKind;
@@ -53,12 +52,14 @@ public final class TopologyCommand implements Callable<Integer> {
         for (Vertex v : t.vertices()) {
             vertices.merge(v.kind(), 1, Integer::sum);
         }
-        Map<LinkKind, Integer> linkCount = new EnumMap<>(LinkKind.class);
+        // by link class, the names the summary, the report and whatif --sweep links=CLASS use
+        Map<String, Integer> linkCount = new java.util.HashMap<>();
         for (Link l : t.links()) {
-            linkCount.merge(l.kind(), 1, Integer::sum);
+            linkCount.merge(org.clustersim.study.whatif.Cable.classOf(l), 1, Integer::sum);
         }
         out.printf(Locale.ROOT, "vertices: %s%n", vertices);
-        out.printf(Locale.ROOT, "directed links: %s%n", linkCount);
+        out.printf(Locale.ROOT, "directed links: %s%n", String.join(", ", org.clustersim.study.whatif.Cable.CLASSES
+                .stream().filter(linkCount::containsKey).map(k -> k + " " + linkCount.get(k)).toList()));
         if (links) {
             out.printf(Locale.ROOT, "%-44s %-20s %-20s %-14s %8s %10s%s%n", "link", "from", "to", "class", "GB/s",
                     "latency ns", traffic == null ? "" : "  traffic (static routes)");

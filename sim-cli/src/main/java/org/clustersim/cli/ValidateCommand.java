@@ -27,11 +27,14 @@ public final class ValidateCommand implements Callable<Integer> {
         // the faults name links, switches, NICs and GPUs of the built cluster: check them too
         var step = s.trainingStep();
         var faults = s.faultEvents(step.topology());
-        spec.commandLine().getOut().printf("%s: ok (%s, %d GPUs, pp=%d, %s, %d microbatches%s)%n", scenarioFile,
-                s.model().name(), s.cluster().gpus(), s.parallelism().layout().mesh().pp(), s.schedule().id(), s.microbatches(),
+        var words = org.clustersim.cli.output.DeviceWords.of(s.cluster());
+        long links = faults.links().stream().map(e -> e.linkId()).distinct().count();
+        spec.commandLine().getOut().printf("%s: ok (%s, %s, pp=%d, %s, %d microbatches%s)%n", scenarioFile,
+                s.model().name(), words.devices(s.cluster().gpus()), s.parallelism().layout().mesh().pp(),
+                s.schedule().id(), s.microbatches(),
                 s.faults().isEmpty() ? "" : ", " + s.faults().size() + " fault" + (s.faults().size() == 1 ? "" : "s")
-                        + " touching " + faults.links().stream().map(e -> e.linkId()).distinct().count() + " links and "
-                        + faults.devices().stream().map(e -> e.device()).distinct().count() + " GPUs");
+                        + " touching " + links + " link" + (links == 1 ? "" : "s") + " and "
+                        + words.devices(faults.devices().stream().map(e -> e.device()).distinct().count()));
         WorkEstimate work = WorkEstimate.of(s, step, s.output().trace().isPresent());
         spec.commandLine().getOut().printf("work: %s (the JVM may use %s of heap)%n", work.describe(),
                 org.clustersim.core.input.InputFile.size(Runtime.getRuntime().maxMemory()));

@@ -310,7 +310,7 @@ public final class WhatIfCommand implements Callable<Integer> {
             List<Cable> cables = Cable.select(study.topology(), filter, sample, seed);
             if (cables.isEmpty()) {
                 throw usage("--sweep " + sweep + ": no cable matches '" + filter + "'; classes are nvlink, gpu-nic, "
-                        + "nic-leaf, leaf-spine, spine-core, ici, dcn, or give text from a link name");
+                        + "nic-switch, leaf-spine, spine-core, switch-switch, ici, dcn, or give text from a link name");
             }
             for (Cable c : cables) {
                 variants.add(new WhatIfStudy.Variant(c.name(), c.clazz(), List.of(Fault.down(Fault.Target.LINK,

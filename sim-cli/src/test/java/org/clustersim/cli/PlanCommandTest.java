@@ -125,7 +125,14 @@ class PlanCommandTest {
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("$/Mtok"), r.out());
         // expert parallelism on a dense model is left out before any scenario is written
-        assertTrue(r.out().contains("layouts     2 formed, 1 left out (ep > 1 without experts: 1)"), r.out());
+        // formed and screened are one count; with the left out they make every combination (issue 34, item 7)
+        assertTrue(r.out().contains("layouts     2 formed and screened, 1 left out before screening (ep > 1 without "
+                + "experts: 1); 3 combinations in all"), r.out());
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("screening   (\\d+) rejected.*\\n +(\\d+) exceed.*"
+                + "\\n +(\\d+) fit").matcher(r.out());
+        assertTrue(m.find(), r.out());
+        assertEquals(2, Integer.parseInt(m.group(1)) + Integer.parseInt(m.group(2)) + Integer.parseInt(m.group(3)),
+                "the screening's verdicts add up to the layouts formed: " + r.out());
         // TP overlap without the sequence parallelism the base turns off: the reader says so and the plan counts it
         assertTrue(r.out().contains("1 rejected by the layout rules (layout: 1)"), r.out());
         String csv = Files.readString(dir.resolve("gpt3-1.3b-8gpus-gb16-s1024.csv"));
@@ -138,7 +145,7 @@ class PlanCommandTest {
                 "--recompute-modules", "mlp+core_attn", "--zero", "1", "--param-gather", "on", "--tp-overlap", "on",
                 "--bucket-mb", "40");
         assertEquals(0, r.code(), r.err());
-        assertTrue(r.out().contains("layouts     1 formed,"), r.out());
+        assertTrue(r.out().contains("layouts     1 formed and screened,"), r.out());
         Path scenario = dir.resolve("gpt3-1.3b-8gpus-gb16-s1024.winner.yaml");
         String yaml = Files.readString(scenario);
         for (String field : List.of("cpVariant: ring", "tpCommOverlap: true", "overlapParamGather: true",

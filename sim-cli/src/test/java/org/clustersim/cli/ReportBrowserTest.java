@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * it) loads the page from disk, and the test reads back the rendered DOM: no script error and
  * no console message, every chart laid out with visible marks (the page's own check, which
  * measures each mark's rendered box), and a screenshot that is not blank. Without Chromium on
- * the PATH the test is skipped with a message (.ci/run installs it where it can), except where
+ * the PATH the test is skipped with a message, printed on the console as a warning as well as
+ * kept in Surefire's report (.ci/run installs Chromium where it can), except where
  * CLUSTERSIM_REQUIRE_BROWSER is set (release checks), where it fails.
  */
 class ReportBrowserTest {
@@ -57,8 +58,12 @@ class ReportBrowserTest {
             if (System.getenv("CLUSTERSIM_REQUIRE_BROWSER") != null) {
                 fail("CLUSTERSIM_REQUIRE_BROWSER is set but no chromium is on the PATH (apt-get install chromium)");
             }
-            Assumptions.abort("no chromium on the PATH: the browser test of the HTML report is skipped "
-                    + "(apt-get install chromium to run it)");
+            String reason = "no chromium on the PATH: the browser test of the HTML report is skipped "
+                    + "(apt-get install chromium to run it)";
+            // Surefire writes an aborted test's reason only into its XML report: say it on the console too
+            System.err.println("WARNING: ReportBrowserTest: " + reason);
+            System.err.flush();
+            Assumptions.abort(reason);
         }
         Path html = dir.resolve("report.html");
         ClusterSimTest.Result r = ClusterSimTest.cli("report", ReportFiguresTest.SCENARIO.toString(), "-o",

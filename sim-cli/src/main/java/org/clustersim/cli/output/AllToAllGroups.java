@@ -1,16 +1,13 @@
 package org.clustersim.cli.output;
 
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
 
 import org.clustersim.strategies.training.ExpertMesh;
 import org.clustersim.strategies.training.TrainingStep;
 import org.clustersim.topology.Link;
-import org.clustersim.topology.LinkKind;
 import org.clustersim.topology.Topology;
 
 /**
@@ -65,13 +62,11 @@ public record AllToAllGroups(int size, int count, int perStage, int spanningServ
             }
         }
         int[] first = experts.expertParallelGroups(0).get(0);
-        Set<LinkKind> kinds = EnumSet.noneOf(LinkKind.class);
+        List<Link> route = new ArrayList<>();
         for (int i = 0; i < first.length; i++) {
-            for (Link l : topology.route(first[i], first[(i + 1) % first.length]).links()) {
-                kinds.add(l.kind());
-            }
+            route.addAll(topology.route(first[i], first[(i + 1) % first.length]).links());
         }
-        List<String> crosses = kinds.stream().map(k -> k.name().toLowerCase(Locale.ROOT).replace('_', '-')).toList();
+        List<String> crosses = org.clustersim.study.whatif.Cable.classesOf(route);
         return new AllToAllGroups(step.ep(), members.size(), members.size() / step.pp(), spanning, maxServers,
                 crosses, members);
     }

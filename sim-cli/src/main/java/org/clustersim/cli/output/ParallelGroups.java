@@ -1,14 +1,13 @@
 package org.clustersim.cli.output;
 
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 
+import org.clustersim.study.whatif.Cable;
 import org.clustersim.strategies.training.ExpertMesh;
 import org.clustersim.strategies.training.TrainingStep;
 import org.clustersim.topology.Link;
-import org.clustersim.topology.LinkKind;
 import org.clustersim.topology.Topology;
 
 /**
@@ -29,7 +28,7 @@ public final class ParallelGroups {
      * @param size     members
      * @param example  device names of the first group, in rank order
      * @param servers  distinct servers (scale-up domains) the example spans
-     * @param crosses  link classes its neighbour routes use, innermost first
+     * @param crosses  link classes its neighbour routes use, innermost first ({@link Cable#classOf})
      */
     public record Group(String kind, int size, List<String> example, int servers, List<String> crosses) {
     }
@@ -68,18 +67,15 @@ public final class ParallelGroups {
     private static Group group(String kind, int[] members, Topology topology) {
         List<String> names = new ArrayList<>(members.length);
         Set<Integer> servers = new java.util.HashSet<>();
-        Set<LinkKind> kinds = EnumSet.noneOf(LinkKind.class);
+        List<Link> route = new ArrayList<>();
         for (int i = 0; i < members.length; i++) {
             names.add(topology.device(members[i]).name());
             servers.add(topology.device(members[i]).node());
             if (members.length > 1) {
-                for (Link l : topology.route(members[i], members[(i + 1) % members.length]).links()) {
-                    kinds.add(l.kind());
-                }
+                route.addAll(topology.route(members[i], members[(i + 1) % members.length]).links());
             }
         }
-        List<String> crosses = kinds.stream().map(k -> k.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'))
-                .toList();
+        List<String> crosses = Cable.classesOf(route);
         return new Group(kind, members.length, names, servers.size(), crosses);
     }
 }

@@ -6,6 +6,8 @@ import java.util.Map;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 
+import org.clustersim.study.scenario.Fault;
+import org.clustersim.study.scenario.FaultEvents;
 import org.clustersim.study.scenario.Scenario;
 import org.clustersim.study.SimulatedStep;
 import org.clustersim.study.StepFigures;
@@ -45,6 +47,10 @@ import org.clustersim.topology.Link;
  *                           the JSON without)
  * @param devices            per-GPU figures of the simulated replicas
  * @param links              every link that carried traffic, busiest first
+ * @param faults             the scenario's link, switch and NIC faults as the run applied them, in
+ *                           scenario order (empty without)
+ * @param stragglers         the scenario's slowed GPUs (its {@code gpu} faults), in scenario order
+ *                           (empty without)
  */
 public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeNs,
                          @JsonInclude(JsonInclude.Include.NON_NULL) List<StepSpan> steps, int gpus, long tokensPerStep,
@@ -53,7 +59,42 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
                          double interferenceFraction, long peakMemoryBytes, long events,
                          int tasks, double weightCopiesPerRank, List<ParallelGroups.Group> groups,
                          @JsonInclude(JsonInclude.Include.NON_NULL) AllToAllGroups allToAll,
-                         List<Device> devices, List<LinkTraffic> links) {
+                         List<Device> devices, List<LinkTraffic> links, List<AppliedFault> faults,
+                         List<Straggler> stragglers) {
+
+    /**
+     * A link, switch or NIC fault as the run applied it, so a summary says what it simulated.
+     *
+     * @param target          link, switch or nic
+     * @param name            the link, cable, switch or NIC as the scenario names it
+     * @param links           directed links it touched (a cable: 2; a switch: all of its ports)
+     * @param capacityFraction the capacity those links kept (0: down)
+     * @param extraLatencyNs  latency added to each of them
+     * @param atNs            when it started
+     * @param durationNs      how long it lasted, 0 for the rest of the run
+     * @param applied         whether it started before the run ended (false: it changed nothing)
+     * @param description     the same in words, e.g. {@code link a->b down from 1.000 ms}
+     * @param source          where the scenario states it ({@code faults[0], line 12})
+     */
+    public record AppliedFault(String target, String name, int links, double capacityFraction, long extraLatencyNs,
+                               long atNs, long durationNs, boolean applied, String description, String source) {
+    }
+
+    /**
+     * A GPU (or chip) slowed by a scenario's {@code gpu} fault.
+     *
+     * @param device      device index
+     * @param name        device name
+     * @param speed       relative compute speed (0.8)
+     * @param slowdown    how much longer each of its kernels takes (1 / speed: 1.25)
+     * @param atNs        when it started
+     * @param durationNs  how long it lasted, 0 for the rest of the run
+     * @param applied     whether it started before the run ended (false: it changed nothing)
+     * @param source      where the scenario states it ({@code faults[1], line 15})
+     */
+    public record Straggler(int device, String name, double speed, double slowdown, long atNs, long durationNs,
+                            boolean applied, String source) {
+    }
 
     /**
      * One simulated step.
@@ -110,7 +151,8 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
      * What one link carried.
      *
      * @param link         link name
-     * @param kind         link class
+     * @param kind         link class ({@code nvlink}, {@code nic-switch}, {@code leaf-spine}, ...: the names
+     *                     {@code topology --links} prints)
      * @param bytes        bytes carried
      * @param busyNs       time it carried at least one flow
      * @param busyFraction busy time over the step time
@@ -142,7 +184,7 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
             long bytes = f.linkBytes()[l.id()];
             long busy = f.linkBusyNs()[l.id()];
             if (bytes > 0) {
-                links.add(new LinkTraffic(l.name(), l.kind().name(), bytes, busy,
+                links.add(new LinkTraffic(l.name(), org.clustersim.study.whatif.Cable.classOf(l), bytes, busy,
                         f.makespanNs() == 0 ? 0 : (double) busy / f.makespanNs()));
             }
         }
@@ -153,6 +195,36 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
                 f.mfu(), f.mfuFp8Peak(), f.mfuFp4Peak(), f.hfu(), f.bubbleFraction(), f.exposedCommFraction(),
                 f.interferenceFraction(), f.peakMemoryBytes(), f.events(), f.tasks(),
                 step.schedule().weightCopies(step.pp(), step.microbatches()), ParallelGroups.of(step),
-                AllToAllGroups.of(step), devices, links);
+                AllToAllGroups.of(step), devices, links, faults(scenario, step, f.makespanNs()),
+                stragglers(scenario, step, f.makespanNs()));
+    }
+
+    /** The scenario's link, switch and NIC faults on the step's topology; {@code endNs}: the run's end. */
+    private static List<AppliedFault> faults(Scenario scenario, TrainingStep step, long endNs) {
+        List<AppliedFault> out = new ArrayList<>();
+        for (Fault f : scenario.faults()) {
+            if (f.target() != Fault.Target.GPU) {
+                out.add(new AppliedFault(f.target().id(), f.name(), FaultEvents.links(step.topology(), f).size(),
+                        f.capacityFactor(), f.extraLatencyNs(), f.atNs(), f.durationNs(), f.atNs() < endNs,
+                        f.describe(), source(f)));
+            }
+        }
+        return out;
+    }
+
+    /** The scenario's slowed GPUs. */
+    private static List<Straggler> stragglers(Scenario scenario, TrainingStep step, long endNs) {
+        List<Straggler> out = new ArrayList<>();
+        for (Fault f : scenario.faults()) {
+            if (f.target() == Fault.Target.GPU) {
+                out.add(new Straggler(FaultEvents.deviceIndex(step.topology(), f.name()), f.name(), f.speed(),
+                        1 / f.speed(), f.atNs(), f.durationNs(), f.atNs() < endNs, source(f)));
+            }
+        }
+        return out;
+    }
+
+    private static String source(Fault f) {
+        return f.path() + (f.location().line() > 0 ? ", line " + f.location().line() : "");
     }
 }

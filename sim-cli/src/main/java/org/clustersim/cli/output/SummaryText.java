@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 
+import org.clustersim.core.trace.TraceFormat;
 import org.clustersim.study.scenario.Scenario;
 
 /** Renders a {@link RunSummary} as the short human-readable report {@code clustersim run} prints. */
@@ -15,9 +16,14 @@ public final class SummaryText {
     private SummaryText() {
     }
 
-    public static void print(PrintWriter out, Scenario s, RunSummary r, Path trace, Path summaryJson,
-                             double wallSeconds) {
+    /**
+     * Prints the summary of a run; {@code trace} (null: not written) was written in
+     * {@code traceFormat}, whose viewers the trace line names.
+     */
+    public static void print(PrintWriter out, Scenario s, RunSummary r, Path trace, TraceFormat traceFormat,
+                             Path summaryJson, double wallSeconds) {
         var c = s.cluster();
+        DeviceWords words = DeviceWords.of(c);
         var m = s.model();
         var p = s.parallelism();
         out.printf(Locale.ROOT, "scenario   %s (%s)%n", s.name(), s.source());
@@ -45,11 +51,12 @@ public final class SummaryText {
                 List<String> ex = g.example();
                 String members = ex.size() <= 4 ? String.join(", ", ex)
                         : String.join(", ", ex.subList(0, 3)) + ", ... " + ex.get(ex.size() - 1);
-                out.printf(Locale.ROOT, "%-10s %d GPUs on %d server%s over %s: %s%n", g.kind() + " group", g.size(),
-                        g.servers(), g.servers() == 1 ? "" : "s", String.join(" + ", g.crosses()), members);
+                out.printf(Locale.ROOT, "%-10s %s on %s over %s: %s%n", g.kind() + " group", words.devices(g.size()),
+                        words.servers(g.servers()), String.join(" + ", g.crosses()), members);
             }
         }
-        allToAll(out, r.allToAll());
+        allToAll(out, r.allToAll(), words);
+        faults(out, r);
         out.println();
         if (r.steps() != null) {
             int last = r.steps().size() - 1;
@@ -77,8 +84,8 @@ public final class SummaryText {
             }
         }
         out.printf(Locale.ROOT, "step time        %s%n", duration(r.stepTimeNs()));
-        out.printf(Locale.ROOT, "throughput       %,.0f tokens/s, %.1f model TFLOP/s per GPU%n", r.tokensPerSecond(),
-                r.tflopsPerGpu());
+        out.printf(Locale.ROOT, "throughput       %,.0f tokens/s, %.1f model TFLOP/s per %s%n", r.tokensPerSecond(),
+                r.tflopsPerGpu(), words.device());
         out.printf(Locale.ROOT, "MFU / HFU        %.1f%% / %.1f%% of the bf16 peak%s%n", 100 * r.mfu(), 100 * r.hfu(),
                 r.mfuFp8Peak() > 0 ? String.format(Locale.ROOT, " (MFU %.1f%% of the fp8 peak)", 100 * r.mfuFp8Peak())
                         : r.mfuFp4Peak() > 0 ? String.format(Locale.ROOT, " (MFU %.1f%% of the fp4 peak)",
@@ -132,9 +139,7 @@ public final class SummaryText {
         out.println();
         out.printf(Locale.ROOT, "simulated %,d tasks with %,d events in %.2f s%n", r.tasks(), r.events(), wallSeconds);
         if (trace != null) {
-            boolean json = trace.toString().endsWith(".json");
-            out.printf(Locale.ROOT, "trace      %s  (open in https://ui.perfetto.dev%s)%n", trace,
-                    json ? " or chrome://tracing" : "");
+            out.printf(Locale.ROOT, "trace      %s  (%s)%n", trace, traceFormat.viewers());
         } else {
             out.printf(Locale.ROOT, "trace      not written (--no-trace)%n");
         }
@@ -145,22 +150,53 @@ public final class SummaryText {
     }
 
     /** The MoE all-to-all groups: how many, how wide, what they cross, and the first few. */
-    private static void allToAll(PrintWriter out, AllToAllGroups a) {
+    private static void allToAll(PrintWriter out, AllToAllGroups a, DeviceWords words) {
         if (a == null) {
             return;
         }
-        out.printf(Locale.ROOT, "all-to-all %d EP groups of %d GPUs (%d per stage), %d of them across servers (up to %d "
-                + "each) over %s%n", a.count(), a.size(), a.perStage(), a.spanningServers(), a.maxServers(),
-                String.join(" + ", a.crosses()));
+        out.printf(Locale.ROOT, "all-to-all %d EP groups of %s (%d per stage), %d of them across %s (up to %d "
+                + "each) over %s%n", a.count(), words.devices(a.size()), a.perStage(), a.spanningServers(),
+                words.servers(), a.maxServers(), String.join(" + ", a.crosses()));
         int shown = Math.min(4, a.groups().size());
         for (int i = 0; i < shown; i++) {
             AllToAllGroups.Member g = a.groups().get(i);
-            out.printf(Locale.ROOT, "           stage %d: GPUs %s on node%s %s%n", g.stage(), g.gpus(),
-                    g.serverCount() == 1 ? "" : "s", g.servers());
+            out.printf(Locale.ROOT, "           stage %d: %s %s on %s %s%n", g.stage(), words.devices(), g.gpus(),
+                    g.serverCount() == 1 ? words.server() : words.servers(), g.servers());
         }
         if (a.groups().size() > shown) {
             out.printf(Locale.ROOT, "           ... %d more (all in the JSON summary)%n", a.groups().size() - shown);
         }
+    }
+
+    /**
+     * The faults and stragglers the run applied (issue 34: a summary never said so): which link,
+     * switch, NIC or device, when, and what; one that started after the run ended is flagged as
+     * having changed nothing.
+     */
+    private static void faults(PrintWriter out, RunSummary r) {
+        String label = "faults";
+        for (RunSummary.AppliedFault f : r.faults()) {
+            String state = (f.capacityFraction() == 0 ? "down"
+                    : String.format(Locale.ROOT, "at %.0f%% of its capacity", 100 * f.capacityFraction()))
+                    + (f.extraLatencyNs() > 0 ? " +" + duration(f.extraLatencyNs()) + " latency" : "");
+            out.printf(Locale.ROOT, "%-10s %s %s %s %s, %d link%s (%s)%s%n", label, f.target(), f.name(), state,
+                    span(f.atNs(), f.durationNs()), f.links(), f.links() == 1 ? "" : "s", f.source(),
+                    f.applied() ? "" : "; started after the run ended: no effect");
+            label = "";
+        }
+        label = "stragglers";
+        for (RunSummary.Straggler g : r.stragglers()) {
+            out.printf(Locale.ROOT, "%-10s %s at %.2fx speed (each kernel %.2fx as long) %s (%s)%s%n", label, g.name(),
+                    g.speed(), g.slowdown(), span(g.atNs(), g.durationNs()), g.source(),
+                    g.applied() ? "" : "; started after the run ended: no effect");
+            label = "";
+        }
+    }
+
+    /** When a fault held: {@code from the start for the rest of the run}, {@code from 1.000 ms for 2.000 ms}. */
+    private static String span(long atNs, long durationNs) {
+        return (atNs == 0 ? "from the start" : "from " + duration(atNs)) + " "
+                + (durationNs == 0 ? "for the rest of the run" : "for " + duration(durationNs));
     }
 
     /** Bytes in the most readable binary unit. */

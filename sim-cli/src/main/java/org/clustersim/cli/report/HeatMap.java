@@ -8,12 +8,12 @@ import java.util.List;
  *
  * @param rows  row labels, top to bottom
  * @param cells cells[row][bin], each 0..1
- * @param endNs the time the last bin ends (bins split 0..endNs evenly)
+ * @param endNs the time the last bin ends (bins split 0..endNs evenly; the report's shared {@link TimeAxis})
  * @param tips  hover text per cell; null for none
  */
 public record HeatMap(String id, String title, String caption, List<String> rows, double[][] cells, long endNs,
                       String[][] tips) implements Chart {
-    private static final double LEFT = 300;
+    private static final double LEFT = TimeAxis.LEFT;
     private static final double ROW = 14;
 
     public HeatMap {
@@ -25,7 +25,7 @@ public record HeatMap(String id, String title, String caption, List<String> rows
 
     @Override
     public int width() {
-        return 1000;
+        return TimeAxis.WIDTH;
     }
 
     @Override
@@ -47,7 +47,8 @@ public record HeatMap(String id, String title, String caption, List<String> rows
     @Override
     public void draw(Canvas c) {
         double top = 45;
-        Frame f = new Frame(LEFT, top, width() - LEFT - 20, rows.size() * ROW, 0, endNs, 0, 1);
+        TimeAxis time = new TimeAxis(endNs);
+        Frame f = time.frame(top, rows.size() * ROW, 0, 1);
         // colour scale
         for (int i = 0; i < 50; i++) {
             c.rect(LEFT + i * 4, 16, 4, 10, Palette.heat(i / 49.0), null);
@@ -67,6 +68,6 @@ public record HeatMap(String id, String title, String caption, List<String> rows
                 }
             }
         }
-        f.xAxis(c, Axis.ticks(0, endNs, 10), Axis.DURATION_NS, "simulated time");
+        time.draw(c, f);
     }
 }

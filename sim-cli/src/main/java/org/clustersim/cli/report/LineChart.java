@@ -10,14 +10,26 @@ import java.util.List;
  * @param references dashed horizontal lines (a capacity), drawn across the plot
  * @param x          format of the x values
  * @param y          format of the y values
+ * @param time       with x a simulated time, the report's shared time axis (its plot columns and
+ *                   extent, 0 to the run's end); null: x spans the data, on a chart of its own width
  */
 public record LineChart(String id, String title, String caption, List<Series> series, List<Reference> references,
-                        Axis x, Axis y) implements Chart {
-    private static final double LEFT = 70;
+                        Axis x, Axis y, TimeAxis time) implements Chart {
+    private static final double OWN_LEFT = 70;
 
     public LineChart {
         series = List.copyOf(series);
         references = List.copyOf(references);
+    }
+
+    /** A chart whose x axis spans its data. */
+    public LineChart(String id, String title, String caption, List<Series> series, List<Reference> references,
+                     Axis x, Axis y) {
+        this(id, title, caption, series, references, x, y, null);
+    }
+
+    private double left() {
+        return time != null ? TimeAxis.LEFT : OWN_LEFT;
     }
 
     /** One line through (xs[i], ys[i]). */
@@ -35,7 +47,7 @@ public record LineChart(String id, String title, String caption, List<Series> se
 
     @Override
     public int width() {
-        return 900;
+        return time != null ? TimeAxis.WIDTH : 900;
     }
 
     @Override
@@ -44,7 +56,7 @@ public record LineChart(String id, String title, String caption, List<Series> se
     }
 
     private double legendHeight() {
-        return Frame.legendHeight(width() - LEFT - 20, legend());
+        return Frame.legendHeight(width() - left() - 20, legend());
     }
 
     private List<Legend> legend() {
@@ -78,14 +90,23 @@ public record LineChart(String id, String title, String caption, List<Series> se
             xMin = 0;
             xMax = 1;
         }
+        if (time != null) {
+            xMin = 0;
+            xMax = time.endNs();
+        }
         yMax *= 1.05;
-        Frame.legend(c, LEFT, 20, width() - 20, legend());
+        Frame.legend(c, left(), 20, width() - 20, legend());
         double top = 45 + legendHeight();
         double[] yTicks = Axis.ticks(0, yMax, 6);
-        Frame f = new Frame(LEFT, top, width() - LEFT - 20, height() - top - 45, xMin, xMax, 0,
+        Frame f = time != null ? time.frame(top, height() - top - 45, 0, yTicks[yTicks.length - 1])
+                : new Frame(OWN_LEFT, top, width() - OWN_LEFT - 20, height() - top - 45, xMin, xMax, 0,
                 yTicks[yTicks.length - 1]);
         f.yAxis(c, yTicks, y, null);
-        f.xAxis(c, Axis.ticks(xMin, xMax, 10), x, null);
+        if (time != null) {
+            time.draw(c, f);
+        } else {
+            f.xAxis(c, Axis.ticks(xMin, xMax, 10), x, null);
+        }
         for (Reference r : references) {
             c.line(f.left, f.y(r.value()), f.right(), f.y(r.value()), r.colour(), 1.5, true);
             c.text(f.right() - 4, f.y(r.value()) - 4, r.label(), 11, Canvas.Anchor.END, r.colour());

@@ -23,9 +23,14 @@ public final class LinkHeat {
     }
 
     public static HeatMap chart(RunData data, String idPrefix) {
+        return chart(data, idPrefix, new TimeAxis(data.run().timeline().makespan()));
+    }
+
+    /** The chart over {@code time}, the report's shared time axis: its bins split 0 to the axis's end. */
+    public static HeatMap chart(RunData data, String idPrefix, TimeAxis time) {
         LinkUsage usage = data.run().links();
-        long end = data.run().timeline().makespan();
-        List<Link> busiest = busiest(usage, end);
+        long end = time.endNs();
+        List<Link> busiest = busiest(usage, data.run().timeline().makespan());
         List<String> rows = new ArrayList<>();
         List<double[]> cells = new ArrayList<>();
         List<String[]> tips = new ArrayList<>();
@@ -45,7 +50,7 @@ public final class LinkHeat {
                         Axis.DURATION_NS.format(b * (double) end / BINS),
                         Axis.DURATION_NS.format((b + 1) * (double) end / BINS));
             }
-            rows.add(l.name() + " (" + l.kind().name().toLowerCase(Locale.ROOT).replace('_', '-') + ")");
+            rows.add(l.name() + " (" + org.clustersim.study.whatif.Cable.classOf(l) + ")");
             cells.add(mean);
             tips.add(tip);
         }

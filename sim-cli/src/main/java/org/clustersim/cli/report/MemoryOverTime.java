@@ -19,6 +19,11 @@ public final class MemoryOverTime {
     }
 
     public static LineChart chart(RunData data, String idPrefix) {
+        return chart(data, idPrefix, new TimeAxis(data.run().timeline().makespan()));
+    }
+
+    /** The chart over {@code time}, the report's shared time axis. */
+    public static LineChart chart(RunData data, String idPrefix, TimeAxis time) {
         long end = data.run().timeline().makespan();
         List<LineChart.Series> lines = new ArrayList<>();
         int[] ranks = data.shownRanks(16);
@@ -38,12 +43,13 @@ public final class MemoryOverTime {
         long hbm = data.scenario().cluster().accelerator().hbmBytes();
         int pp = data.step().pp();
         return new LineChart(idPrefix + "memory", "Memory per pipeline stage",
-                "Each stage's GPU memory over the simulated run (TP rank 0 of replica 0): weights, gradients, "
+                "Each stage's " + org.clustersim.cli.output.DeviceWords.of(data.scenario().cluster()).device()
+                        + " memory over the simulated run (TP rank 0 of replica 0): weights, gradients, "
                         + "optimizer state and workspace, plus the activations alive at each instant"
                         + (pp > ranks.length ? "; " + ranks.length + " of " + pp + " stages, evenly spaced" : "")
                         + ". The dashed line is the HBM capacity.",
                 lines, List.of(new LineChart.Reference("HBM " + Axis.GB.format(hbm), hbm, "#c00")),
-                Axis.DURATION_NS, Axis.GB);
+                Axis.DURATION_NS, Axis.GB, time);
     }
 
     /**

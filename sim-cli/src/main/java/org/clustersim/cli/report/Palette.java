@@ -3,8 +3,9 @@ package org.clustersim.cli.report;
 import java.util.Map;
 
 /**
- * The report's colours: fixed ones for the parts of a step (so every chart and report agrees)
- * and a cycle of ten distinguishable hues (Tableau 10) for microbatches and series.
+ * The report's colours: fixed ones for the parts of a step (so every chart and report agrees),
+ * a cycle of ten distinguishable hues (Tableau 10) for series, and one colour per microbatch
+ * ({@link #microbatch}) that does not repeat over the hundreds a pipeline runs.
  */
 public final class Palette {
     private static final String[] CYCLE = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
@@ -22,6 +23,37 @@ public final class Palette {
     /** The i-th colour of the cycle. */
     public static String cycle(int i) {
         return CYCLE[Math.floorMod(i, CYCLE.length)];
+    }
+
+    /** Hue step between consecutive microbatches: the golden angle, 360 / phi^2 degrees. */
+    private static final double GOLDEN_ANGLE = 137.50776405003785;
+    /** Lightness levels, stepped by microbatch modulo their count. */
+    private static final double[] LIGHTNESS = {0.50, 0.36, 0.64, 0.43};
+
+    /**
+     * The colour of microbatch {@code mb}: its hue advances by the golden angle from one
+     * microbatch to the next (neighbours far apart on the colour wheel, and no hue ever repeated)
+     * and its lightness steps through four levels, so the microbatches whose hues do come close
+     * (those 21, 34 or 55 apart) differ in lightness. Deterministic: the same microbatch has the
+     * same colour in every report.
+     */
+    public static String microbatch(int mb) {
+        int m = Math.max(0, mb);
+        double hue = (m * GOLDEN_ANGLE) % 360;
+        return hsl(hue, 0.65, LIGHTNESS[m % LIGHTNESS.length]);
+    }
+
+    /** {@code h} in degrees, {@code s} and {@code l} 0..1, as {@code #rrggbb}. */
+    static String hsl(double h, double s, double l) {
+        double c = (1 - Math.abs(2 * l - 1)) * s;
+        double hp = h / 60;
+        double x = c * (1 - Math.abs(hp % 2 - 1));
+        double[] rgb = hp < 1 ? new double[] {c, x, 0} : hp < 2 ? new double[] {x, c, 0} : hp < 3
+                ? new double[] {0, c, x} : hp < 4 ? new double[] {0, x, c} : hp < 5 ? new double[] {x, 0, c}
+                : new double[] {c, 0, x};
+        double m = l - c / 2;
+        return hex((int) Math.round(255 * (rgb[0] + m)), (int) Math.round(255 * (rgb[1] + m)),
+                (int) Math.round(255 * (rgb[2] + m)));
     }
 
     /** The colour of a step part or traffic kind; an unknown kind gets a stable colour from its name. */

@@ -11,8 +11,8 @@ import org.clustersim.core.engine.Timeline;
 
 /**
  * The pipeline as it ran: one lane per pipeline rank (its TP rank 0 GPU of replica 0), the
- * compute tasks of the simulated timeline as bars, coloured by microbatch (the hue) and pass
- * (forward plain, backward darker, weight gradient lighter). A microbatch's layers on a rank
+ * compute tasks of the simulated timeline as bars, coloured by microbatch (one colour each,
+ * {@link Palette#microbatch}) and pass (forward plain, backward darker, weight gradient lighter). A microbatch's layers on a rank
  * are merged into one bar. The drawing is bounded whatever the run's size: at most {@value
  * #MAX_RANKS} lanes, and a lane with more than {@value #MAX_BARS} bars is redrawn at {@value
  * #COLUMNS} columns, each showing the microbatch and pass that filled most of it.
@@ -21,6 +21,8 @@ public final class PipelineOverview {
     static final int MAX_RANKS = 64;
     static final int MAX_BARS = 800;
     static final int COLUMNS = 1000;
+    /** Microbatches given a legend entry of their own; the rest are summed up in one. */
+    static final int LEGEND_MICROBATCHES = 8;
     private static final String OTHER = "#79706e";
 
     private PipelineOverview() {
@@ -32,7 +34,7 @@ public final class PipelineOverview {
             if (microbatch < 0) {
                 return OTHER;
             }
-            String base = Palette.cycle(microbatch);
+            String base = Palette.microbatch(microbatch);
             return switch (pass) {
                 case "B" -> Palette.darker(base, 0.3);
                 case "W" -> Palette.lighter(base, 0.5);
@@ -54,6 +56,11 @@ public final class PipelineOverview {
     }
 
     public static TimelineChart chart(RunData data, String idPrefix) {
+        return chart(data, idPrefix, new TimeAxis(data.run().timeline().makespan()));
+    }
+
+    /** The chart over {@code time}, the report's shared time axis. */
+    public static TimelineChart chart(RunData data, String idPrefix, TimeAxis time) {
         Timeline timeline = data.run().timeline();
         TaskGraph graph = timeline.graph();
         long end = timeline.makespan();
@@ -77,20 +84,24 @@ public final class PipelineOverview {
             }
             lanes.add(new TimelineChart.Lane("rank " + p + " " + graph.devices().get(device).name(), bars));
         }
-        int shown = Math.min(10, Math.max(1, data.scenario().microbatches()));
+        int microbatches = Math.max(1, data.scenario().microbatches());
+        int shown = Math.min(LEGEND_MICROBATCHES, microbatches);
         List<Legend> legend = new ArrayList<>();
         for (int mb = 0; mb < shown; mb++) {
-            legend.add(new Legend("mb " + mb + (data.scenario().microbatches() > 10 && mb == 9 ? " (hues repeat)" : ""),
-                    Palette.cycle(mb)));
+            legend.add(new Legend("mb " + mb, Palette.microbatch(mb)));
         }
-        legend.add(new Legend("backward: darker", Palette.darker(Palette.cycle(0), 0.3)));
-        legend.add(new Legend("weight gradient: lighter", Palette.lighter(Palette.cycle(0), 0.5)));
+        if (microbatches > shown) {
+            legend.add(new Legend("... mb " + (microbatches - 1) + ": each of the " + microbatches
+                    + " microbatches its own colour (hover a bar for its number)", Palette.microbatch(microbatches - 1)));
+        }
+        legend.add(new Legend("backward: darker", Palette.darker(Palette.microbatch(0), 0.3)));
+        legend.add(new Legend("weight gradient: lighter", Palette.lighter(Palette.microbatch(0), 0.5)));
         legend.add(new Legend("other compute (optimizer, copies)", OTHER));
         int pp = data.step().pp();
         return new TimelineChart(idPrefix + "pipeline", "Pipeline timeline",
                 "Compute of each pipeline rank over the simulated run, one bar per microbatch pass (hover for "
                         + "details); gaps are the bubble" + (pp > MAX_RANKS ? "; " + MAX_RANKS + " of " + pp
-                        + " ranks, evenly spaced" : "") + ".", lanes, end, legend);
+                        + " ranks, evenly spaced" : "") + ".", lanes, time.endNs(), legend);
     }
 
     /**

@@ -6,6 +6,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
+import org.clustersim.cli.output.DeviceWords;
 import org.clustersim.cli.output.ParallelGroups;
 import org.clustersim.cli.output.RunSummary;
 import org.clustersim.core.engine.TaskTag;
@@ -33,13 +34,22 @@ public final class RunPage {
 
     static String subtitle(RunData data, String generator) {
         var p = data.scenario().parallelism();
-        return String.format(Locale.ROOT, "%s, %d GPUs (%s), tp=%d cp=%d pp=%d dp=%d, %s schedule, %d microbatches; %s",
-                data.scenario().source(), data.summary().gpus(), data.scenario().cluster().name(), p.layout().mesh().tp(), p.layout().mesh().cp(),
+        return String.format(Locale.ROOT, "%s, %s (%s), tp=%d cp=%d pp=%d dp=%d, %s schedule, %d microbatches; %s",
+                data.scenario().source(), DeviceWords.of(data.scenario().cluster()).devices(data.summary().gpus()),
+                data.scenario().cluster().name(), p.layout().mesh().tp(), p.layout().mesh().cp(),
                 p.layout().mesh().pp(), p.layout().mesh().dp(), data.scenario().schedule().id(), data.scenario().microbatches(), generator);
     }
 
-    /** The four figures of a run, each under its own heading when {@code headings}; ids start with {@code prefix}. */
+    /**
+     * The four figures of a run, each under its own heading when {@code headings}; ids start with
+     * {@code prefix}. The three over simulated time share one {@link TimeAxis}, 0 to the run's end.
+     */
     public static List<Block> figures(RunData data, String prefix, boolean headings) {
+        return figures(data, prefix, headings, new TimeAxis(data.run().timeline().makespan()));
+    }
+
+    /** As {@link #figures(RunData, String, boolean)} over {@code time} (runs shown side by side share one). */
+    public static List<Block> figures(RunData data, String prefix, boolean headings, TimeAxis time) {
         List<Block> out = new ArrayList<>();
         if (headings) {
             out.add(new Block.Heading("Step time", 2));
@@ -48,15 +58,15 @@ public final class RunPage {
         if (headings) {
             out.add(new Block.Heading("Pipeline", 2));
         }
-        out.add(new Block.Figure(PipelineOverview.chart(data, prefix)));
+        out.add(new Block.Figure(PipelineOverview.chart(data, prefix, time)));
         if (headings) {
             out.add(new Block.Heading("Memory", 2));
         }
-        out.add(new Block.Figure(MemoryOverTime.chart(data, prefix)));
+        out.add(new Block.Figure(MemoryOverTime.chart(data, prefix, time)));
         if (headings) {
             out.add(new Block.Heading("Links", 2));
         }
-        out.add(new Block.Figure(LinkHeat.chart(data, prefix)));
+        out.add(new Block.Figure(LinkHeat.chart(data, prefix, time)));
         return out;
     }
 
@@ -66,7 +76,8 @@ public final class RunPage {
         List<List<String>> rows = new ArrayList<>();
         rows.add(List.of("step time", Axis.DURATION_NS.format(r.stepTimeNs())));
         rows.add(List.of("throughput", String.format(Locale.ROOT, "%,.0f tokens/s", r.tokensPerSecond())));
-        rows.add(List.of("model TFLOP/s per GPU", String.format(Locale.ROOT, "%.1f", r.tflopsPerGpu())));
+        DeviceWords words = DeviceWords.of(data.scenario().cluster());
+        rows.add(List.of("model TFLOP/s per " + words.device(), String.format(Locale.ROOT, "%.1f", r.tflopsPerGpu())));
         rows.add(List.of("MFU / HFU", String.format(Locale.ROOT, "%.1f%% / %.1f%%", 100 * r.mfu(), 100 * r.hfu())));
         rows.add(List.of("bubble (mean over GPUs)", pct(r.bubbleFraction())));
         rows.add(List.of("exposed communication", pct(r.exposedCommFraction())));
@@ -76,7 +87,7 @@ public final class RunPage {
         rows.add(List.of("peak memory", String.format(Locale.ROOT, "%s on %s (HBM %s)",
                 Axis.GB.format(worst.memory().peakBytes()), worst.name(),
                 Axis.GB.format(data.scenario().cluster().accelerator().hbmBytes()))));
-        rows.add(List.of("GPUs", String.format(Locale.ROOT, "%,d", r.gpus())));
+        rows.add(List.of(words.devices(), String.format(Locale.ROOT, "%,d", r.gpus())));
         rows.add(List.of("tasks / events", String.format(Locale.ROOT, "%,d / %,d", r.tasks(), r.events())));
         if (r.steps() != null) {
             rows.add(List.of("steps", r.steps().size() + " simulated back to back; figures of the last"));
@@ -108,7 +119,8 @@ public final class RunPage {
                     kinds.isEmpty() ? "-" : String.join(", ", kinds), Axis.DURATION_NS.format((double) exposed / n),
                     Axis.DURATION_NS.format((double) overlapped / n)));
         }
-        return new Block.Table(prefix + "groups-table", List.of("group", "GPUs", "servers", "crosses", "first group",
+        DeviceWords words = DeviceWords.of(data.scenario().cluster());
+        return new Block.Table(prefix + "groups-table", List.of("group", words.devices(), words.servers(), "crosses", "first group",
                 "traffic", "exposed per GPU", "overlapped per GPU"), List.of(false, true, true, false, false, false,
                 true, true), rows);
     }

@@ -7,12 +7,12 @@ import java.util.List;
  * one bar per run of one microbatch's pass.
  *
  * @param lanes  top to bottom
- * @param endNs  the right end of the time axis
+ * @param endNs  the right end of the time axis (the run's end: the axis is the report's shared {@link TimeAxis})
  * @param legend what the colours mean
  */
 public record TimelineChart(String id, String title, String caption, List<Lane> lanes, long endNs,
                             List<Legend> legend) implements Chart {
-    private static final double LEFT = 150;
+    private static final double LEFT = TimeAxis.LEFT;
     private static final double LANE = 16;
     private static final double GAP = 4;
 
@@ -34,7 +34,7 @@ public record TimelineChart(String id, String title, String caption, List<Lane> 
 
     @Override
     public int width() {
-        return 1000;
+        return TimeAxis.WIDTH;
     }
 
     @Override
@@ -53,8 +53,9 @@ public record TimelineChart(String id, String title, String caption, List<Lane> 
         double legendH = Frame.legendHeight(width() - LEFT - 20, legend);
         Frame.legend(c, LEFT, 20, width() - 20, legend);
         double top = 30 + legendH;
-        Frame f = new Frame(LEFT, top, width() - LEFT - 20, lanes.size() * (LANE + GAP), 0, endNs, 0, 1);
-        f.xAxis(c, Axis.ticks(0, endNs, 10), Axis.DURATION_NS, "simulated time");
+        TimeAxis time = new TimeAxis(endNs);
+        Frame f = time.frame(top, lanes.size() * (LANE + GAP), 0, 1);
+        time.draw(c, f);
         for (int i = 0; i < lanes.size(); i++) {
             Lane lane = lanes.get(i);
             double y = top + i * (LANE + GAP) + GAP / 2;

@@ -37,9 +37,11 @@ public final class WhatIfPages {
             blocks.add(new Block.Table("link-changes-table", List.of("link", "baseline bytes", "variant bytes",
                     "baseline busy", "variant busy"), List.of(false, true, true, true, true), rows));
         }
-        List<Block> left = new ArrayList<>(RunPage.figures(base, "baseline-", false));
+        // side by side on one time axis: the longer run's end
+        TimeAxis time = new TimeAxis(Math.max(base.run().timeline().makespan(), variant.run().timeline().makespan()));
+        List<Block> left = new ArrayList<>(RunPage.figures(base, "baseline-", false, time));
         left.add(RunPage.groups(base, "baseline-"));
-        List<Block> right = new ArrayList<>(RunPage.figures(variant, "variant-", false));
+        List<Block> right = new ArrayList<>(RunPage.figures(variant, "variant-", false, time));
         right.add(RunPage.groups(variant, "variant-"));
         blocks.add(new Block.Columns(List.of("Baseline", "Variant"), List.of(left, right)));
         return new Report("clustersim whatif: " + base.scenario().name(), RunPage.subtitle(base, generator), blocks);

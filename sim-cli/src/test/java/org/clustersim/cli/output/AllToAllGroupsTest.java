@@ -71,8 +71,8 @@ class AllToAllGroupsTest {
         // 32 GPUs per stage, one EP group each: GPUs 0..31 (servers 0..3) and 32..63 (servers 4..7)
         assertTrue(text.contains("all-to-all 2 EP groups of 32 GPUs (1 per stage), 2 of them across servers (up to 4 "
                 + "each)"), text);
-        assertTrue(text.contains("stage 0: GPUs 0..31 on nodes 0..3"), text);
-        assertTrue(text.contains("stage 1: GPUs 32..63 on nodes 4..7"), text);
+        assertTrue(text.contains("stage 0: GPUs 0..31 on servers 0..3"), text);
+        assertTrue(text.contains("stage 1: GPUs 32..63 on servers 4..7"), text);
 
         JsonNode a2a = new ObjectMapper().readTree(summary.toFile()).get("allToAll");
         assertEquals(32, a2a.get("size").asInt());

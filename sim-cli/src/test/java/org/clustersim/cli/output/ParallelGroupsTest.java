@@ -33,7 +33,7 @@ class ParallelGroupsTest {
         ParallelGroups.Group dp = groups("llama3-405b-16k-h100.yaml").get(3);
         assertEquals(128, dp.size());
         assertEquals(128, dp.servers());
-        assertTrue(dp.crosses().contains("switch-switch"), dp.crosses().toString());
+        assertTrue(dp.crosses().contains("leaf-spine"), dp.crosses().toString());
     }
 
     @Test

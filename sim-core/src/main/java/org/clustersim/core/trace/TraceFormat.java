@@ -3,7 +3,9 @@ package org.clustersim.core.trace;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 import org.clustersim.core.engine.Timeline;
 
@@ -14,16 +16,46 @@ import org.clustersim.core.engine.Timeline;
  */
 public enum TraceFormat {
     /** {@link ChromeTraceWriter}: {@code .json}. */
-    JSON("json", ".json"),
-    /** {@link PerfettoTraceWriter}: {@code .pftrace}. */
-    PERFETTO("perfetto", ".pftrace");
+    JSON("json", List.of(".json"), "open in https://ui.perfetto.dev or chrome://tracing"),
+    /** {@link PerfettoTraceWriter}: {@code .pftrace} (also {@code .perfetto-trace}). */
+    PERFETTO("perfetto", List.of(".pftrace", ".perfetto-trace"),
+            "Perfetto protobuf: open in https://ui.perfetto.dev; chrome://tracing cannot read it");
 
     private final String id;
-    private final String extension;
+    private final List<String> extensions;
+    private final String viewers;
 
-    TraceFormat(String id, String extension) {
+    TraceFormat(String id, List<String> extensions, String viewers) {
         this.id = id;
-        this.extension = extension;
+        this.extensions = extensions;
+        this.viewers = viewers;
+    }
+
+    /**
+     * The format a file name's extension names ({@code .json}; {@code .pftrace} or
+     * {@code .perfetto-trace}), ignoring case; empty for any other name.
+     */
+    public static Optional<TraceFormat> ofFileName(String fileName) {
+        String lower = fileName.toLowerCase(Locale.ROOT);
+        for (TraceFormat f : values()) {
+            for (String e : f.extensions) {
+                if (lower.endsWith(e)) {
+                    return Optional.of(f);
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Where a file of this format opens, for the line that names the written trace. */
+    public String viewers() {
+        return viewers;
+    }
+
+    /** The extension the file name ends in, if it is one of this format's, else empty. */
+    public Optional<String> extensionOf(String fileName) {
+        String lower = fileName.toLowerCase(Locale.ROOT);
+        return extensions.stream().filter(lower::endsWith).findFirst();
     }
 
     /** The name on the command line. */
@@ -33,7 +65,7 @@ public enum TraceFormat {
 
     /** The file name extension of a default trace path, with its dot. */
     public String extension() {
-        return extension;
+        return extensions.get(0);
     }
 
     /**

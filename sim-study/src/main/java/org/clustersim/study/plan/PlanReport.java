@@ -70,8 +70,10 @@ public final class PlanReport {
         out.printf(Locale.ROOT, "plan: %s on %s (%d GPUs), global batch %d x %d tokens%n",
                 modelName(), f.clusterName(), f.gpus(), f.globalBatch(), f.seqLen());
         int dropped = result.dropped().values().stream().mapToInt(Integer::intValue).sum();
-        out.printf(Locale.ROOT, "layouts     %d formed%s%n", result.layouts().size(),
-                dropped == 0 ? "" : ", " + dropped + " left out (" + tally(result.dropped()) + ")");
+        // formed = screened; formed + left out = the combinations of the values given
+        out.printf(Locale.ROOT, "layouts     %d formed and screened%s%n", result.layouts().size(),
+                dropped == 0 ? "" : ", " + dropped + " left out before screening (" + tally(result.dropped()) + "); "
+                        + (result.layouts().size() + dropped) + " combinations in all");
         long invalid = result.count(Screening.Verdict.INVALID);
         long oom = result.count(Screening.Verdict.OUT_OF_MEMORY);
         long fit = result.count(Screening.Verdict.VALID);
@@ -152,7 +154,15 @@ public final class PlanReport {
                 least = Math.min(least, s.memory().peakBytes());
             }
         }
-        return String.format(Locale.ROOT, "predicted peaks %.0f to %.0f GB", least / 1e9, worst / 1e9);
+        return peaks(least, worst);
+    }
+
+    /** {@code predicted peaks 90 to 120 GB}, or one value where both print alike ({@code predicted peak 97 GB}). */
+    static String peaks(long leastBytes, long worstBytes) {
+        String least = String.format(Locale.ROOT, "%.0f", leastBytes / 1e9);
+        String worst = String.format(Locale.ROOT, "%.0f", worstBytes / 1e9);
+        return least.equals(worst) ? "predicted peak " + worst + " GB"
+                : "predicted peaks " + least + " to " + worst + " GB";
     }
 
     private String modelName() {

@@ -80,7 +80,7 @@ public record FaultEvents(List<Simulation.LinkEvent> links, List<Simulation.Devi
     }
 
     /** The links a link, cable, switch or NIC fault touches; empty when the name is unknown or of another kind. */
-    static List<Link> links(Topology topology, Fault f) {
+    public static List<Link> links(Topology topology, Fault f) {
         String name = f.name();
         if (f.target() == Fault.Target.LINK) {
             int cable = name.indexOf("<->");

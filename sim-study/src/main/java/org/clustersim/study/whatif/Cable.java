@@ -13,8 +13,10 @@ import org.clustersim.topology.Topology;
  * A physical cable: the two directed links between the same pair of vertices, which fail
  * together. Named {@code a<->b} with the lower-numbered vertex first ({@code a<->b#k} for the
  * k-th of parallel cables), and classed as a
- * cluster operator groups cables: nvlink, gpu-nic, nic-leaf, leaf-spine, spine-core,
- * switch-switch (other switch pairs), ici, dcn.
+ * cluster operator groups cables: nvlink, gpu-nic, nic-switch, leaf-spine, spine-core,
+ * switch-switch (other switch pairs), ici, dcn. These class names are the one vocabulary of
+ * link classes: the run summary's groups, the report, {@code topology --links} and
+ * {@code whatif --sweep links=CLASS} all use them ({@link #classOf}, in {@link #CLASSES} order).
  *
  * @param name  {@code a<->b}
  * @param kind  the links' technology
@@ -37,12 +39,28 @@ public record Cable(String name, LinkKind kind, String clazz, double bytesPerS) 
         return out;
     }
 
-    /** The operator's class of a link. */
+    /** Every link class, innermost first: the order lists of classes are printed in. */
+    public static final List<String> CLASSES = List.of("nvlink", "gpu-nic", "nic-switch", "leaf-spine", "spine-core",
+            "switch-switch", "ici", "dcn");
+
+    /** The classes of {@code links}, each once, innermost first ({@link #CLASSES} order). */
+    public static List<String> classesOf(Iterable<Link> links) {
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (Link l : links) {
+            seen.add(classOf(l));
+        }
+        return CLASSES.stream().filter(seen::contains).toList();
+    }
+
+    /**
+     * The operator's class of a link: its {@link LinkKind} (a NIC's link to the first switch is
+     * nic-switch, whatever that switch is called), switch pairs told apart by the switches' names.
+     */
     public static String classOf(Link l) {
         return switch (l.kind()) {
             case NVLINK -> "nvlink";
             case GPU_NIC -> "gpu-nic";
-            case NIC_SWITCH -> "nic-leaf";
+            case NIC_SWITCH -> "nic-switch";
             case ICI -> "ici";
             case DCN -> "dcn";
             case SWITCH_SWITCH -> {
