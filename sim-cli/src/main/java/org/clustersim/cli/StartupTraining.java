@@ -9,7 +9,8 @@ import java.nio.file.Path;
  * what a typical command does, on bundled scenarios, so that the cache holds the classes, their
  * linking and the method profiles of reading YAML, building a fabric, simulating and writing
  * outputs. It simulates the 16,384-GPU Llama 3 405B step (summary and CSV; its trace would be
- * gigabytes) and the GPT-3 175B step of the README (summary and Chrome trace). Every output goes
+ * gigabytes) and the README's first example, Megatron-LM's GPT 39.1B run (summary and Chrome
+ * trace). Every output goes
  * to the scratch folder it is given, which the launcher deletes; nothing is printed.
  *
  * <p>Usage: {@code StartupTraining SCENARIOS_DIR SCRATCH_DIR}. Exit code 0 when both commands
@@ -30,8 +31,8 @@ public final class StartupTraining {
         String[][] commands = {
             {"run", scenarios.resolve("llama3-405b-16k-h100.yaml").toString(), "--no-trace",
                 "--summary", out.resolve("16k.json").toString(), "--csv", out.resolve("16k.csv").toString()},
-            {"run", scenarios.resolve("gpt3-175b-pp8-1f1b.yaml").toString(),
-                "--trace", out.resolve("gpt3-trace.json").toString(), "--summary", out.resolve("gpt3.json").toString()},
+            {"run", scenarios.resolve("validation/megatron-sc21/gpt-39.1b.yaml").toString(),
+                "--trace", out.resolve("gpt-trace.json").toString(), "--summary", out.resolve("gpt.json").toString()},
         };
         PrintWriter quiet = new PrintWriter(Writer.nullWriter());
         PrintWriter err = new PrintWriter(System.err, true);

@@ -45,8 +45,9 @@ class ReplicaCopyTest {
                     + "training.globalBatch=32;simulation.steps=2 | 3",
             "llama31-70b-2048xh100-tp4-pp4-cp2-dp64 | cluster.nodes=8;parallelism.dp=2;model.layers=20;"
                     + "training.globalBatch=8;parallelism.cpVariant=ring | 1",
-            "llama3-405b-16k-h100 | cluster.nodes=64;parallelism.dp=4;parallelism.layersPerStage=;"
-                    + "model.layers=16;training.globalBatch=64;parallelism.gradBucketMB=64 | 3",
+            "llama3-405b-16k-h100 | cluster.nodes=64;parallelism.dp=4;parallelism.accountForEmbeddingInPipelineSplit=;"
+                    + "parallelism.accountForLossInPipelineSplit=;schedule.v=2;model.layers=32;training.globalBatch=64;"
+                    + "parallelism.gradBucketMB=64 | 3",
             "mixtral-8x7b-64xh100-tp2-pp4-ep8 | model.layers=8;training.globalBatch=32 | 0",
             "llama3-70b-512xh100-tp8-pp4-cp2-fsdp | model.layers=8;training.globalBatch=32 | 0",
     })

@@ -38,8 +38,9 @@ class ReplicasAgreementTest {
             "gpt3-175b-128xh100-tp8-pp8-dp2 | model.layers=16;training.globalBatch=16",
             "mixtral-8x7b-64xh100-tp2-pp4-ep8 | model.layers=8;training.globalBatch=32",
             "llama3-70b-512xh100-tp8-pp4-cp2-fsdp | model.layers=8;training.globalBatch=32",
-            "llama3-405b-16k-h100 | cluster.nodes=64;parallelism.dp=4;parallelism.layersPerStage=;"
-                    + "model.layers=16;training.globalBatch=64;parallelism.gradBucketMB=64",
+            "llama3-405b-16k-h100 | cluster.nodes=64;parallelism.dp=4;parallelism.accountForEmbeddingInPipelineSplit=;"
+                    + "parallelism.accountForLossInPipelineSplit=;schedule.v=2;model.layers=32;training.globalBatch=64;"
+                    + "parallelism.gradBucketMB=64",
             "deepseek-v3-like-2048xh100-pp16-ep64 | cluster.nodes=32;parallelism.pp=4;parallelism.dp=64;"
                     + "parallelism.ep=16;parallelism.layersPerStage=;model.layers=8;training.globalBatch=512",
     })

@@ -24,10 +24,12 @@ class ReportScaleTest {
     @Test
     void theSixteenThousandGpuReportIsUnderAMegabyte() throws IOException {
         String yaml = Files.readString(ClusterSimTest.SCENARIOS.resolve("llama3-405b-16k-h100.yaml"))
-                .replace("  preset: llama3-405b\n", "  preset: llama3-405b\n  layers: 16\n")
-                .replaceAll("(?m)^  layersPerStage:.*\n", "");
-        assertTrue(yaml.contains("layers: 16") && !yaml.contains("layersPerStage"), "scenario shrunk as intended");
-        Path scenario = dir.resolve("llama3-405b-16k-16-layers.yaml");
+                .replace("  preset: llama3-405b\n", "  preset: llama3-405b\n  layers: 32\n")
+                .replaceAll("(?m)^  accountFor\\w+InPipelineSplit:.*\n", "")
+                .replace("  v: 4\n", "  v: 2\n");
+        assertTrue(yaml.contains("layers: 32") && !yaml.contains("accountFor") && yaml.contains("  v: 2\n"),
+                "scenario shrunk as intended");
+        Path scenario = dir.resolve("llama3-405b-16k-32-layers.yaml");
         Files.writeString(scenario, yaml);
         Path html = dir.resolve("16k.html");
         ClusterSimTest.Result r = ClusterSimTest.cli("report", scenario.toString(), "-o", html.toString());

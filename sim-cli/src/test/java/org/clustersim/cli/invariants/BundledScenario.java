@@ -15,7 +15,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * (validation rows included; the pending Megatron-Bridge rows, which take minutes each, are
  * left out), with the reductions that keep the largest ones to a few seconds of simulation.
  * A reduction keeps the layout, fabric, schedule, options and model shapes and cuts only
- * layers, microbatches or replicas, so a relation that holds for the scenario must hold for the
+ * layers (and with them an interleaved schedule's chunks per rank), microbatches or replicas, so a relation that holds for the scenario must hold for the
  * reduced one too.
  *
  * @param name      the file under scenarios/, without .yaml
@@ -27,9 +27,10 @@ record BundledScenario(String name, Map<String, Object> reduction) {
 
     /** Overrides for the scenarios whose step would take more than a second or two here. */
     private static final Map<String, Map<String, Object>> REDUCTIONS = Map.ofEntries(
+            // interleaved on 16 ranks needs 16 microbatches and a layer per chunk at least: 2 chunks of 1
             Map.entry("llama3-405b-16k-h100", Map.of("cluster.nodes", 64, "parallelism.dp", 4,
-                    "parallelism.layersPerStage", "", "model.layers", 16, "training.globalBatch", 64,
-                    "parallelism.gradBucketMB", 64)),
+                    "parallelism.accountForEmbeddingInPipelineSplit", "", "parallelism.accountForLossInPipelineSplit", "",
+                    "schedule.v", 2, "model.layers", 32, "training.globalBatch", 64, "parallelism.gradBucketMB", 64)),
             Map.entry("deepseek-v3-like-2048xh100-pp16-ep64", Map.of("cluster.nodes", 32, "parallelism.pp", 4,
                     "parallelism.dp", 64, "parallelism.ep", 16, "parallelism.layersPerStage", "",
                     "model.layers", 8, "training.globalBatch", 512)),
