@@ -68,8 +68,11 @@ public final class RunPage {
         rows.add(List.of("throughput", String.format(Locale.ROOT, "%,.0f tokens/s", r.tokensPerSecond())));
         rows.add(List.of("model TFLOP/s per GPU", String.format(Locale.ROOT, "%.1f", r.tflopsPerGpu())));
         rows.add(List.of("MFU / HFU", String.format(Locale.ROOT, "%.1f%% / %.1f%%", 100 * r.mfu(), 100 * r.hfu())));
-        rows.add(List.of("bubble (mean over GPUs)", pct(r.bubbleFraction())));
+        // the summary's idle split (docs/metrics.md, "Idle time"), means over GPUs
+        rows.add(List.of("idle (mean over GPUs)", pct(r.idleFraction())));
+        rows.add(List.of("pipeline bubble", pct(r.pipelineBubbleFraction())));
         rows.add(List.of("exposed communication", pct(r.exposedCommFraction())));
+        rows.add(List.of("other waits", pct(r.otherWaitFraction())));
         rows.add(List.of("interference", pct(r.interferenceFraction())));
         RunSummary.Device worst = r.devices().stream()
                 .max(java.util.Comparator.comparingLong(d -> d.memory().peakBytes())).orElseThrow();
