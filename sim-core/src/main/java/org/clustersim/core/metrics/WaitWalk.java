@@ -51,6 +51,11 @@ final class WaitWalk {
     IdleBreakdown measure(int d, long from, long to) {
         Split split = new Split(d);
         int[] compute = computeTasks(d);
+        if (compute.length == 0) {
+            // a device the step gives no work (not simulated task by task): nothing to trace
+            split.other = Math.max(0, to - from);
+            return split.result(Math.max(0, to - from));
+        }
         long cursor = from;
         long busy = 0;
         boolean closed = false;
@@ -90,6 +95,14 @@ final class WaitWalk {
             if (graph.isComputeStream(graph.deviceStream(d, k))) {
                 streams.add(graph.deviceStream(d, k));
             }
+        }
+        if (streams.size() == 1) {
+            int s = streams.get(0);
+            int[] queue = new int[graph.streamLength(s)];
+            for (int i = 0; i < queue.length; i++) {
+                queue[i] = graph.streamTask(s, i);
+            }
+            return queue;
         }
         List<Integer> tasks = new ArrayList<>();
         for (int s : streams) {
