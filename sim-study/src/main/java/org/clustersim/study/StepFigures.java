@@ -30,8 +30,8 @@ import org.clustersim.strategies.training.TrainingStep;
  * same step the same way. Times, idle, exposed and overlapped communication, interference,
  * executed FLOPs and peak activations are measured from the timeline; each GPU's idle time is
  * split into pipeline bubble, exposed communication and other waits by what it waited for
- * ({@link IdleBreakdown}, docs/metrics.md), so busy + the three = the step time on every GPU. Model FLOPs per step are a
- * definition, not a measurement: Megatron-LM's count (Narayanan et al., SC'21, section 5.1)
+ * ({@link IdleBreakdown}, docs/metrics.md), so busy + the three = the step time on every GPU.
+ * Model FLOPs per step are a definition, not a measurement: Megatron-LM's count (Narayanan et al., SC'21, section 5.1)
  * without recomputation, 3 x (forward FLOPs of every layer with the attention core counted in
  * full, plus the logits) per sequence; MFU divides them by the measured step time, the GPU count
  * and the chip's dense bf16 peak, also when the GEMMs run in FP8, as Megatron-core and NeMo
@@ -116,8 +116,8 @@ public record StepFigures(long stepTimeNs, List<StepSpan> steps, int gpus, long 
      */
     public record Device(int device, String name, int tpRank, int cpRank, int pipelineRank, int dpRank,
                          long computeBusyNs, long computeIdleNs, long pipelineBubbleNs, long exposedCommNs,
-                         long otherWaitNs, Map<String, Long> exposedByKind, Map<String, Long> overlappedByKind, long interferenceNs,
-                         double peakActivations, Memory memory) {
+                         long otherWaitNs, Map<String, Long> exposedByKind, Map<String, Long> overlappedByKind,
+                         long interferenceNs, double peakActivations, Memory memory) {
     }
 
     /**
