@@ -32,6 +32,10 @@ final class WaitWalk {
     private final IntUnaryOperator stageOf;
     /** The tasks that end when the run ends. */
     private final int[] lastTasks;
+    /** Per tag index of the graph: whether it carries traffic, is an optimizer step, and its traffic kind. */
+    private final boolean[] carries;
+    private final boolean[] optimizer;
+    private final String[] kindOfTag;
 
     WaitWalk(Timeline timeline, IntUnaryOperator stageOf) {
         this.timeline = timeline;
@@ -45,6 +49,17 @@ final class WaitWalk {
             }
         }
         lastTasks = last.stream().mapToInt(Integer::intValue).toArray();
+        int tags = graph.tagCount();
+        carries = new boolean[tags];
+        optimizer = new boolean[tags];
+        kindOfTag = new String[tags];
+        for (int i = 0; i < tags; i++) {
+            TaskTag tag = graph.tagAt(i);
+            carries[i] = tag.traffic() != TaskTag.Traffic.NONE;
+            optimizer[i] = tag.pass() == TaskTag.Pass.OPTIMIZER;
+            // the traffic kind a transfer's exposed time is listed under (as CommBreakdown's)
+            kindOfTag[i] = carries[i] ? tag.traffic().category() : tag.category();
+        }
     }
 
     /** What device {@code d}'s compute streams waited for within [from, to). */
@@ -207,11 +222,11 @@ final class WaitWalk {
     private enum Cause { BUBBLE, EXPOSED, OTHER }
 
     private Cause cause(int t, int d) {
-        TaskTag tag = graph.tag(t);
-        if (!graph.isCompute(t) || tag.traffic() != TaskTag.Traffic.NONE) {
+        int tag = graph.tagIndex(t);
+        if (!graph.isCompute(t) || carries[tag]) {
             return Cause.EXPOSED;
         }
-        if (tag.pass() == TaskTag.Pass.OPTIMIZER) {
+        if (optimizer[tag]) {
             return Cause.OTHER;
         }
         int stage = stageOf.applyAsInt(d);
@@ -227,19 +242,14 @@ final class WaitWalk {
         return Cause.OTHER;
     }
 
-    /** The traffic kind a transfer's exposed time is listed under (as {@link CommBreakdown}). */
-    private String kind(int t) {
-        TaskTag tag = graph.tag(t);
-        return tag.traffic() != TaskTag.Traffic.NONE ? tag.traffic().category() : tag.category();
-    }
-
     /** One device's sums. */
     private final class Split {
         final int device;
         long bubble;
         long exposed;
         long other;
-        final TreeMap<String, Long> byKind = new TreeMap<>();
+        /** Exposed time by tag index, gathered by traffic kind at the end. */
+        final long[] exposedByTag = new long[graph.tagCount()];
 
         Split(int device) {
             this.device = device;
@@ -281,13 +291,19 @@ final class WaitWalk {
                 case BUBBLE -> bubble += ns;
                 case EXPOSED -> {
                     exposed += ns;
-                    byKind.merge(kind(t), ns, Long::sum);
+                    exposedByTag[graph.tagIndex(t)] += ns;
                 }
                 case OTHER -> other += ns;
             }
         }
 
         IdleBreakdown result(long idle) {
+            TreeMap<String, Long> byKind = new TreeMap<>();
+            for (int i = 0; i < exposedByTag.length; i++) {
+                if (exposedByTag[i] > 0) {
+                    byKind.merge(kindOfTag[i], exposedByTag[i], Long::sum);
+                }
+            }
             return new IdleBreakdown(device, idle, bubble, exposed, other, byKind);
         }
     }
