@@ -38,7 +38,8 @@ public record IdleBreakdown(int device, long idleNs, long pipelineBubbleNs, long
     /**
      * Splits every device's idle time within its window of step {@code n} ({@link StepWindows}).
      *
-     * @param stageOf the pipeline stage of each device index (all 0 without pipeline parallelism)
+     * @param stageOf the pipeline stage of each device index (all 0 without pipeline parallelism; negative for a
+     *                device outside the pipeline, whose computation is never a bubble)
      */
     public static List<IdleBreakdown> of(StepWindows steps, int n, IntUnaryOperator stageOf) {
         Timeline timeline = steps.timeline();

@@ -235,7 +235,7 @@ final class WaitWalk {
             if (dev == d) {
                 return Cause.OTHER;
             }
-            if (stageOf.applyAsInt(dev) != stage) {
+            if (stageOf.applyAsInt(dev) != stage && stageOf.applyAsInt(dev) >= 0) {
                 return Cause.BUBBLE;
             }
         }
