@@ -26,7 +26,7 @@ mutant links sim-core/src/main/java/org/clustersim/core/network/LinkRates.java \
 mutant device sim-strategies/src/main/java/org/clustersim/strategies/device/GemmSurface.java \
     's|/ bestFlops \* 1e9|* bestFlops / 6.3e26 * 1e9|g' aFasterDeviceIsNeverSlower "$FEW"
 mutant bubble sim-study/src/main/java/org/clustersim/study/StepFigures.java \
-    's|sum += d.bubbleFraction();|sum += d.bubbleFraction() * (1 + d.computeBusyNs() / 1e10);|' \
+    's|bubbleSum += w.pipelineBubbleNs() \* perStep;|bubbleSum += w.pipelineBubbleNs() * perStep * step.microbatches();|' \
     moreMicrobatchesNeverRaiseTheBubble "$FEW"
 mutant replicas sim-strategies/src/main/java/org/clustersim/strategies/training/GradientReduction.java \
     's|if (!step.overlapGradReduce()) {|if (!step.overlapGradReduce() \|\| step.replicas() == 1) {|' \

@@ -124,8 +124,12 @@ class ClusterSimTest {
         long step = s.get("stepTimeNs").asLong();
         for (JsonNode d : s.get("devices")) {
             assertEquals(step, d.get("computeBusyNs").asLong() + d.get("computeIdleNs").asLong());
+            assertEquals(d.get("computeIdleNs").asLong(), d.get("pipelineBubbleNs").asLong()
+                    + d.get("exposedCommNs").asLong() + d.get("otherWaitNs").asLong(), d.toString());
         }
-        assertTrue(s.get("bubbleFraction").asDouble() > 0 && s.get("bubbleFraction").asDouble() < 0.5);
+        assertTrue(s.get("pipelineBubbleFraction").asDouble() > 0 && s.get("pipelineBubbleFraction").asDouble() < 0.5);
+        assertEquals(s.get("idleFraction").asDouble(), s.get("pipelineBubbleFraction").asDouble()
+                + s.get("exposedCommFraction").asDouble() + s.get("otherWaitFraction").asDouble(), 1e-9);
     }
 
     @Test

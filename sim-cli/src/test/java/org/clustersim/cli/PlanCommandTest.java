@@ -90,7 +90,40 @@ class PlanCommandTest {
         assertEquals(winner.get("stepTimeNs").asLong(), s.get("stepTimeNs").asLong());
         assertEquals(winner.get("peakMemoryBytes").asLong(), s.get("peakMemoryBytes").asLong());
         assertEquals(winner.get("mfu").asDouble(), s.get("mfu").asDouble(), 0);
+        for (String part : List.of("pipelineBubbleFraction", "exposedCommFraction", "otherWaitFraction")) {
+            assertEquals(winner.get(part).asDouble(), s.get(part).asDouble(), 0, part);
+        }
         assertTrue(r.out().contains(": " + scenario), "the report names the winner's file: " + r.out());
+    }
+
+    @Test
+    void layoutsWithoutPipelineParallelismShowNoPipelineBubble() throws IOException {
+        ClusterSimTest.Result r = plan(dir, "--simulate", "9", "--top", "9");
+        assertEquals(0, r.code(), r.err());
+        JsonNode doc = new ObjectMapper().readTree(dir.resolve("gpt3-1.3b-8gpus-gb16-s1024.json").toFile());
+        int withoutPipeline = 0;
+        int withPipeline = 0;
+        for (JsonNode row : doc.get("ranking")) {
+            double bubble = row.get("pipelineBubbleFraction").asDouble();
+            String label = row.get("layout").get("tp").asInt() + " pp" + row.get("layout").get("pp").asInt() + " ";
+            // the printed row: MFU, then the pipeline bubble, exposed communication and other waits
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("tp" + label.replace(" ", "\\s")
+                    + ".*?%\\s+([0-9.]+)%\\s+([0-9.]+)%\\s").matcher(r.out());
+            if (row.get("layout").get("pp").asInt() == 1) {
+                withoutPipeline++;
+                assertEquals(0.0, bubble, row.toString());
+                assertTrue(m.find() && m.group(1).equals("0.0"), r.out());
+            } else {
+                withPipeline++;
+                assertTrue(bubble > 0, row.toString());
+            }
+            assertTrue(row.get("exposedCommFraction").asDouble() >= 0 && row.get("otherWaitFraction").asDouble() >= 0,
+                    row.toString());
+        }
+        assertTrue(withoutPipeline > 0 && withPipeline > 0, doc.get("ranking").toString());
+        String header = Files.readString(dir.resolve("gpt3-1.3b-8gpus-gb16-s1024.csv")).lines().findFirst()
+                .orElseThrow();
+        assertTrue(header.contains(",pipelineBubbleFraction,exposedCommFraction,otherWaitFraction,"), header);
     }
 
     @Test

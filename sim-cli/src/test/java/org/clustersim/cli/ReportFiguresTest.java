@@ -125,9 +125,37 @@ class ReportFiguresTest {
             double exposed = row.segments().stream().filter(s -> s.tip().startsWith("exposed"))
                     .mapToDouble(StackedBars.Segment::value).sum();
             assertEquals(d.exposedCommNs(), exposed, 1, row.label());
+            assertEquals(d.pipelineBubbleNs(), part(row, "pipeline bubble"), 0, row.label());
+            assertEquals(d.otherWaitNs(), part(row, "other waits"), 0, row.label());
             assertTrue(row.segments().get(0).value() > 0, "compute: " + row);
-            assertTrue(row.segments().get(row.segments().size() - 1).value() > 0, "a 1F1B pipeline has a bubble: " + row);
+            assertTrue(d.pipelineBubbleNs() > 0, "a 1F1B pipeline has a bubble: " + row);
         }
+    }
+
+    /** The value of the bar's segment whose hover text starts with {@code what}. */
+    private static double part(StackedBars.Row row, String what) {
+        return row.segments().stream().filter(s -> s.tip().startsWith(what)).mapToDouble(StackedBars.Segment::value)
+                .sum();
+    }
+
+    @Test
+    void theReportsIdleSplitIsTheSummarysAndAddsUpToTheIdleTime() {
+        java.io.StringWriter text = new java.io.StringWriter();
+        org.clustersim.cli.output.SummaryText.print(new java.io.PrintWriter(text), data.scenario(), data.summary(),
+                null, null, null, 0);
+        Matcher line = Pattern.compile("idle \\(mean\\) +([0-9.]+%) of the step: pipeline bubble ([0-9.]+%), "
+                + "exposed communication ([0-9.]+%), other waits ([0-9.]+%)").matcher(text.toString());
+        assertTrue(line.find(), text.toString());
+        Map<String, String> table = new TreeMap<>();
+        RunPage.summary(data, "").rows().forEach(r -> table.put(r.get(0), r.get(1)));
+        assertEquals(line.group(1), table.get("idle (mean over GPUs)"));
+        assertEquals(line.group(2), table.get("pipeline bubble"));
+        assertEquals(line.group(3), table.get("exposed communication"));
+        assertEquals(line.group(4), table.get("other waits"));
+        RunSummary r = data.summary();
+        assertEquals(r.idleFraction(), r.pipelineBubbleFraction() + r.exposedCommFraction() + r.otherWaitFraction(),
+                1e-12);
+        assertTrue(r.pipelineBubbleFraction() > 0 && r.exposedCommFraction() > 0, text.toString());
     }
 
     @Test

@@ -56,7 +56,9 @@ class SteadyStateRunTest {
         // 1F1B cannot overlap its steps: the last step is one step long, with one step's bubble
         assertEquals(one.get("stepTimeNs").asLong(), three.get("stepTimeNs").asLong());
         assertEquals(steps.get(2).get("durationNs").asLong(), three.get("stepTimeNs").asLong());
-        assertEquals(one.get("bubbleFraction").asDouble(), three.get("bubbleFraction").asDouble(), 1e-12);
+        assertEquals(one.get("idleFraction").asDouble(), three.get("idleFraction").asDouble(), 1e-12);
+        assertEquals(one.get("pipelineBubbleFraction").asDouble(), three.get("pipelineBubbleFraction").asDouble(),
+                1e-12);
         assertEquals(one.get("mfu").asDouble(), three.get("mfu").asDouble(), 1e-12);
         assertEquals(one.get("flopsExecuted").asDouble(), three.get("flopsExecuted").asDouble(),
                 1e-9 * one.get("flopsExecuted").asDouble(), "FLOPs of the reported step only");

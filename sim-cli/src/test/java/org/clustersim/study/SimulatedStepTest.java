@@ -59,8 +59,10 @@ class SimulatedStepTest {
             Outcome baseline = new WhatIfStudy(s).run("baseline", "", List.of(), null);
             assertEquals(run.stepTimeNs(), baseline.stepTimeNs(), text);
             assertEquals(run.mfu(), baseline.mfu(), 0.0, text);
-            assertEquals(run.bubbleFraction(), baseline.bubbleFraction(), 0.0, text);
+            assertEquals(run.idleFraction(), baseline.idleFraction(), 0.0, text);
+            assertEquals(run.pipelineBubbleFraction(), baseline.pipelineBubbleFraction(), 0.0, text);
             assertEquals(run.exposedCommFraction(), baseline.exposedCommFraction(), 0.0, text);
+            assertEquals(run.otherWaitFraction(), baseline.otherWaitFraction(), 0.0, text);
             Map<String, Long> sum = new TreeMap<>();
             run.devices().forEach(d -> d.exposedByKind().forEach((k, v) -> sum.merge(k, v, Long::sum)));
             sum.replaceAll((k, v) -> v / run.devices().size());

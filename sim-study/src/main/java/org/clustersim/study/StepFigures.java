@@ -15,6 +15,7 @@ import org.clustersim.core.engine.Timeline;
 import org.clustersim.core.engine.Work;
 import org.clustersim.core.metrics.CommBreakdown;
 import org.clustersim.core.metrics.DeviceUsage;
+import org.clustersim.core.metrics.IdleBreakdown;
 import org.clustersim.core.metrics.StepMetrics;
 import org.clustersim.core.metrics.StepWindows;
 import org.clustersim.core.network.LinkUsage;
@@ -27,8 +28,10 @@ import org.clustersim.strategies.training.TrainingStep;
  * Every figure reported of one simulated step, measured in one place, so that {@code run},
  * {@code whatif}, {@code plan}, {@code goodput}, the report and the validation tests report the
  * same step the same way. Times, idle, exposed and overlapped communication, interference,
- * executed FLOPs and peak activations are measured from the timeline. Model FLOPs per step are a
- * definition, not a measurement: Megatron-LM's count (Narayanan et al., SC'21, section 5.1)
+ * executed FLOPs and peak activations are measured from the timeline; each GPU's idle time is
+ * split into pipeline bubble, exposed communication and other waits by what it waited for
+ * ({@link IdleBreakdown}, docs/metrics.md), so busy + the three = the step time on every GPU.
+ * Model FLOPs per step are a definition, not a measurement: Megatron-LM's count (Narayanan et al., SC'21, section 5.1)
  * without recomputation, 3 x (forward FLOPs of every layer with the attention core counted in
  * full, plus the logits) per sequence; MFU divides them by the measured step time, the GPU count
  * and the chip's dense bf16 peak, also when the GEMMs run in FP8, as Megatron-core and NeMo
@@ -57,8 +60,11 @@ import org.clustersim.strategies.training.TrainingStep;
  * @param mfuFp8Peak           the same against the FP8 peak when training in FP8, else 0
  * @param mfuFp4Peak           the same against the FP4 peak when training in NVFP4, else 0
  * @param hfu                  hardware FLOPs utilisation
- * @param bubbleFraction       mean over GPUs of compute idle time / step time
- * @param exposedCommFraction  mean over GPUs of time with compute idle and communication under way / step time
+ * @param idleFraction         mean over GPUs of compute idle time / step time: the sum of the next three
+ * @param pipelineBubbleFraction mean over GPUs of idle time waiting on another pipeline stage / step time
+ *                             (docs/metrics.md, "Idle time"; 0 without pipeline parallelism)
+ * @param exposedCommFraction  mean over GPUs of idle time waiting on communication / step time
+ * @param otherWaitFraction    mean over GPUs of the rest of the idle time / step time
  * @param exposedByKindNs      mean over GPUs of exposed communication per traffic kind (tp-comm, pp-p2p, dp-comm, ...)
  * @param interferenceFraction mean over GPUs of compute time lost to communication kernels beside it / step time
  * @param peakMemoryBytes      largest peak memory over GPUs (model states plus live activations)
@@ -71,7 +77,8 @@ import org.clustersim.strategies.training.TrainingStep;
  */
 public record StepFigures(long stepTimeNs, List<StepSpan> steps, int gpus, long tokensPerStep, double tokensPerSecond,
                           double modelFlopsPerStep, double flopsExecuted, double tflopsPerGpu, double mfu,
-                          double mfuFp8Peak, double mfuFp4Peak, double hfu, double bubbleFraction, double exposedCommFraction,
+                          double mfuFp8Peak, double mfuFp4Peak, double hfu, double idleFraction,
+                          double pipelineBubbleFraction, double exposedCommFraction, double otherWaitFraction,
                           TreeMap<String, Long> exposedByKindNs, double interferenceFraction, long peakMemoryBytes,
                           long events, int tasks, long makespanNs, List<Device> devices, long[] linkBytes,
                           long[] linkBusyNs) {
@@ -97,19 +104,20 @@ public record StepFigures(long stepTimeNs, List<StepSpan> steps, int gpus, long 
      * @param pipelineRank    pipeline rank
      * @param dpRank          data-parallel rank
      * @param computeBusyNs   compute stream busy time
-     * @param computeIdleNs   compute stream idle time within the step (the bubble, in the broad sense)
-     * @param bubbleFraction  idle / step time
-     * @param exposedCommNs   idle time during which some communication was under way
-     * @param exposedByKind   per traffic kind, communication time while compute was idle
+     * @param computeIdleNs   compute stream idle time within the step window: the sum of the next three
+     * @param pipelineBubbleNs idle time waiting on another pipeline stage's computation
+     * @param exposedCommNs   idle time waiting on communication
+     * @param otherWaitNs     the rest of the idle time (peers of the same stage, optimizer steps, unexplained)
+     * @param exposedByKind   exposed communication per traffic kind: adds up to {@code exposedCommNs}
      * @param overlappedByKind per traffic kind, communication time while compute was busy
      * @param interferenceNs  compute time lost to communication kernels running beside it
      * @param peakActivations most microbatch activations alive at once, in microbatches of the rank's share
      * @param memory          peak memory and its parts
      */
     public record Device(int device, String name, int tpRank, int cpRank, int pipelineRank, int dpRank,
-                         long computeBusyNs, long computeIdleNs, double bubbleFraction, long exposedCommNs,
-                         Map<String, Long> exposedByKind, Map<String, Long> overlappedByKind, long interferenceNs,
-                         double peakActivations, Memory memory) {
+                         long computeBusyNs, long computeIdleNs, long pipelineBubbleNs, long exposedCommNs,
+                         long otherWaitNs, Map<String, Long> exposedByKind, Map<String, Long> overlappedByKind,
+                         long interferenceNs, double peakActivations, Memory memory) {
     }
 
     /**
@@ -141,13 +149,21 @@ public record StepFigures(long stepTimeNs, List<StepSpan> steps, int gpus, long 
             }
         }
         List<CommBreakdown> comm = CommBreakdown.of(windows, last);
+        int[] stages = new int[graph.devices().size()];
+        for (int dev = 0; dev < stages.length; dev++) {
+            stages[dev] = dev < step.mesh().gpus() ? step.coordinates(dev).pp() : -1;
+        }
+        List<IdleBreakdown> idle = IdleBreakdown.of(windows, last, dev -> stages[dev]);
         List<StepSpan> steps = new ArrayList<>();
         for (int n = 0; n < windows.count(); n++) {
             steps.add(new StepSpan(n, windows.start(n), windows.end(n), windows.duration(n)));
         }
         double[] lost = interference(timeline, windows, last);
         double lostSum = 0;
+        double idleSum = 0;
+        double bubbleSum = 0;
         double exposedSum = 0;
+        double otherSum = 0;
         List<Device> devices = new ArrayList<>();
         Map<Integer, Memory> memory = new HashMap<>();
         Map<Integer, Double> peakActivations = new HashMap<>();
@@ -160,16 +176,21 @@ public record StepFigures(long stepTimeNs, List<StepSpan> steps, int gpus, long 
             int d = at.dp();
             int p = at.pp();
             CommBreakdown c = comm.get(u.device());
-            exposedSum += m.stepTimeNs() == 0 ? 0 : (double) c.exposedAnyNs() / m.stepTimeNs();
-            lostSum += m.stepTimeNs() == 0 ? 0 : lost[u.device()] / m.stepTimeNs();
-            c.exposedNs().forEach((k, v) -> byKind.merge(k, v, Long::sum));
+            IdleBreakdown w = idle.get(u.device());
+            double perStep = m.stepTimeNs() == 0 ? 0 : 1.0 / m.stepTimeNs();
+            idleSum += w.idleNs() * perStep;
+            bubbleSum += w.pipelineBubbleNs() * perStep;
+            exposedSum += w.exposedCommNs() * perStep;
+            otherSum += w.otherWaitNs() * perStep;
+            lostSum += lost[u.device()] * perStep;
+            w.exposedByKind().forEach((k, v) -> byKind.merge(k, v, Long::sum));
             // every GPU of a stage's TP x CP group holds the same: measure each (replica, stage) once
             Memory mem = memory.computeIfAbsent(d * step.pp() + p, k -> memory(step, built, timeline, d, p));
             double peakActs = peakActivations.computeIfAbsent(d * step.pp() + p,
                     k -> built.pipelines().get(d).peakActivations(timeline, p));
-            devices.add(new Device(u.device(), u.name(), at.tp(), at.cp(), p, d, u.computeBusyNs(), u.computeIdleNs(),
-                    u.bubbleFraction(), c.exposedAnyNs(), c.exposedNs(), c.overlappedNs(), Math.round(lost[u.device()]),
-                    peakActs, mem));
+            devices.add(new Device(u.device(), u.name(), at.tp(), at.cp(), p, d, u.computeBusyNs(), w.idleNs(),
+                    w.pipelineBubbleNs(), w.exposedCommNs(), w.otherWaitNs(), new TreeMap<>(w.exposedByKind()),
+                    c.overlappedNs(), Math.round(lost[u.device()]), peakActs, mem));
         }
         TreeMap<String, Long> meanByKind = new TreeMap<>();
         int count = Math.max(1, devices.size());
@@ -196,8 +217,8 @@ public record StepFigures(long stepTimeNs, List<StepSpan> steps, int gpus, long 
         return new StepFigures(m.stepTimeNs(), List.copyOf(steps), gpus, tokens, tokens / seconds, modelFlops,
                 executed, perGpu / 1e12, perGpu / peak, fp8Peak > 0 ? perGpu / fp8Peak : 0,
                 fp4Peak > 0 ? perGpu / fp4Peak : 0,
-                executed * step.dp() / step.replicas() / seconds / gpus / peak, bubble(devices),
-                exposedSum / devices.size(), meanByKind, lostSum / devices.size(),
+                executed * step.dp() / step.replicas() / seconds / gpus / peak, idleSum / count,
+                bubbleSum / count, exposedSum / count, otherSum / count, meanByKind, lostSum / devices.size(),
                 devices.stream().mapToLong(x -> x.memory().peakBytes()).max().orElse(0), m.events(), m.tasks(),
                 timeline.makespan(), List.copyOf(devices), linkBytes, linkBusy);
     }
@@ -233,13 +254,5 @@ public record StepFigures(long stepTimeNs, List<StepSpan> steps, int gpus, long 
         long fixed = Math.round(states.total());
         return new Memory(fixed + peakActivations, Math.round(states.weights()), Math.round(states.gradients()),
                 Math.round(states.optimizer()), Math.round(states.workspace()), peakActivations);
-    }
-
-    private static double bubble(List<Device> devices) {
-        double sum = 0;
-        for (Device d : devices) {
-            sum += d.bubbleFraction();
-        }
-        return devices.isEmpty() ? 0 : sum / devices.size();
     }
 }

@@ -35,8 +35,11 @@ import org.clustersim.topology.Link;
  * @param mfuFp8Peak         the same against the FP8 peak when training in FP8 (MXFP8 included), else 0
  * @param mfuFp4Peak         the same against the FP4 peak when training in NVFP4, else 0
  * @param hfu                hardware FLOPs utilisation
- * @param bubbleFraction     mean over GPUs of compute idle time / step time
- * @param exposedCommFraction mean over GPUs of time with compute idle and communication under way / step time
+ * @param idleFraction       mean over GPUs of compute idle time / step time: the sum of the next three
+ *                           (docs/metrics.md, "Idle time")
+ * @param pipelineBubbleFraction mean over GPUs of idle time waiting on another pipeline stage / step time
+ * @param exposedCommFraction mean over GPUs of idle time waiting on communication / step time
+ * @param otherWaitFraction  mean over GPUs of the rest of the idle time / step time
  * @param interferenceFraction mean over GPUs of compute time lost to communication kernels beside it / step time
  * @param peakMemoryBytes    largest peak memory over GPUs (model states plus live activations)
  * @param events             kernel events executed
@@ -55,7 +58,8 @@ import org.clustersim.topology.Link;
 public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeNs,
                          @JsonInclude(JsonInclude.Include.NON_NULL) List<StepSpan> steps, int gpus, long tokensPerStep,
                          double tokensPerSecond, double modelFlopsPerStep, double flopsExecuted, double tflopsPerGpu,
-                         double mfu, double mfuFp8Peak, double mfuFp4Peak, double hfu, double bubbleFraction, double exposedCommFraction,
+                         double mfu, double mfuFp8Peak, double mfuFp4Peak, double hfu, double idleFraction,
+                         double pipelineBubbleFraction, double exposedCommFraction, double otherWaitFraction,
                          double interferenceFraction, long peakMemoryBytes, long events,
                          int tasks, double weightCopiesPerRank, List<ParallelGroups.Group> groups,
                          @JsonInclude(JsonInclude.Include.NON_NULL) AllToAllGroups allToAll,
@@ -117,10 +121,12 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
      * @param pipelineRank    pipeline rank
      * @param dpRank          data-parallel rank
      * @param computeBusyNs   compute stream busy time
-     * @param computeIdleNs   compute stream idle time within the step (the bubble, in the broad sense)
-     * @param bubbleFraction  idle / step time
-     * @param exposedCommNs   idle time during which some communication was under way
-     * @param exposedByKind   per traffic kind (tp-comm, pp-p2p, dp-comm), communication time while compute was idle
+     * @param computeIdleNs   compute stream idle time within the step window: the sum of the next three
+     * @param pipelineBubbleNs idle time waiting on another pipeline stage's computation
+     * @param exposedCommNs   idle time waiting on communication
+     * @param otherWaitNs     the rest of the idle time
+     * @param exposedByKind   exposed communication per traffic kind (tp-comm, pp-p2p, dp-comm): adds up to
+     *                        {@code exposedCommNs}
      * @param overlappedByKind per traffic kind, communication time while compute was busy
      * @param interferenceNs  compute time lost to communication kernels running beside it (how much
      *                        longer the GPU's kernels took than alone)
@@ -128,7 +134,8 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
      * @param memory          peak memory and its parts
      */
     public record Device(int device, String name, int tpRank, int cpRank, int pipelineRank, int dpRank, long computeBusyNs,
-                         long computeIdleNs, double bubbleFraction, long exposedCommNs, Map<String, Long> exposedByKind,
+                         long computeIdleNs, long pipelineBubbleNs, long exposedCommNs, long otherWaitNs,
+                         Map<String, Long> exposedByKind,
                          Map<String, Long> overlappedByKind, long interferenceNs, double peakActivations,
                          Memory memory) {
     }
@@ -175,7 +182,8 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
         for (StepFigures.Device d : f.devices()) {
             StepFigures.Memory m = d.memory();
             devices.add(new Device(d.device(), d.name(), d.tpRank(), d.cpRank(), d.pipelineRank(), d.dpRank(),
-                    d.computeBusyNs(), d.computeIdleNs(), d.bubbleFraction(), d.exposedCommNs(), d.exposedByKind(),
+                    d.computeBusyNs(), d.computeIdleNs(), d.pipelineBubbleNs(), d.exposedCommNs(), d.otherWaitNs(),
+                    d.exposedByKind(),
                     d.overlappedByKind(), d.interferenceNs(), d.peakActivations(), new Memory(m.peakBytes(),
                     m.weightBytes(), m.gradientBytes(), m.optimizerBytes(), m.workspaceBytes(), m.activationBytes())));
         }
@@ -192,7 +200,8 @@ public record RunSummary(String scenario, double stepTimeSeconds, long stepTimeN
                 : a.link().compareTo(b.link()));
         return new RunSummary(scenario.name(), f.stepTimeNs() / 1e9, f.stepTimeNs(), steps, f.gpus(),
                 f.tokensPerStep(), f.tokensPerSecond(), f.modelFlopsPerStep(), f.flopsExecuted(), f.tflopsPerGpu(),
-                f.mfu(), f.mfuFp8Peak(), f.mfuFp4Peak(), f.hfu(), f.bubbleFraction(), f.exposedCommFraction(),
+                f.mfu(), f.mfuFp8Peak(), f.mfuFp4Peak(), f.hfu(), f.idleFraction(), f.pipelineBubbleFraction(),
+                f.exposedCommFraction(), f.otherWaitFraction(),
                 f.interferenceFraction(), f.peakMemoryBytes(), f.events(), f.tasks(),
                 step.schedule().weightCopies(step.pp(), step.microbatches()), ParallelGroups.of(step),
                 AllToAllGroups.of(step), devices, links, faults(scenario, step, f.makespanNs()),

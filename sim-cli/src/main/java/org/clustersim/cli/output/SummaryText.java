@@ -90,8 +90,10 @@ public final class SummaryText {
                 r.mfuFp8Peak() > 0 ? String.format(Locale.ROOT, " (MFU %.1f%% of the fp8 peak)", 100 * r.mfuFp8Peak())
                         : r.mfuFp4Peak() > 0 ? String.format(Locale.ROOT, " (MFU %.1f%% of the fp4 peak)",
                         100 * r.mfuFp4Peak()) : "");
-        out.printf(Locale.ROOT, "bubble (mean)    %.2f%% of the step, exposed communication %.2f%%%n",
-                100 * r.bubbleFraction(), 100 * r.exposedCommFraction());
+        // the idle time and its three parts, defined in docs/metrics.md ("Idle time")
+        out.printf(Locale.ROOT, "idle (mean)      %.2f%% of the step: pipeline bubble %.2f%%, exposed communication "
+                + "%.2f%%, other waits %.2f%%%n", 100 * r.idleFraction(), 100 * r.pipelineBubbleFraction(),
+                100 * r.exposedCommFraction(), 100 * r.otherWaitFraction());
         dcn(out, r);
         if (!s.interference()) {
             out.printf(Locale.ROOT, "interference     off (simulation.interference: false): overlapped communication is free%n");
@@ -117,13 +119,13 @@ public final class SummaryText {
         }
         out.println();
         out.printf(Locale.ROOT, "pipeline ranks (TP rank 0 of data-parallel replica 0)%n");
-        out.printf(Locale.ROOT, "%-5s %-14s %14s %14s %8s %14s %10s%n", "rank", "device", "busy", "idle", "bubble",
-                "exposed comm", "peak acts");
+        out.printf(Locale.ROOT, "%-5s %-14s %14s %14s %14s %14s %14s %10s%n", "rank", "device", "busy", "idle",
+                "pp bubble", "exposed comm", "other waits", "peak acts");
         for (RunSummary.Device d : r.devices()) {
             if (d.tpRank() == 0 && d.cpRank() == 0 && d.dpRank() == 0) {
-                out.printf(Locale.ROOT, "%-5d %-14s %14s %14s %7.2f%% %14s %10.2f%n", d.pipelineRank(), d.name(),
-                        duration(d.computeBusyNs()), duration(d.computeIdleNs()), 100 * d.bubbleFraction(),
-                        duration(d.exposedCommNs()), d.peakActivations());
+                out.printf(Locale.ROOT, "%-5d %-14s %14s %14s %14s %14s %14s %10.2f%n", d.pipelineRank(), d.name(),
+                        duration(d.computeBusyNs()), duration(d.computeIdleNs()), duration(d.pipelineBubbleNs()),
+                        duration(d.exposedCommNs()), duration(d.otherWaitNs()), d.peakActivations());
             }
         }
         if (!r.links().isEmpty()) {

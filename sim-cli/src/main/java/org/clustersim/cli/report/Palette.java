@@ -13,6 +13,7 @@ public final class Palette {
 
     private static final Map<String, String> PARTS = Map.ofEntries(
             Map.entry("compute", "#4e79a7"), Map.entry("interference", "#b07aa1"), Map.entry("bubble", "#d9d9d9"),
+            Map.entry("other waits", "#a0a0a0"),
             Map.entry("tp-comm", "#e15759"), Map.entry("cp-comm", "#ff9da7"), Map.entry("pp-p2p", "#f28e2b"),
             Map.entry("dp-comm", "#59a14f"), Map.entry("ep-comm", "#edc948"), Map.entry("etp-comm", "#9c755f"),
             Map.entry("fsdp-ag", "#76b7b2"), Map.entry("fsdp-rs", "#8cd17d"), Map.entry("optimizer", "#79706e"));

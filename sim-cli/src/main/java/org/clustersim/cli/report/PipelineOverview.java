@@ -100,7 +100,7 @@ public final class PipelineOverview {
         int pp = data.step().pp();
         return new TimelineChart(idPrefix + "pipeline", "Pipeline timeline",
                 "Compute of each pipeline rank over the simulated run, one bar per microbatch pass (hover for "
-                        + "details); gaps are the bubble" + (pp > MAX_RANKS ? "; " + MAX_RANKS + " of " + pp
+                        + "details); gaps are idle time, split in the step breakdown" + (pp > MAX_RANKS ? "; " + MAX_RANKS + " of " + pp
                         + " ranks, evenly spaced" : "") + ".", lanes, time.endNs(), legend);
     }
 

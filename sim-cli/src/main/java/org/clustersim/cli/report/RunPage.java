@@ -79,8 +79,11 @@ public final class RunPage {
         DeviceWords words = DeviceWords.of(data.scenario().cluster());
         rows.add(List.of("model TFLOP/s per " + words.device(), String.format(Locale.ROOT, "%.1f", r.tflopsPerGpu())));
         rows.add(List.of("MFU / HFU", String.format(Locale.ROOT, "%.1f%% / %.1f%%", 100 * r.mfu(), 100 * r.hfu())));
-        rows.add(List.of("bubble (mean over GPUs)", pct(r.bubbleFraction())));
+        // the summary's idle split (docs/metrics.md, "Idle time"), means over GPUs
+        rows.add(List.of("idle (mean over GPUs)", pct(r.idleFraction())));
+        rows.add(List.of("pipeline bubble", pct(r.pipelineBubbleFraction())));
         rows.add(List.of("exposed communication", pct(r.exposedCommFraction())));
+        rows.add(List.of("other waits", pct(r.otherWaitFraction())));
         rows.add(List.of("interference", pct(r.interferenceFraction())));
         RunSummary.Device worst = r.devices().stream()
                 .max(java.util.Comparator.comparingLong(d -> d.memory().peakBytes())).orElseThrow();

@@ -9,11 +9,9 @@ import org.clustersim.cli.output.RunSummary;
 
 /**
  * Where each pipeline rank's step time goes, from the measured per-GPU figures of {@link
- * RunSummary}: compute (busy minus what interference cost), interference, exposed
- * communication by traffic kind, and the bubble (idle with no communication under way). The
- * parts of a bar add up to the rank's step window. Exposed communication of several kinds can
- * overlap in time; the bar splits the time exposed to any of them in proportion to each
- * kind's own exposed time, and the hover text gives each kind's own figure.
+ * RunSummary}: compute (busy minus what interference cost), interference, and the idle time in
+ * the three parts docs/metrics.md defines (the summary's): exposed communication by traffic
+ * kind, pipeline bubble and other waits. The parts of a bar add up to the rank's step window.
  */
 public final class StepBreakdown {
     /** Most ranks drawn; larger pipelines are sampled evenly. */
@@ -39,28 +37,29 @@ public final class StepBreakdown {
             segs.add(new StackedBars.Segment(compute, Palette.part("compute"), tip("compute", compute, step)));
             segs.add(new StackedBars.Segment(d.interferenceNs(), Palette.part("interference"),
                     tip("interference (compute slowed by communication kernels)", d.interferenceNs(), step)));
-            long kindSum = d.exposedByKind().values().stream().mapToLong(Long::longValue).sum();
             for (String k : kinds.keySet()) {
                 long own = d.exposedByKind().getOrDefault(k, 0L);
-                double share = kindSum == 0 ? 0 : (double) d.exposedCommNs() * own / kindSum;
-                segs.add(new StackedBars.Segment(share, Palette.part(k), tip("exposed " + k, own, step)));
+                segs.add(new StackedBars.Segment(own, Palette.part(k), tip("exposed " + k, own, step)));
             }
-            long bubble = d.computeIdleNs() - d.exposedCommNs();
-            segs.add(new StackedBars.Segment(bubble, Palette.part("bubble"),
-                    tip("bubble (idle, no communication)", bubble, step)));
+            segs.add(new StackedBars.Segment(d.pipelineBubbleNs(), Palette.part("bubble"),
+                    tip("pipeline bubble (waiting on another stage)", d.pipelineBubbleNs(), step)));
+            segs.add(new StackedBars.Segment(d.otherWaitNs(), Palette.part("other waits"),
+                    tip("other waits", d.otherWaitNs(), step)));
             rows.add(new StackedBars.Row("rank " + p + " " + d.name(), segs));
         }
         List<Legend> legend = new ArrayList<>();
         legend.add(new Legend("compute", Palette.part("compute")));
         legend.add(new Legend("interference", Palette.part("interference")));
         kinds.keySet().forEach(k -> legend.add(new Legend("exposed " + k, Palette.part(k))));
-        legend.add(new Legend("bubble", Palette.part("bubble")));
+        legend.add(new Legend("pipeline bubble", Palette.part("bubble")));
+        legend.add(new Legend("other waits", Palette.part("other waits")));
         int pp = data.step().pp();
         return new StackedBars(idPrefix + "step-breakdown", "Step time per pipeline rank",
                 "Each bar is one pipeline rank's step window (TP rank 0 of replica 0), measured on the simulated "
                         + "timeline" + (pp > MAX_RANKS ? "; " + MAX_RANKS + " of " + pp + " ranks, evenly spaced" : "")
-                        + ". Exposed communication is time the GPU had nothing to compute while transfers of that "
-                        + "kind were under way.", rows, legend, Axis.DURATION_NS);
+                        + ". Idle time is split by what the GPU waited for (docs/metrics.md): exposed "
+                        + "communication (a transfer of that kind), pipeline bubble (another stage's computation) and "
+                        + "other waits.", rows, legend, Axis.DURATION_NS);
     }
 
     private static String tip(String what, double ns, long step) {

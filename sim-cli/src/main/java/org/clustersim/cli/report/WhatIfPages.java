@@ -52,10 +52,14 @@ public final class WhatIfPages {
         rows.add(row("step time", Axis.DURATION_NS.format(b.stepTimeNs()), Axis.DURATION_NS.format(v.stepTimeNs()),
                 String.format(Locale.ROOT, "%+.2f%%", 100.0 * (v.stepTimeNs() - b.stepTimeNs()) / b.stepTimeNs())));
         rows.add(row("MFU", pct(b.mfu()), pct(v.mfu()), points(v.mfu() - b.mfu())));
-        rows.add(row("bubble", pct(b.bubbleFraction()), pct(v.bubbleFraction()),
-                points(v.bubbleFraction() - b.bubbleFraction())));
+        rows.add(row("idle", pct(b.idleFraction()), pct(v.idleFraction()),
+                points(v.idleFraction() - b.idleFraction())));
+        rows.add(row("pipeline bubble", pct(b.pipelineBubbleFraction()), pct(v.pipelineBubbleFraction()),
+                points(v.pipelineBubbleFraction() - b.pipelineBubbleFraction())));
         rows.add(row("exposed communication", pct(b.exposedCommFraction()), pct(v.exposedCommFraction()),
                 points(v.exposedCommFraction() - b.exposedCommFraction())));
+        rows.add(row("other waits", pct(b.otherWaitFraction()), pct(v.otherWaitFraction()),
+                points(v.otherWaitFraction() - b.otherWaitFraction())));
         rows.add(row("interference", pct(b.interferenceFraction()), pct(v.interferenceFraction()),
                 points(v.interferenceFraction() - b.interferenceFraction())));
         rows.add(row("peak memory (HBM " + Axis.GB.format(hbm) + ")", Axis.GB.format(b.peakMemoryBytes()),

@@ -180,8 +180,8 @@ public final class CandidateTasks {
             }
             StepFigures s = SimulatedStep.of(scenario, scenario.trainingStep(), false).figures();
             long hbm = scenario.cluster().accelerator().hbmBytes();
-            return new Evaluation(c.index(), s.stepTimeNs(), s.mfu(), s.bubbleFraction(), s.exposedCommFraction(),
-                    s.exposedByKindNs(), s.interferenceFraction(), s.peakMemoryBytes(),
+            return new Evaluation(c.index(), s.stepTimeNs(), s.mfu(), s.pipelineBubbleFraction(),
+                    s.exposedCommFraction(), s.otherWaitFraction(), s.exposedByKindNs(), s.interferenceFraction(), s.peakMemoryBytes(),
                     s.peakMemoryBytes() > hbm && !scenario.allowOom(), "");
         }
     }

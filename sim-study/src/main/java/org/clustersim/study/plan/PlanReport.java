@@ -100,17 +100,18 @@ public final class PlanReport {
         }
         out.println();
         boolean price = pricePerGpuHour > 0;
-        out.printf(Locale.ROOT, "%4s  %-56s %8s %9s%s %6s %7s %8s  %-26s %7s %8s%n", "rank", "layout", "step s",
+        // idle time split as docs/metrics.md defines it: pipeline bubble, exposed communication, other waits
+        out.printf(Locale.ROOT, "%4s  %-56s %8s %9s%s %6s %7s %8s  %-26s %6s %7s %8s%n", "rank", "layout", "step s",
                 "tok/s/GPU", price ? String.format(Locale.ROOT, " %8s", "$/Mtok") : "", "MFU", "bubble", "exposed",
-                "exposed ms by kind", "interf.", "peak GB");
+                "exposed ms by kind", "other", "interf.", "peak GB");
         List<Evaluation> ranking = result.ranking();
         for (int i = 0; i < Math.min(top, ranking.size()); i++) {
             Evaluation e = ranking.get(i);
-            out.printf(Locale.ROOT, "%4d  %-56s %8.3f %9.0f%s %5.1f%% %6.1f%% %7.1f%%  %-26s %6.1f%% %8.1f%n", i + 1,
-                    layout(e).label(), e.stepTimeNs() / 1e9, tokensPerGpuSecond(e),
+            out.printf(Locale.ROOT, "%4d  %-56s %8.3f %9.0f%s %5.1f%% %6.1f%% %7.1f%%  %-26s %5.1f%% %6.1f%% %8.1f%n",
+                    i + 1, layout(e).label(), e.stepTimeNs() / 1e9, tokensPerGpuSecond(e),
                     price ? String.format(Locale.ROOT, " %8.3f", dollarsPerMillionTokens(e)) : "", 100 * e.mfu(),
-                    100 * e.bubbleFraction(), 100 * e.exposedCommFraction(), byKind(e), 100 * e.interferenceFraction(),
-                    e.peakMemoryBytes() / 1e9);
+                    100 * e.pipelineBubbleFraction(), 100 * e.exposedCommFraction(), byKind(e),
+                    100 * e.otherWaitFraction(), 100 * e.interferenceFraction(), e.peakMemoryBytes() / 1e9);
         }
         out.println();
         out.println("Pareto front, throughput against memory headroom (simulated candidates):");
@@ -194,7 +195,7 @@ public final class PlanReport {
     public String csv() {
         StringBuilder b = new StringBuilder("index,tp,pp,cp,ep,vp,dp,microBatch,recompute,zero,schedule,status,reason,"
                 + "predictedPeakGB,estimateSeconds,stepSeconds,rank,tokensPerGpuSecond,dollarsPerMillionTokens,mfu,"
-                + "bubbleFraction,exposedCommFraction,interferenceFraction,peakMemoryGB,etp,recomputeModules,zero3Impl,"
+                + "pipelineBubbleFraction,exposedCommFraction,otherWaitFraction,interferenceFraction,peakMemoryGB,etp,recomputeModules,zero3Impl,"
                 + "cpVariant,tpCommOverlap,overlapParamGather,gradBucketMB,cpuOffloadLayers\n");
         Map<Integer, Integer> rank = new LinkedHashMap<>();
         for (int i = 0; i < result.ranking().size(); i++) {
@@ -213,12 +214,13 @@ public final class PlanReport {
             b.append(s.verdict() == Screening.Verdict.VALID ? String.format(Locale.ROOT, "%.6f", s.estimateNs() / 1e9) : "")
                     .append(',');
             if (!simulated) {
-                b.append(",,,,,,,,");
+                b.append(",,,,,,,,,");
             } else {
-                b.append(String.format(Locale.ROOT, "%.6f,%s,%.1f,%s,%.5f,%.5f,%.5f,%.5f,%.3f", e.stepTimeNs() / 1e9,
+                b.append(String.format(Locale.ROOT, "%.6f,%s,%.1f,%s,%.5f,%.5f,%.5f,%.5f,%.5f,%.3f", e.stepTimeNs() / 1e9,
                         rank.containsKey(index) ? rank.get(index).toString() : "", tokensPerGpuSecond(e),
                         pricePerGpuHour > 0 ? String.format(Locale.ROOT, "%.5f", dollarsPerMillionTokens(e)) : "",
-                        e.mfu(), e.bubbleFraction(), e.exposedCommFraction(), e.interferenceFraction(),
+                        e.mfu(), e.pipelineBubbleFraction(), e.exposedCommFraction(), e.otherWaitFraction(),
+                        e.interferenceFraction(),
                         e.peakMemoryBytes() / 1e9));
             }
             // the options past the schedule, empty where the layout leaves them to the base
@@ -300,8 +302,9 @@ public final class PlanReport {
             m.put("dollarsPerMillionTokens", dollarsPerMillionTokens(e));
         }
         m.put("mfu", e.mfu());
-        m.put("bubbleFraction", e.bubbleFraction());
+        m.put("pipelineBubbleFraction", e.pipelineBubbleFraction());
         m.put("exposedCommFraction", e.exposedCommFraction());
+        m.put("otherWaitFraction", e.otherWaitFraction());
         m.put("exposedByKindNs", e.exposedByKindNs());
         m.put("interferenceFraction", e.interferenceFraction());
         m.put("peakMemoryBytes", e.peakMemoryBytes());

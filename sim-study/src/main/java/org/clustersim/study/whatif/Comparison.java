@@ -61,12 +61,19 @@ public final class Comparison {
         }
         m.put("stepTimeSeconds", o.stepTimeNs() / 1e9);
         m.put("mfu", o.mfu());
-        m.put("bubbleFraction", o.bubbleFraction());
+        m.put("idleFraction", o.idleFraction());
+        m.put("pipelineBubbleFraction", o.pipelineBubbleFraction());
         m.put("exposedCommFraction", o.exposedCommFraction());
+        m.put("otherWaitFraction", o.otherWaitFraction());
         Map<String, Double> kinds = new TreeMap<>();
         o.exposedByKindNs().forEach((k, v) -> kinds.put(k, v / 1e9));
         m.put("exposedCommSecondsByKind", kinds);
         return m;
+    }
+
+    private static void percentRow(PrintWriter out, String what, double base, double variant) {
+        out.printf(Locale.ROOT, "%-26s %13.2f%% %13.2f%% %+11.2f%n", what, 100 * base, 100 * variant,
+                100 * (variant - base));
     }
 
     /** The side-by-side report. */
@@ -79,19 +86,19 @@ public final class Comparison {
                 seconds(v.stepTimeNs()), v.slowdown(b));
         out.printf(Locale.ROOT, "%-26s %13.1f%% %13.1f%% %+11.1f%n", "MFU", 100 * b.mfu(), 100 * v.mfu(),
                 100 * (v.mfu() - b.mfu()));
-        out.printf(Locale.ROOT, "%-26s %13.2f%% %13.2f%% %+11.2f%n", "bubble (compute idle)", 100 * b.bubbleFraction(),
-                100 * v.bubbleFraction(), 100 * (v.bubbleFraction() - b.bubbleFraction()));
-        out.printf(Locale.ROOT, "%-26s %13.2f%% %13.2f%% %+11.2f%n", "exposed communication",
-                100 * b.exposedCommFraction(), 100 * v.exposedCommFraction(),
-                100 * (v.exposedCommFraction() - b.exposedCommFraction()));
+        // the idle time and its three parts (docs/metrics.md, "Idle time")
+        percentRow(out, "compute idle", b.idleFraction(), v.idleFraction());
+        percentRow(out, "  pipeline bubble", b.pipelineBubbleFraction(), v.pipelineBubbleFraction());
+        percentRow(out, "  exposed communication", b.exposedCommFraction(), v.exposedCommFraction());
         TreeSet<String> kinds = new TreeSet<>(b.exposedByKindNs().keySet());
         kinds.addAll(v.exposedByKindNs().keySet());
         for (String k : kinds) {
             long bk = b.exposedByKindNs().getOrDefault(k, 0L);
             long vk = v.exposedByKindNs().getOrDefault(k, 0L);
-            out.printf(Locale.ROOT, "  exposed %-17s %14s %14s %+10.3f ms%n", k, seconds(bk), seconds(vk),
+            out.printf(Locale.ROOT, "    %-22s %14s %14s %+10.3f ms%n", k, seconds(bk), seconds(vk),
                     (vk - bk) / 1e6);
         }
+        percentRow(out, "  other waits", b.otherWaitFraction(), v.otherWaitFraction());
         out.println();
         if (changes.isEmpty()) {
             out.println("no link's traffic changed");

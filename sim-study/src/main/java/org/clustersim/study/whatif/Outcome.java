@@ -13,26 +13,29 @@ import org.clustersim.study.StepFigures;
  * @param linkClass      the class of the failed link for a link sweep, else empty
  * @param stepTimeNs     simulated step time, 0 when the variant failed
  * @param mfu            model FLOPs utilisation
- * @param bubbleFraction mean compute idle fraction over the simulated GPUs
- * @param exposedCommFraction mean exposed communication fraction over the simulated GPUs
+ * @param idleFraction   mean compute idle fraction over the simulated GPUs: the sum of the next three
+ * @param pipelineBubbleFraction mean fraction waiting on another pipeline stage (docs/metrics.md)
+ * @param exposedCommFraction mean fraction waiting on communication
+ * @param otherWaitFraction mean fraction of other waits
  * @param exposedByKindNs exposed communication per traffic kind, mean per simulated GPU
  * @param linkBytes      bytes each link carried, by link id (empty when failed)
  * @param linkBusyNs     time each link carried at least one flow, by link id (empty when failed)
  * @param failure        why the variant could not run (a fault cut a group apart), or null
  */
-public record Outcome(String label, String linkClass, long stepTimeNs, double mfu, double bubbleFraction,
-                      double exposedCommFraction, Map<String, Long> exposedByKindNs, long[] linkBytes,
+public record Outcome(String label, String linkClass, long stepTimeNs, double mfu, double idleFraction,
+                      double pipelineBubbleFraction, double exposedCommFraction, double otherWaitFraction, Map<String, Long> exposedByKindNs, long[] linkBytes,
                       long[] linkBusyNs, String failure) implements java.io.Serializable {
 
     /** A variant that ran, with its figures. */
     public static Outcome of(String label, String linkClass, StepFigures f) {
-        return new Outcome(label, linkClass, f.stepTimeNs(), f.mfu(), f.bubbleFraction(), f.exposedCommFraction(),
+        return new Outcome(label, linkClass, f.stepTimeNs(), f.mfu(), f.idleFraction(),
+                f.pipelineBubbleFraction(), f.exposedCommFraction(), f.otherWaitFraction(),
                 f.exposedByKindNs(), f.linkBytes(), f.linkBusyNs(), null);
     }
 
     /** A variant that could not run, and why. */
     public static Outcome failed(String label, String linkClass, String failure) {
-        return new Outcome(label, linkClass, 0, 0, 0, 0, Map.of(), new long[0], new long[0], failure);
+        return new Outcome(label, linkClass, 0, 0, 0, 0, 0, 0, Map.of(), new long[0], new long[0], failure);
     }
 
     public boolean failed() {

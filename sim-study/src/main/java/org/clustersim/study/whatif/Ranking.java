@@ -86,7 +86,7 @@ public final class Ranking {
         out.printf(Locale.ROOT, "sweep      %s: %d variants%s, baseline step %s%n%n", sweep, outcomes.size(),
                 sample > 0 && kind.equals("links") ? " (sample of " + sample + ", seed " + seed + ")" : "",
                 Comparison.seconds(base.stepTimeNs()));
-        // the bubble column: how much longer the simulated GPUs stood idle, on average, in points of
+        // the idle column: how much longer the simulated GPUs stood idle, on average, in points of
         // the step; a straggler stalls its whole replica, so it rises on every GPU but the slow one
         out.printf(Locale.ROOT, "%-5s %-52s %-12s %12s %10s %12s%n", "rank", kind.equals("links") ? "cable failed"
                 : "straggler (speed " + slowFactor + ")", "class", "step time", "slowdown", "idle +pts");
@@ -95,8 +95,8 @@ public final class Ranking {
             out.printf(Locale.ROOT, "%-5d %-52s %-12s %12s %10s %12s%n", i + 1, o.label(), o.linkClass(),
                     o.failed() ? "cut apart" : Comparison.seconds(o.stepTimeNs()),
                     o.failed() ? "-" : String.format(Locale.ROOT, "%.4fx", o.slowdown(base)),
-                    o.failed() ? "-" : String.format(Locale.ROOT, "%+.2f", 100 * (o.bubbleFraction()
-                            - base.bubbleFraction())));
+                    o.failed() ? "-" : String.format(Locale.ROOT, "%+.2f", 100 * (o.idleFraction()
+                            - base.idleFraction())));
         }
         if (outcomes.size() > top) {
             out.printf(Locale.ROOT, "... %d more (--top, --csv, --json for all)%n", outcomes.size() - top);
