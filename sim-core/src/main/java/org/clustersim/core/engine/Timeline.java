@@ -29,6 +29,23 @@ public final class Timeline {
         this.makespan = max;
     }
 
+    /**
+     * The part of this timeline that ran {@code part}'s tasks, where {@code part} is one of the
+     * graphs joined by {@link TaskGraph#union} and its tasks start at {@code firstTask} of this
+     * timeline's graph: each task's start and end (and time lost to interference) as they ran in
+     * the union, under the part's own ids. Counters and the event count are the whole run's.
+     */
+    public Timeline part(TaskGraph part, int firstTask) {
+        int n = part.taskCount();
+        if (firstTask < 0 || firstTask + n > start.length) {
+            throw new IllegalArgumentException("tasks " + firstTask + ".." + (firstTask + n) + " are not in this timeline of "
+                    + start.length + " tasks");
+        }
+        return new Timeline(part, java.util.Arrays.copyOfRange(start, firstTask, firstTask + n),
+                java.util.Arrays.copyOfRange(end, firstTask, firstTask + n), events, counters,
+                interferenceNs == null ? null : java.util.Arrays.copyOfRange(interferenceNs, firstTask, firstTask + n));
+    }
+
     /** Whether the run slowed compute beside communication (an {@link Interference} other than none). */
     public boolean interferenceModelled() {
         return interferenceNs != null;
