@@ -51,7 +51,13 @@ public final class ScenarioReader {
         return read(file, treeReader.readText(file, text));
     }
 
-    private Scenario read(Path file, SourceNode tree) {
+    /**
+     * Reads a scenario from a tree already parsed ({@code file} names it in errors): a job of a
+     * shared-cluster file ({@link SharedScenarioReader}) is read from its part of that file's tree.
+     *
+     * @throws InputFileException listing every problem found
+     */
+    public Scenario read(Path file, SourceNode tree) {
         Diagnostics d = new Diagnostics(file);
         Section root = Section.root(d, tree);
 
