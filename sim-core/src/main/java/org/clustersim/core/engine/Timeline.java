@@ -46,6 +46,19 @@ public final class Timeline {
                 interferenceNs == null ? null : java.util.Arrays.copyOfRange(interferenceNs, firstTask, firstTask + n));
     }
 
+    /**
+     * This timeline over {@code same}: a graph of the same tasks and streams in the same order
+     * whose devices are named or numbered differently (a shared cluster's trace groups each job's
+     * devices together).
+     */
+    public Timeline over(TaskGraph same) {
+        if (same.taskCount() != start.length || same.streams().size() != graph.streams().size()) {
+            throw new IllegalArgumentException("a graph of " + same.taskCount() + " tasks and " + same.streams().size()
+                    + " streams is not this timeline's of " + start.length + " and " + graph.streams().size());
+        }
+        return new Timeline(same, start, end, events, counters, interferenceNs);
+    }
+
     /** Whether the run slowed compute beside communication (an {@link Interference} other than none). */
     public boolean interferenceModelled() {
         return interferenceNs != null;

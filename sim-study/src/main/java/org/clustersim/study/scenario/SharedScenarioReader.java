@@ -105,6 +105,10 @@ public final class SharedScenarioReader {
             }
             Section js = new Section(d, path, job, job.location());
             String jobName = js.text("name").orElse("job" + i);
+            if (jobName.contains("/")) {
+                js.error("name", "found '" + jobName + "', expected a name without '/' (the trace names each job's "
+                        + "devices job/device)");
+            }
             Integer twin = names.putIfAbsent(jobName, i);
             if (twin != null) {
                 js.error("name", "found '" + jobName + "', the name of jobs[" + twin + "] too; expected a name of "

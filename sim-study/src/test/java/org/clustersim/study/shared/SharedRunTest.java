@@ -95,7 +95,7 @@ class SharedRunTest {
     }
 
     @Test
-    void jobsThatShareSpineLinksOfAnOversubscribedFabricSlowDown() throws Exception {
+    void spreadDealsAJobOverTheUnitsAndPackedKeepsItInOne() throws Exception {
         // two SUs of 8 servers at 4:1 above the leaves; spread deals each job's servers over both
         // SUs, so the DP rings of both cross the same spines
         String file = "cluster: {preset: dgx-h100, nodes: 64, fabric: rail-optimized, oversubscription: 4}\njobs:\n"
