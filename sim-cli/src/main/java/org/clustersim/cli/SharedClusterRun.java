@@ -32,6 +32,29 @@ final class SharedClusterRun {
     private SharedClusterRun() {
     }
 
+    /**
+     * {@code validate SHARED.yaml}: reads the file, places the jobs, resolves the faults on the
+     * cluster, prints each job's servers and refuses work that cannot fit the heap.
+     */
+    static int validate(PrintWriter out, Path file, SourceNode tree) {
+        SharedScenario shared = new SharedScenarioReader().read(file, tree);
+        var faults = shared.faultEvents(shared.topology());
+        out.printf("%s: ok (shared cluster of %d GPUs, %d jobs%s)%n", file, shared.cluster().gpus(),
+                shared.jobs().size(), shared.faults().isEmpty() ? "" : ", " + shared.faults().size() + " fault"
+                        + (shared.faults().size() == 1 ? "" : "s") + " touching " + faults.links().stream()
+                        .map(e -> e.linkId()).distinct().count() + " links");
+        for (SharedScenario.Job j : shared.jobs()) {
+            out.printf("job %s: %s, %d GPUs, on servers %s (%s)%n", j.name(), j.scenario().model().name(),
+                    j.scenario().parallelism().gpus(), org.clustersim.study.scenario.Placement.ranges(j.servers()),
+                    j.placement().describe());
+        }
+        out.flush();
+        for (SharedScenario.Job j : shared.jobs()) {
+            WorkEstimate.of(j.scenario(), j.scenario().trainingStep(), false).requireFits();
+        }
+        return 0;
+    }
+
     static int call(RunCommand cmd, Path file, SourceNode tree) {
         SharedScenario shared = new SharedScenarioReader().read(file, tree);
         if (cmd.reportOptions.report != null || cmd.reportOptions.plots != null) {
