@@ -115,6 +115,25 @@ class SharedRunTest {
     }
 
     @Test
+    void aJobNamingAScenarioFileRunsItsLayoutOnTheSharedClusterIgnoringThatFilesCluster() throws Exception {
+        Files.writeString(dir.resolve("own.yaml"), "cluster: {preset: dgx-a100, nodes: 7}\nnetwork: {fidelity: analytical}\n"
+                + job(2, 1).replace("\n    ", "\n").replaceFirst("^    ", ""));
+        SharedScenario s = shared(cluster(4) + "network: {fidelity: flow}\njobs:\n"
+                + "  - name: mine\n    scenario: own.yaml\n    placement: {servers: 2-3}\n");
+        Scenario job = s.jobs().get(0).scenario();
+        assertEquals("mine", job.name());
+        assertEquals("h100-sxm", job.cluster().accelerator().name());
+        assertEquals(2, job.cluster().nodes(), "the shared servers, as many as the layout needs");
+        assertEquals(org.clustersim.core.Simulation.Fidelity.FLOW, job.fidelity());
+        assertArrayEquals(new int[] {16, 17, 31}, new int[] {s.jobs().get(0).deviceMap(8)[0],
+            s.jobs().get(0).deviceMap(8)[1], s.jobs().get(0).deviceMap(8)[15]});
+        InputFileException both = assertThrows(InputFileException.class, () -> shared(cluster(4) + "jobs:\n"
+                + "  - name: mine\n    scenario: own.yaml\n    placement: packed\n    model: {preset: gpt3-1.3b}\n"));
+        assertTrue(both.getMessage().contains("jobs[0].model: found both scenario: own.yaml and a model section"),
+                both.getMessage());
+    }
+
+    @Test
     void overlappingOversizedAndMiscountedPlacementsAreLocatedErrors() {
         InputFileException e = assertThrows(InputFileException.class, () -> shared(cluster(4) + "jobs:\n"
                 + "  - name: a\n    placement: {servers: 0-1}\n" + job(2, 1)
