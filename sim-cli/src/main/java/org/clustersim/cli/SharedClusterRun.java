@@ -57,11 +57,6 @@ final class SharedClusterRun {
 
     static int call(RunCommand cmd, Path file, SourceNode tree) {
         SharedScenario shared = new SharedScenarioReader().read(file, tree);
-        if (cmd.reportOptions.report != null || cmd.reportOptions.plots != null) {
-            throw new CommandLine.ParameterException(cmd.spec.commandLine(), (cmd.reportOptions.report != null
-                    ? "--report" : "--plots") + ": not supported yet for a shared-cluster file; use --summary, "
-                    + "--csv and the trace");
-        }
         if (cmd.noTrace && cmd.trace != null) {
             throw new CommandLine.ParameterException(cmd.spec.commandLine(), "give --trace FILE or --no-trace, not both");
         }
@@ -73,12 +68,13 @@ final class SharedClusterRun {
         targets.put(cmd.trace != null ? "--trace" : "output.trace", tracePath);
         targets.put(cmd.summary != null ? "--summary" : "output.summary", summaryPath);
         targets.put("--csv", cmd.csv);
+        targets.put("--report", cmd.reportOptions.report);
         OutputFiles.check(targets);
         for (SharedScenario.Job j : shared.jobs()) {
             WorkEstimate.of(j.scenario(), j.scenario().trainingStep(), tracePath != null).requireFits();
         }
         long t0 = System.nanoTime();
-        SharedRun run = SharedRun.of(shared, false, Runtime.getRuntime().availableProcessors());
+        SharedRun run = SharedRun.of(shared, cmd.reportOptions.wanted(), Runtime.getRuntime().availableProcessors());
         double wall = (System.nanoTime() - t0) / 1e9;
         for (SharedRun.JobRun j : run.jobs()) {
             long hbm = j.job().scenario().cluster().accelerator().hbmBytes();
@@ -91,8 +87,20 @@ final class SharedClusterRun {
         }
         SharedSummary summary = SharedSummary.of(run);
         Map<Path, AtomicOutput.Content> files = new LinkedHashMap<>();
+        if (cmd.reportOptions.wanted()) {
+            org.clustersim.cli.report.Report report = org.clustersim.cli.report.SharedPage.report(run, summary,
+                    "clustersim " + Version.current());
+            if (cmd.reportOptions.report != null) {
+                files.put(cmd.reportOptions.report, out -> org.clustersim.cli.report.HtmlReport.write(report, out));
+            }
+            if (cmd.reportOptions.plots != null) {
+                files.putAll(org.clustersim.cli.report.PlotFiles.of(report, cmd.reportOptions.plots));
+            }
+        }
         if (tracePath != null) {
-            Timeline timeline = SharedTrace.timeline(run, shared.topology());
+            // link tracks recorded only for the report's heat map stay out: the trace is the same without a report
+            Timeline timeline = SharedTrace.timeline(run, shared.topology(),
+                    shared.output().linkCounters() || !cmd.reportOptions.wanted());
             Map<String, String> otherData = new LinkedHashMap<>();
             otherData.put("scenario", shared.name());
             otherData.put("generator", "clustersim " + Version.current());
@@ -125,6 +133,7 @@ final class SharedClusterRun {
         if (cmd.csv != null) {
             out.printf("csv        %s%n", cmd.csv);
         }
+        RunCommand.printReport(out, cmd.reportOptions);
         out.printf(java.util.Locale.ROOT, "wall       %.2f s%n", wall);
         out.flush();
         return 0;

@@ -42,9 +42,15 @@ class SharedClusterCommandTest {
         Path summary = dir.resolve("s.json");
         Path csv = dir.resolve("s.csv");
         Path trace = dir.resolve("t.json");
+        Path report = dir.resolve("r.html");
         ClusterSimTest.Result r = ClusterSimTest.cli("run", f.toString(), "--summary", summary.toString(), "--csv",
-                csv.toString(), "--trace", trace.toString());
+                csv.toString(), "--trace", trace.toString(), "--report", report.toString());
         assertEquals(0, r.code(), r.err());
+        String html = Files.readString(report);
+        assertTrue(html.contains("Job a") && html.contains("Job b") && html.contains("slowdown"), "the report's sections");
+        Path again = dir.resolve("t2.json");
+        assertEquals(0, ClusterSimTest.cli("run", f.toString(), "--trace", again.toString()).code());
+        assertEquals(Files.readString(trace), Files.readString(again), "the same trace with or without a report");
         assertTrue(r.out().contains("job        a: 16 GPUs on servers 0,32 (spread)"), r.out());
         assertTrue(r.out().contains("job        b: 16 GPUs on servers 40-41 (servers 40-41)"), r.out());
         JsonNode json = new ObjectMapper().readTree(summary.toFile());

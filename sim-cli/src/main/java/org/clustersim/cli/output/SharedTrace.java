@@ -18,8 +18,11 @@ public final class SharedTrace {
     private SharedTrace() {
     }
 
-    /** The timeline to write. */
-    public static Timeline timeline(SharedRun run, Topology cluster) {
+    /**
+     * The timeline to write; without {@code counters} it carries none (link tracks recorded only
+     * for a report's heat map leave the trace as it is without a report).
+     */
+    public static Timeline timeline(SharedRun run, Topology cluster, boolean counters) {
         List<DeviceInfo> devices = new ArrayList<>();
         List<TaskGraph> parts = new ArrayList<>();
         List<int[]> maps = new ArrayList<>();
@@ -35,6 +38,8 @@ public final class SharedTrace {
             parts.add(j.built().graph());
             maps.add(map);
         }
-        return run.result().timeline().over(TaskGraph.union(devices, parts, maps));
+        TaskGraph graph = TaskGraph.union(devices, parts, maps);
+        return counters ? run.result().timeline().over(graph)
+                : run.result().timeline().over(graph, new org.clustersim.core.engine.Counters());
     }
 }

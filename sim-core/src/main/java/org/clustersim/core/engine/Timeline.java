@@ -52,11 +52,16 @@ public final class Timeline {
      * devices together).
      */
     public Timeline over(TaskGraph same) {
+        return over(same, counters);
+    }
+
+    /** As {@link #over(TaskGraph)}, with {@code tracks} as its counters (an empty set: none). */
+    public Timeline over(TaskGraph same, Counters tracks) {
         if (same.taskCount() != start.length || same.streams().size() != graph.streams().size()) {
             throw new IllegalArgumentException("a graph of " + same.taskCount() + " tasks and " + same.streams().size()
                     + " streams is not this timeline's of " + start.length + " and " + graph.streams().size());
         }
-        return new Timeline(same, start, end, events, counters, interferenceNs);
+        return new Timeline(same, start, end, events, tracks, interferenceNs);
     }
 
     /** Whether the run slowed compute beside communication (an {@link Interference} other than none). */

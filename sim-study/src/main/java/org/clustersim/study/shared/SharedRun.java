@@ -98,6 +98,16 @@ public record SharedRun(SharedScenario shared, TaskGraph graph, Simulation.Resul
                 SharedScenario.Job j = jobs.get(i);
                 builds.add(pool.submit(() -> SimulatedStep.build(j.scenario(), s)));
             }
+            for (TrainingStep s : step) {
+                // a job's devices are moved server by server: its own cluster numbers them server-major
+                Topology own = s.topology();
+                for (int d = 0; d < own.deviceCount(); d++) {
+                    if (own.device(d).node() != d / gpn) {
+                        throw new IllegalStateException(own.name() + " numbers device " + d + " on server "
+                                + own.device(d).node() + ", not " + d / gpn + ": its jobs cannot be moved by server");
+                    }
+                }
+            }
             List<TrainingStep.Built> built = new ArrayList<>();
             for (Future<TrainingStep.Built> f : builds) {
                 built.add(get(f));

@@ -134,6 +134,19 @@ class SharedRunTest {
     }
 
     @Test
+    void aStragglerOfTheSharedFileSlowsTheJobOnItsServerAndNotTheOther() throws Exception {
+        String jobs = "jobs:\n  - name: a\n    placement: {servers: 0-1}\n" + job(2, 1)
+                + "  - name: b\n    placement: {servers: 2-3}\n" + job(2, 1);
+        SharedRun healthy = SharedRun.of(shared(cluster(4) + jobs), false, 2);
+        SharedRun slow = SharedRun.of(shared(cluster(4) + "faults:\n  - gpu: node1.gpu3\n    speed: 0.5\n" + jobs),
+                false, 2);
+        assertTrue(slow.jobs().get(0).figures().stepTimeNs() > healthy.jobs().get(0).figures().stepTimeNs());
+        assertEquals(slow.jobs().get(0).alone().stepTimeNs(), slow.jobs().get(0).figures().stepTimeNs(),
+                "alone on the same servers with the same straggler");
+        assertEquals(healthy.jobs().get(1).figures().stepTimeNs(), slow.jobs().get(1).figures().stepTimeNs());
+    }
+
+    @Test
     void overlappingOversizedAndMiscountedPlacementsAreLocatedErrors() {
         InputFileException e = assertThrows(InputFileException.class, () -> shared(cluster(4) + "jobs:\n"
                 + "  - name: a\n    placement: {servers: 0-1}\n" + job(2, 1)
