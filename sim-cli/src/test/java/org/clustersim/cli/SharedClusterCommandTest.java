@@ -90,6 +90,10 @@ class SharedClusterCommandTest {
         ClusterSimTest.Result ok = ClusterSimTest.cli("validate", file(job("a", "packed")).toString());
         assertEquals(0, ok.code(), ok.err());
         assertTrue(ok.out().contains("job a: gpt3-1.3b, 16 GPUs, on servers 0-1 (packed)"), ok.out());
+        ClusterSimTest.Result whatif = ClusterSimTest.cli("whatif", f.toString(), "--slow", "node0.gpu0=0.5");
+        assertEquals(2, whatif.code());
+        assertTrue(whatif.err().contains("jobs: a shared-cluster file (a jobs list) is read by run, validate and place"),
+                whatif.err());
     }
 
     @Test

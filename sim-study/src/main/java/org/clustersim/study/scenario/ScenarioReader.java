@@ -60,6 +60,11 @@ public final class ScenarioReader {
     public Scenario read(Path file, SourceNode tree) {
         Diagnostics d = new Diagnostics(file);
         Section root = Section.root(d, tree);
+        if (SharedScenarioReader.isShared(tree)) {
+            root.error("jobs", "a shared-cluster file (a jobs list) is read by run, validate and place; this command "
+                    + "takes a single-job scenario");
+            d.throwIfAny();
+        }
 
         // each section is read in the order its errors are listed to the user
         String name = NAME.text(root).orElseGet(() -> stem(file));
