@@ -26,7 +26,8 @@ public final class ClusterSim implements Runnable {
     static final java.util.List<Class<?>> COMMANDS = java.util.List.of(RunCommand.class, ReportCommand.class,
             ValidateCommand.class, ScheduleCommand.class, BubblesCommand.class, CollectiveCommand.class,
             PresetsCommand.class, TopologyCommand.class, WhatIfCommand.class, GoodputCommand.class,
-            CalibrateCommand.class, SchemaCommand.class, PlanCommand.class, CommandLine.HelpCommand.class);
+            CalibrateCommand.class, SchemaCommand.class, PlanCommand.class, PlaceCommand.class,
+            CommandLine.HelpCommand.class);
 
     /** Exit code for bad input. */
     public static final int BAD_INPUT = 2;

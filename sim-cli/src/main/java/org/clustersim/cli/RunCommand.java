@@ -40,7 +40,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "run", mixinStandardHelpOptions = true,
         description = "Simulate one training step of a scenario (or simulation.steps back to back, reporting the last); "
-                + "print the summary and write the trace.")
+                + "print the summary and write the trace. A shared-cluster file (a jobs list) runs every job together "
+                + "on one fabric and each alone on its servers, and prints each job's slowdown.")
 public final class RunCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "SCENARIO", description = "Scenario file (.yaml, .yml or .json).")
     Path scenarioFile;
@@ -125,7 +126,11 @@ public final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        Scenario scenario = new ScenarioReader().read(scenarioFile);
+        org.clustersim.core.input.SourceNode tree = new org.clustersim.core.input.SourceTreeReader().read(scenarioFile);
+        if (org.clustersim.study.scenario.SharedScenarioReader.isShared(tree)) {
+            return SharedClusterRun.call(this, scenarioFile, tree);
+        }
+        Scenario scenario = new ScenarioReader().read(scenarioFile, tree);
         if (noTrace && trace != null) {
             throw new CommandLine.ParameterException(spec.commandLine(), "give --trace FILE or --no-trace, not both");
         }

@@ -13,7 +13,8 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code clustersim validate SCENARIO}: checks a scenario file without simulating it. */
 @Command(name = "validate", mixinStandardHelpOptions = true,
-        description = "Check a scenario file and report every error in it; simulates nothing.")
+        description = "Check a scenario file (or a shared-cluster file: its jobs and their placements) and report "
+                + "every error in it; simulates nothing.")
 public final class ValidateCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "SCENARIO", description = "Scenario file (.yaml, .yml or .json).")
     Path scenarioFile;
@@ -23,7 +24,11 @@ public final class ValidateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Scenario s = new ScenarioReader().read(scenarioFile);
+        org.clustersim.core.input.SourceNode tree = new org.clustersim.core.input.SourceTreeReader().read(scenarioFile);
+        if (org.clustersim.study.scenario.SharedScenarioReader.isShared(tree)) {
+            return SharedClusterRun.validate(spec.commandLine().getOut(), scenarioFile, tree);
+        }
+        Scenario s = new ScenarioReader().read(scenarioFile, tree);
         // the faults name links, switches, NICs and GPUs of the built cluster: check them too
         var step = s.trainingStep();
         var faults = s.faultEvents(step.topology());

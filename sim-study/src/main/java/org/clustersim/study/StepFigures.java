@@ -137,9 +137,19 @@ public record StepFigures(long stepTimeNs, List<StepSpan> steps, int gpus, long 
     /** Measures a finished run of {@code scenario}'s step ({@code built} from {@code step}). */
     public static StepFigures of(Scenario scenario, TrainingStep step, TrainingStep.Built built,
                                  Simulation.Result run) {
+        return of(scenario, step, built, run, -1);
+    }
+
+    /**
+     * As {@link #of(Scenario, TrainingStep, TrainingStep.Built, Simulation.Result)}, measuring
+     * step {@code measured} (from 0; -1: the last) instead of the last: a job of a shared cluster
+     * is measured at its last step that ran while every other job still ran.
+     */
+    public static StepFigures of(Scenario scenario, TrainingStep step, TrainingStep.Built built,
+                                 Simulation.Result run, int measured) {
         Timeline timeline = run.timeline();
         StepWindows windows = StepWindows.of(timeline, built.firstTasks());
-        int last = windows.last();
+        int last = measured < 0 ? windows.last() : Math.min(measured, windows.last());
         StepMetrics m = StepMetrics.of(windows, last);
         TaskGraph graph = timeline.graph();
         double executed = 0;

@@ -59,24 +59,34 @@ public final class TaskGraph {
     private final int[] deviceStreams;
 
     private TaskGraph(Builder b, int[] depStart, int[] deps, int[] streamTaskStart, int[] streamTasks) {
-        int n = b.taskCount;
-        this.devices = List.copyOf(b.devices);
-        this.streams = List.copyOf(b.streams);
-        this.names = Arrays.copyOf(b.names, n);
-        this.tags = Arrays.copyOf(b.tags, n);
-        this.tagTable = b.tagTable.toArray(new TaskTag[0]);
-        this.works = Arrays.copyOf(b.works, n);
+        this(List.copyOf(b.devices), List.copyOf(b.streams), Arrays.copyOf(b.names, b.taskCount),
+                Arrays.copyOf(b.tags, b.taskCount), b.tagTable.toArray(new TaskTag[0]), Arrays.copyOf(b.works, b.taskCount),
+                Arrays.copyOf(b.taskStreamStart, b.taskCount + 1), b.taskStreams.toArray(), b.nextOnStream.toArray(),
+                depStart, deps, streamTaskStart, streamTasks);
+    }
+
+    /** A graph from its rows: the dependents, per-stream and per-device tables are derived here. */
+    private TaskGraph(List<DeviceInfo> devices, List<Stream> streams, String[] names, int[] tags, TaskTag[] tagTable,
+                      Work[] works, int[] taskStreamStart, int[] taskStreams, int[] nextOnStream, int[] depStart,
+                      int[] deps, int[] streamTaskStart, int[] streamTasks) {
+        int n = names.length;
+        this.devices = devices;
+        this.streams = streams;
+        this.names = names;
+        this.tags = tags;
+        this.tagTable = tagTable;
+        this.works = works;
         this.compute = new boolean[n];
         for (int t = 0; t < n; t++) {
             compute[t] = works[t] instanceof Work.Compute;
         }
-        this.taskStreamStart = Arrays.copyOf(b.taskStreamStart, n + 1);
-        this.taskStreams = b.taskStreams.toArray();
+        this.taskStreamStart = taskStreamStart;
+        this.taskStreams = taskStreams;
         this.depStart = depStart;
         this.deps = deps;
         this.streamTaskStart = streamTaskStart;
         this.streamTasks = streamTasks;
-        this.nextOnStream = b.nextOnStream.toArray();
+        this.nextOnStream = nextOnStream;
         dependentStart = new int[n + 1];
         for (int d : deps) {
             dependentStart[d + 1]++;
@@ -227,6 +237,110 @@ public final class TaskGraph {
             }
         }
         newStart[ids.length] = k;
+    }
+
+    /**
+     * Several graphs as one, on one set of devices: the tasks of {@code parts.get(0)} first, then
+     * those of the next part, each part's devices moved through its map ({@code deviceMaps.get(p)[d]}
+     * is the index in {@code devices} of part p's device d) and every communication's flows with
+     * them. Streams, queues, dependencies and each task's lists keep their order within a part, so
+     * a part runs on the union as on its own graph wherever it shares nothing. What several jobs
+     * placed on one cluster run: their steps on one timeline. Parts must not share a device.
+     *
+     * @throws IllegalArgumentException when a map's length is not its part's device count, a map
+     *         names a device outside {@code devices}, or two parts map onto one device
+     */
+    public static TaskGraph union(List<DeviceInfo> devices, List<TaskGraph> parts, List<int[]> deviceMaps) {
+        if (parts.size() != deviceMaps.size()) {
+            throw new IllegalArgumentException(parts.size() + " parts but " + deviceMaps.size() + " device maps");
+        }
+        boolean[] taken = new boolean[devices.size()];
+        int tasks = 0;
+        int slots = 0;
+        int edges = 0;
+        int queued = 0;
+        for (int p = 0; p < parts.size(); p++) {
+            TaskGraph g = parts.get(p);
+            int[] map = deviceMaps.get(p);
+            if (map.length != g.devices.size()) {
+                throw new IllegalArgumentException("part " + p + " has " + g.devices.size() + " devices but its map "
+                        + map.length);
+            }
+            for (int d : map) {
+                if (d < 0 || d >= taken.length || taken[d]) {
+                    throw new IllegalArgumentException("part " + p + " maps a device to " + d
+                            + (d >= 0 && d < taken.length ? ", which another device already takes" : ", not a device"));
+                }
+                taken[d] = true;
+            }
+            tasks += g.names.length;
+            slots += g.taskStreams.length;
+            edges += g.deps.length;
+            queued += g.streamTasks.length;
+        }
+        List<Stream> streams = new ArrayList<>();
+        String[] names = new String[tasks];
+        int[] tags = new int[tasks];
+        Work[] works = new Work[tasks];
+        int[] taskStreamStart = new int[tasks + 1];
+        int[] taskStreams = new int[slots];
+        int[] nextOnStream = new int[slots];
+        int[] depStart = new int[tasks + 1];
+        int[] deps = new int[edges];
+        List<TaskTag> tagTable = new ArrayList<>();
+        Map<TaskTag, Integer> tagIds = new HashMap<>();
+        int t0 = 0;
+        int k0 = 0;
+        int e0 = 0;
+        IntList streamTaskStart = new IntList();
+        streamTaskStart.add(0);
+        int[] streamTasks = new int[queued];
+        int q0 = 0;
+        for (int p = 0; p < parts.size(); p++) {
+            TaskGraph g = parts.get(p);
+            int[] map = deviceMaps.get(p);
+            int s0 = streams.size();
+            for (Stream st : g.streams) {
+                streams.add(new Stream(s0 + st.id(), map[st.device()], st.name(), st.kind()));
+            }
+            int[] tagOf = new int[g.tagTable.length];
+            for (int i = 0; i < tagOf.length; i++) {
+                tagOf[i] = tagIds.computeIfAbsent(g.tagTable[i], tag -> {
+                    tagTable.add(tag);
+                    return tagTable.size() - 1;
+                });
+            }
+            Map<Work, Work> moved = new java.util.IdentityHashMap<>();
+            int n = g.names.length;
+            for (int t = 0; t < n; t++) {
+                names[t0 + t] = g.names[t];
+                tags[t0 + t] = tagOf[g.tags[t]];
+                Work w = g.works[t];
+                works[t0 + t] = w instanceof Work.Communication c
+                        ? moved.computeIfAbsent(c, x -> c.onDevices(d -> map[d])) : w;
+                taskStreamStart[t0 + t + 1] = k0 + g.taskStreamStart[t + 1];
+                depStart[t0 + t + 1] = e0 + g.depStart[t + 1];
+            }
+            for (int k = 0; k < g.taskStreams.length; k++) {
+                taskStreams[k0 + k] = s0 + g.taskStreams[k];
+                nextOnStream[k0 + k] = g.nextOnStream[k] < 0 ? -1 : t0 + g.nextOnStream[k];
+            }
+            for (int e = 0; e < g.deps.length; e++) {
+                deps[e0 + e] = t0 + g.deps[e];
+            }
+            for (int s = 0; s < g.streams.size(); s++) {
+                streamTaskStart.add(q0 + g.streamTaskStart[s + 1]);
+            }
+            for (int i = 0; i < g.streamTasks.length; i++) {
+                streamTasks[q0 + i] = t0 + g.streamTasks[i];
+            }
+            t0 += n;
+            k0 += g.taskStreams.length;
+            e0 += g.deps.length;
+            q0 += g.streamTasks.length;
+        }
+        return new TaskGraph(List.copyOf(devices), List.copyOf(streams), names, tags, tagTable.toArray(new TaskTag[0]),
+                works, taskStreamStart, taskStreams, nextOnStream, depStart, deps, streamTaskStart.toArray(), streamTasks);
     }
 
     public static Builder builder() {

@@ -29,6 +29,41 @@ public final class Timeline {
         this.makespan = max;
     }
 
+    /**
+     * The part of this timeline that ran {@code part}'s tasks, where {@code part} is one of the
+     * graphs joined by {@link TaskGraph#union} and its tasks start at {@code firstTask} of this
+     * timeline's graph: each task's start and end (and time lost to interference) as they ran in
+     * the union, under the part's own ids. Counters and the event count are the whole run's.
+     */
+    public Timeline part(TaskGraph part, int firstTask) {
+        int n = part.taskCount();
+        if (firstTask < 0 || firstTask + n > start.length) {
+            throw new IllegalArgumentException("tasks " + firstTask + ".." + (firstTask + n) + " are not in this timeline of "
+                    + start.length + " tasks");
+        }
+        return new Timeline(part, java.util.Arrays.copyOfRange(start, firstTask, firstTask + n),
+                java.util.Arrays.copyOfRange(end, firstTask, firstTask + n), events, counters,
+                interferenceNs == null ? null : java.util.Arrays.copyOfRange(interferenceNs, firstTask, firstTask + n));
+    }
+
+    /**
+     * This timeline over {@code same}: a graph of the same tasks and streams in the same order
+     * whose devices are named or numbered differently (a shared cluster's trace groups each job's
+     * devices together).
+     */
+    public Timeline over(TaskGraph same) {
+        return over(same, counters);
+    }
+
+    /** As {@link #over(TaskGraph)}, with {@code tracks} as its counters (an empty set: none). */
+    public Timeline over(TaskGraph same, Counters tracks) {
+        if (same.taskCount() != start.length || same.streams().size() != graph.streams().size()) {
+            throw new IllegalArgumentException("a graph of " + same.taskCount() + " tasks and " + same.streams().size()
+                    + " streams is not this timeline's of " + start.length + " and " + graph.streams().size());
+        }
+        return new Timeline(same, start, end, events, tracks, interferenceNs);
+    }
+
     /** Whether the run slowed compute beside communication (an {@link Interference} other than none). */
     public boolean interferenceModelled() {
         return interferenceNs != null;

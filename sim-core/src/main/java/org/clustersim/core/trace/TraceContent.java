@@ -72,7 +72,7 @@ public final class TraceContent {
         for (DeviceInfo d : graph.devices()) {
             if (d.node() != lastNode) {
                 lastNode = d.node();
-                sink.process(pid(d), "node " + d.node(), d.node());
+                sink.process(pid(d), processName(d), d.node());
             }
         }
         // Threads sort by device, then by stream creation order within the device.
@@ -127,6 +127,15 @@ public final class TraceContent {
         var flow = c.phases().get(0).flows().get(0);
         return flow.srcDevice() == graph.stream(task.stream(0)).device()
                 && flow.dstDevice() == graph.stream(task.stream(1)).device() && flow.srcDevice() != flow.dstDevice();
+    }
+
+    /**
+     * A server's process name, {@code node N}; a device named {@code group/device} (a job of a
+     * shared cluster) names its process after the group.
+     */
+    private static String processName(DeviceInfo d) {
+        int slash = d.name().indexOf('/');
+        return slash > 0 ? d.name().substring(0, slash) : "node " + d.node();
     }
 
     private static int pid(DeviceInfo d) {

@@ -122,6 +122,11 @@ final class ClusterSectionReader {
      * fat-tree fabric. Empty after reporting errors.
      */
     Optional<ClusterChoice> read(String presetName, Scenario.Parallelism par) {
+        return read(presetName, par.gpus());
+    }
+
+    /** As {@link #read(String, Scenario.Parallelism)}, for a layout of {@code layoutGpus} GPUs (the default size). */
+    Optional<ClusterChoice> read(String presetName, int layoutGpus) {
         String fabric = FABRIC.choice(section);
         boolean rails = fabric.equals("rail-optimized");
         boolean fatTree = fabric.equals("fat-tree");
@@ -135,7 +140,7 @@ final class ClusterSectionReader {
         // without a usable profile the rest of the section is still read, for its own errors
         AcceleratorSpec chip = device.map(DeviceProfile::accelerator).orElse(base.accelerator());
         int gpusPerNode = GPUS_PER_NODE.integer(section, base.gpusPerNode());
-        int defaultNodes = Math.max(1, (par.gpus() + gpusPerNode - 1) / gpusPerNode);
+        int defaultNodes = Math.max(1, (layoutGpus + gpusPerNode - 1) / gpusPerNode);
         int nodes = NODES.integer(section, defaultNodes);
         double nvlink = NVLINK_BW.number(section).map(g -> g * 1e9).orElse(base.nvlinkBytesPerS());
         long nvlinkLat = NVLINK_LAT.number(section).map(Math::round).orElse(base.nvlinkLatencyNs());

@@ -51,9 +51,20 @@ public final class ScenarioReader {
         return read(file, treeReader.readText(file, text));
     }
 
-    private Scenario read(Path file, SourceNode tree) {
+    /**
+     * Reads a scenario from a tree already parsed ({@code file} names it in errors): a job of a
+     * shared-cluster file ({@link SharedScenarioReader}) is read from its part of that file's tree.
+     *
+     * @throws InputFileException listing every problem found
+     */
+    public Scenario read(Path file, SourceNode tree) {
         Diagnostics d = new Diagnostics(file);
         Section root = Section.root(d, tree);
+        if (SharedScenarioReader.isShared(tree)) {
+            root.error("jobs", "a shared-cluster file (a jobs list) is read by run, validate and place; this command "
+                    + "takes a single-job scenario");
+            d.throwIfAny();
+        }
 
         // each section is read in the order its errors are listed to the user
         String name = NAME.text(root).orElseGet(() -> stem(file));

@@ -1,0 +1,131 @@
+package org.clustersim.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.clustersim.study.scenario.SharedScenario;
+import org.clustersim.study.scenario.SharedScenarioReader;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code run}, {@code validate} and {@code place} on shared-cluster files. */
+class SharedClusterCommandTest {
+    @TempDir
+    Path dir;
+
+    private static String job(String name, String placement) {
+        return "  - name: " + name + "\n    placement: " + placement + "\n"
+                + "    model: {preset: gpt3-1.3b}\n"
+                + "    parallelism: {tp: 8, dp: 2}\n"
+                + "    training: {globalBatch: 8, microBatch: 1, seqLen: 2048}\n";
+    }
+
+    private Path file(String text) throws Exception {
+        Path f = dir.resolve("shared.yaml");
+        Files.writeString(f, "cluster: {preset: dgx-h100, nodes: 64, fabric: rail-optimized, oversubscription: 4}\n"
+                + "jobs:\n" + text);
+        return f;
+    }
+
+    @Test
+    void runPrintsEachJobAndWritesASummaryCsvAndATraceWithAProcessPerJob() throws Exception {
+        Path f = file(job("a", "spread") + job("b", "{servers: 40-41}"));
+        Path summary = dir.resolve("s.json");
+        Path csv = dir.resolve("s.csv");
+        Path trace = dir.resolve("t.json");
+        Path report = dir.resolve("r.html");
+        ClusterSimTest.Result r = ClusterSimTest.cli("run", f.toString(), "--summary", summary.toString(), "--csv",
+                csv.toString(), "--trace", trace.toString(), "--report", report.toString());
+        assertEquals(0, r.code(), r.err());
+        String html = Files.readString(report);
+        assertTrue(html.contains("Job a") && html.contains("Job b") && html.contains("slowdown"), "the report's sections");
+        Path again = dir.resolve("t2.json");
+        assertEquals(0, ClusterSimTest.cli("run", f.toString(), "--trace", again.toString()).code());
+        assertEquals(Files.readString(trace), Files.readString(again), "the same trace with or without a report");
+        assertTrue(r.out().contains("job        a: 16 GPUs on servers 0,32 (spread)"), r.out());
+        assertTrue(r.out().contains("job        b: 16 GPUs on servers 40-41 (servers 40-41)"), r.out());
+        JsonNode json = new ObjectMapper().readTree(summary.toFile());
+        assertEquals(2, json.get("jobs").size());
+        JsonNode a = json.get("jobs").get(0);
+        assertEquals(a.get("stepTimeNs").asDouble() / a.get("aloneStepTimeNs").asDouble(), a.get("slowdown").asDouble(),
+                1e-12);
+        assertEquals(3, Files.readAllLines(csv).size(), "a header and a row per job");
+        JsonNode events = new ObjectMapper().readTree(trace.toFile()).get("traceEvents");
+        Set<String> processes = new TreeSet<>();
+        Set<String> threads = new TreeSet<>();
+        for (JsonNode e : events) {
+            if ("process_name".equals(e.path("name").asText())) {
+                processes.add(e.get("args").get("name").asText());
+            }
+            if ("thread_name".equals(e.path("name").asText())) {
+                threads.add(e.get("args").get("name").asText());
+            }
+        }
+        assertEquals(Set.of("a", "b"), processes);
+        assertTrue(threads.contains("a/node32.gpu7 compute") && threads.contains("b/node41.gpu0 compute"),
+                threads.toString());
+    }
+
+    @Test
+    void aBadPlacementIsExitTwoWithItsLineAndNothingWritten() throws Exception {
+        Path f = file(job("a", "{servers: 0-1}") + job("b", "{servers: 1-2}"));
+        Path summary = dir.resolve("s.json");
+        ClusterSimTest.Result r = ClusterSimTest.cli("run", f.toString(), "--no-trace", "--summary", summary.toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("shared.yaml:9:16: jobs[1].placement: found server 1, which a (jobs[0]) already "
+                + "takes"), r.err());
+        assertFalse(r.err().contains("Exception"), r.err());
+        assertFalse(Files.exists(summary));
+        ClusterSimTest.Result v = ClusterSimTest.cli("validate", f.toString());
+        assertEquals(2, v.code());
+        ClusterSimTest.Result ok = ClusterSimTest.cli("validate", file(job("a", "packed")).toString());
+        assertEquals(0, ok.code(), ok.err());
+        assertTrue(ok.out().contains("job a: gpt3-1.3b, 16 GPUs, on servers 0-1 (packed)"), ok.out());
+        ClusterSimTest.Result whatif = ClusterSimTest.cli("whatif", f.toString(), "--slow", "node0.gpu0=0.5");
+        assertEquals(2, whatif.code());
+        assertTrue(whatif.err().contains("jobs: a shared-cluster file (a jobs list) is read by run, validate and place"),
+                whatif.err());
+    }
+
+    @Test
+    void placeComparesThePoliciesAndRanksThemByAggregateThroughput() throws Exception {
+        Path f = file(job("a", "packed") + job("b", "packed"));
+        ClusterSimTest.Result r = ClusterSimTest.cli("place", f.toString(), "--policies", "spread,packed");
+        assertEquals(0, r.code(), r.err());
+        List<String> lines = r.out().lines().toList();
+        // packed keeps each job's two servers under one SU's leaves; spread sends both over the 4:1 spines
+        assertTrue(lines.get(2).startsWith("packed") && lines.stream().anyMatch(l -> l.startsWith("spread")),
+                r.out());
+        assertTrue(r.out().contains("best       packed"), r.out());
+        ClusterSimTest.Result bad = ClusterSimTest.cli("place", f.toString(), "--policies", "packd");
+        assertEquals(2, bad.code());
+        assertTrue(bad.err().contains("--policies: found 'packd'"), bad.err());
+    }
+
+    @Test
+    void theBundledSharedSuperPodPlacesTheBigJobOnEightSusWhenPackedAndOverAllTwelveWhenSpread() {
+        SharedScenario s = new SharedScenarioReader().read(ClusterSimTest.SCENARIOS.resolve(
+                "shared/llama-2048-and-512-superpod-2to1.yaml"));
+        assertEquals(2, s.jobs().size());
+        assertEquals(2048, s.jobs().get(0).scenario().parallelism().gpus());
+        assertEquals(0, s.jobs().get(0).servers()[0]);
+        assertEquals(255, s.jobs().get(0).servers()[255]);
+        assertEquals(256, s.jobs().get(1).servers()[0]);
+        SharedScenario spread = s.placedBy(new org.clustersim.study.scenario.Placement.Policy(
+                org.clustersim.study.scenario.Placement.Kind.SPREAD, 0));
+        Set<Integer> units = new TreeSet<>();
+        for (int n : spread.jobs().get(1).servers()) {
+            units.add(n / 32);
+        }
+        assertEquals(12, units.size(), "the small job dealt over every SU: " + units);
+    }
+}
