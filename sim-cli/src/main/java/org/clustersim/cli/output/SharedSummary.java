@@ -44,14 +44,14 @@ public record SharedSummary(String name, String cluster, double tokensPerSecond,
      * @param exposedCommFraction  exposed communication together, of the step time
      * @param aloneExposedCommFraction the same alone
      * @param exposedByKindNs      exposed communication together per traffic kind, mean over GPUs
-     * @param bubbleFraction       compute idle together, of the step time
+     * @param pipelineBubbleFraction pipeline bubble together, of the step time (docs/metrics.md)
      * @param tokensPerSecond      tokens per second together
      * @param steps                every step's span together
      */
     public record Job(String name, String placement, String servers, int gpus, int measuredStep, boolean overlapped,
                       long stepTimeNs, long aloneStepTimeNs, double slowdown, double mfu, double aloneMfu,
                       double exposedCommFraction, double aloneExposedCommFraction, Map<String, Long> exposedByKindNs,
-                      double bubbleFraction, double tokensPerSecond, List<StepFigures.StepSpan> steps) {
+                      double pipelineBubbleFraction, double tokensPerSecond, List<StepFigures.StepSpan> steps) {
     }
 
     /** The summary of {@code run}. */
@@ -62,7 +62,7 @@ public record SharedSummary(String name, String cluster, double tokensPerSecond,
             StepFigures a = j.alone();
             jobs.add(new Job(j.job().name(), j.job().placement().describe(), Placement.ranges(j.job().servers()),
                     f.gpus(), j.measuredStep(), j.overlapped(), f.stepTimeNs(), a.stepTimeNs(), j.slowdown(), f.mfu(),
-                    a.mfu(), f.exposedCommFraction(), a.exposedCommFraction(), f.exposedByKindNs(), f.bubbleFraction(),
+                    a.mfu(), f.exposedCommFraction(), a.exposedCommFraction(), f.exposedByKindNs(), f.pipelineBubbleFraction(),
                     f.tokensPerSecond(), f.steps()));
         }
         return new SharedSummary(run.shared().name(), run.shared().cluster().describe(), run.tokensPerSecond(),
@@ -73,12 +73,12 @@ public record SharedSummary(String name, String cluster, double tokensPerSecond,
     public void writeCsv(OutputStream out) throws IOException {
         Writer w = new OutputStreamWriter(out, StandardCharsets.UTF_8);
         w.write("job,placement,servers,gpus,measuredStep,overlapped,stepTimeNs,aloneStepTimeNs,slowdown,mfu,aloneMfu,"
-                + "exposedCommFraction,aloneExposedCommFraction,bubbleFraction,tokensPerSecond\n");
+                + "exposedCommFraction,aloneExposedCommFraction,pipelineBubbleFraction,tokensPerSecond\n");
         for (Job j : jobs) {
             w.write(String.format(Locale.ROOT, "%s,%s,\"%s\",%d,%d,%b,%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.3f%n",
                     j.name(), j.placement(), j.servers(), j.gpus(), j.measuredStep(), j.overlapped(), j.stepTimeNs(),
                     j.aloneStepTimeNs(), j.slowdown(), j.mfu(), j.aloneMfu(), j.exposedCommFraction(),
-                    j.aloneExposedCommFraction(), j.bubbleFraction(), j.tokensPerSecond()));
+                    j.aloneExposedCommFraction(), j.pipelineBubbleFraction(), j.tokensPerSecond()));
         }
         w.flush();
     }

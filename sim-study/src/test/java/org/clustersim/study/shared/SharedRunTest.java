@@ -54,7 +54,9 @@ class SharedRunTest {
         assertEquals(a.mfu(), b.mfu());
         assertEquals(a.exposedCommFraction(), b.exposedCommFraction());
         assertEquals(a.exposedByKindNs(), b.exposedByKindNs());
-        assertEquals(a.bubbleFraction(), b.bubbleFraction());
+        assertEquals(a.idleFraction(), b.idleFraction());
+        assertEquals(a.pipelineBubbleFraction(), b.pipelineBubbleFraction());
+        assertEquals(a.otherWaitFraction(), b.otherWaitFraction());
         assertEquals(a.devices(), b.devices());
         assertEquals(a.events(), b.events());
         assertEquals(a.makespanNs(), b.makespanNs());
