@@ -119,7 +119,7 @@ public final class CollectiveCommand implements Callable<Integer> {
         }
         OutputFiles.check("--json", json);
         ClusterSpec clusterSpec = ClusterArgument.resolve("--cluster", cluster);
-        Topology topology = clusterSpec.build();
+        Topology topology = WorkEstimate.build(clusterSpec.name(), clusterSpec);
         CommGroup group = new CommGroup(RankList.parse(ranks, topology));
         if (group.size() < 2) {
             throw new InputException("--ranks " + ranks + ": selects " + group.size() + " GPU; a collective needs "

@@ -100,7 +100,7 @@ public final class RunCommand implements Callable<Integer> {
      */
     static Simulated simulate(Scenario scenario, boolean allowOom, boolean linkCounters, boolean withTrace) {
         long t0 = System.nanoTime();
-        TrainingStep step = scenario.trainingStep();
+        TrainingStep step = WorkEstimate.step(scenario);
         WorkEstimate.of(scenario, step, withTrace).requireFits();
         StepRun simulated = StepRun.of(scenario, step, linkCounters);
         TrainingStep.Built built = simulated.built();
@@ -109,14 +109,9 @@ public final class RunCommand implements Callable<Integer> {
         RunSummary result = simulated.summary();
         long hbm = scenario.cluster().accelerator().hbmBytes();
         RunSummary.Device worst = simulated.fullest();
-        if (worst.memory().peakBytes() > hbm && !allowOom && !scenario.allowOom()) {
-            RunSummary.Memory m = worst.memory();
-            throw new InputException(String.format(java.util.Locale.ROOT, "%s runs out of memory on %s: peak %.1f GB "
-                    + "against %.0f GB of HBM (weights %.1f, gradients %.1f, optimizer state %.1f, workspace %.1f, "
-                    + "activations %.1f GB); shard more (tp, pp, ep, zero), recompute, or pass --allow-oom to simulate "
-                    + "anyway", scenario.name(), worst.name(), m.peakBytes() / 1e9, hbm / 1e9, m.weightBytes() / 1e9,
-                    m.gradientBytes() / 1e9, m.optimizerBytes() / 1e9, m.workspaceBytes() / 1e9,
-                    m.activationBytes() / 1e9));
+        HbmPeak peak = HbmPeak.measured(worst.name(), worst.memory());
+        if (peak.over(hbm) && !allowOom && !scenario.allowOom()) {
+            throw peak.outOfMemory(scenario.name(), hbm, "", "pass --allow-oom to simulate anyway");
         }
         if (withTrace || linkCounters) {
             MemoryTracks.add(timeline, step, built);

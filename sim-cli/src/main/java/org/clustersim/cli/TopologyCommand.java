@@ -39,12 +39,12 @@ public final class TopologyCommand implements Callable<Integer> {
         Topology t;
         if (links && java.nio.file.Files.isRegularFile(java.nio.file.Path.of(cluster))) {
             // a scenario: also say which traffic classes its step puts on each link
-            var step = new org.clustersim.study.scenario.ScenarioReader().read(java.nio.file.Path.of(cluster))
-                    .trainingStep();
+            var step = WorkEstimate.step(new org.clustersim.study.scenario.ScenarioReader()
+                    .read(java.nio.file.Path.of(cluster)));
             t = step.topology();
             traffic = org.clustersim.cli.output.LinkTraffic.classes(step.build().graph(), t);
         } else {
-            t = c.build();
+            t = WorkEstimate.build(c.name(), c);
         }
         PrintWriter out = spec.commandLine().getOut();
         out.printf(Locale.ROOT, "%s: %s%n", c.name(), c.describe());

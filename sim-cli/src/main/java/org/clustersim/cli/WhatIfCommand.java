@@ -143,6 +143,8 @@ public final class WhatIfCommand implements Callable<Integer> {
             targets.put("--trace-dir (variant trace)", traceDir.resolve(scenario.name() + ".whatif" + ext));
         }
         OutputFiles.check(targets);
+        // the study builds the step: a cluster too large to build is refused before
+        WorkEstimate.requireClusterFits(scenario);
         // the file's text travels to a distributed engine's workers, which rebuild the study from it
         WhatIfStudy study = new WhatIfStudy(scenario, sweep == null ? null
                 : InputFile.readText(scenarioFile, InputFile.MAX_STRUCTURED_BYTES, "a scenario file"));

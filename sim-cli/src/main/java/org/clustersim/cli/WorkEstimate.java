@@ -7,6 +7,9 @@ import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.core.input.InputException;
 import org.clustersim.core.input.InputFile;
 import org.clustersim.strategies.training.TrainingStep;
+import org.clustersim.topology.ClusterSpec;
+import org.clustersim.topology.Topology;
+import org.clustersim.topology.TorusSpec;
 
 /**
  * How much work a command is about to do, estimated before any of it is built: simulated tasks,
@@ -54,7 +57,41 @@ public record WorkEstimate(String what, long tasks, long events, long heapBytes,
 
     /** One training step (or {@code simulation.steps}) of a scenario, with its trace when {@code trace}. */
     public static WorkEstimate of(Scenario s, boolean trace) {
-        return of(s, s.trainingStep(), trace);
+        return of(s, step(s), trace);
+    }
+
+    /**
+     * A cluster's graph alone, estimated from its size before it is built: every other estimate
+     * needs the built graph, and a million GPUs' graph takes tens of seconds and gigabytes to
+     * build. It counts the same heap per GPU as the whole step's estimate, so a cluster this
+     * refuses would be refused once built as well, and one it admits may still be.
+     *
+     * @param what what the cluster is built for (a scenario's name), for messages
+     */
+    static WorkEstimate cluster(String what, ClusterSpec c) {
+        long gpus = (long) c.nodes() * c.gpusPerNode();
+        boolean tpu = c instanceof TorusSpec;
+        return new WorkEstimate(String.format(Locale.ROOT, "%s (a cluster of %,d %s on %,d %s)", what, gpus,
+                tpu ? "chips" : "GPUs", c.nodes(), tpu ? "hosts" : "servers"), 0, 0, clamp(gpus * (double) BYTES_PER_GPU), 0, false,
+                "fewer servers (cluster.nodes, or a smaller preset or slice), or more heap "
+                        + "(CLUSTERSIM_JAVA_OPTS=-Xmx<size>)");
+    }
+
+    /** {@code c}'s graph, built once its estimate ({@link #cluster}) fits. */
+    static Topology build(String what, ClusterSpec c) {
+        cluster(what, c).requireFits();
+        return c.build();
+    }
+
+    /** {@code s}'s training step, built once its cluster's estimate ({@link #cluster}) fits. */
+    static TrainingStep step(Scenario s) {
+        requireClusterFits(s);
+        return s.trainingStep();
+    }
+
+    /** Refuses (exit 2) a scenario whose cluster's graph alone would not fit ({@link #cluster}). */
+    static void requireClusterFits(Scenario s) {
+        cluster(s.name(), s.cluster()).requireFits();
     }
 
     /** The same, for the scenario's step already made (building it twice costs seconds on large clusters). */
@@ -187,7 +224,10 @@ public record WorkEstimate(String what, long tasks, long events, long heapBytes,
         if (tasks > 0) {
             sb.append(count(tasks)).append(" tasks, ");
         }
-        sb.append(count(events)).append(" events, ").append(InputFile.size(heapBytes)).append(" of heap");
+        if (events > 0) {
+            sb.append(count(events)).append(" events, ");
+        }
+        sb.append(InputFile.size(heapBytes)).append(" of heap");
         if (outputBytes > 0) {
             sb.append(", ").append(InputFile.size(outputBytes)).append(" of output");
         }

@@ -186,6 +186,14 @@ public final class Topology {
          * made a tenth of building a 16K-GPU fabric.
          */
         private final List<List<Link>> outLinks = new ArrayList<>();
+        /**
+         * Per vertex with more than {@link #SCANNED} links out, the links out so far by far end
+         * (vertex id): a single switch joining every NIC of a large cluster has one link per NIC,
+         * and scanning them for each new one made building quadratic (160K GPUs: minutes).
+         */
+        private final Map<Integer, Map<Integer, Integer>> lanesByEnd = new HashMap<>();
+        /** Links out of a vertex scanned for parallel ones before they are counted by far end. */
+        private static final int SCANNED = 64;
         private final List<Vertex> accelerators = new ArrayList<>();
         private final Map<Integer, Integer> scaleUp = new HashMap<>();
         private final Map<Integer, Integer> nics = new HashMap<>();
@@ -213,10 +221,22 @@ public final class Topology {
         public Link addLink(Vertex src, Vertex dst, LinkKind kind, double bytesPerS, long latencyNs) {
             List<Link> out = outLinks.get(src.id());
             int lane = 0;
-            for (int i = 0, n = out.size(); i < n; i++) {
-                if (out.get(i).dst() == dst) {
-                    lane++;
+            if (out.size() < SCANNED) {
+                for (int i = 0, n = out.size(); i < n; i++) {
+                    if (out.get(i).dst() == dst) {
+                        lane++;
+                    }
                 }
+            } else {
+                Map<Integer, Integer> lanes = lanesByEnd.computeIfAbsent(src.id(), k -> {
+                    Map<Integer, Integer> byEnd = new HashMap<>();
+                    for (Link l : out) {
+                        byEnd.merge(l.dst().id(), 1, Integer::sum);
+                    }
+                    return byEnd;
+                });
+                lane = lanes.getOrDefault(dst.id(), 0);
+                lanes.put(dst.id(), lane + 1);
             }
             Link link = new Link(links.size(), src, dst, kind, bytesPerS, latencyNs, lane);
             links.add(link);
