@@ -105,7 +105,9 @@ public final class PlanSearch {
         DesignSpace.Enumeration e = space.enumerate(stated.gpus(), stated.globalBatch(), stated.layers());
         List<Layout> layouts = e.layouts();
         if (layouts.isEmpty()) {
-            throw new InputException("no layout of the design space fits " + stated.gpus() + " GPUs: " + e.dropped());
+            throw new InputException("no layout of the design space fits " + stated.gpus() + " GPUs; left out: "
+                    + byCount(e.dropped()) + "; widen the knobs (--tp, --pp, --cp, --mb) or change --nodes or "
+                    + "--global-batch");
         }
         Candidate probe = probe(layouts);
         List<CandidateTasks.Batch> batches = new ArrayList<>();
@@ -222,6 +224,13 @@ public final class PlanSearch {
             }
         }
         throw new InputException("no layout of the search is a valid scenario; the first: " + first);
+    }
+
+    /** Counts by reason as {@code reason: count; ...}, the largest first (ties by reason). */
+    static String byCount(Map<String, Integer> counts) {
+        return counts.entrySet().stream()
+                .sorted(Map.Entry.<String, Integer>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()))
+                .map(x -> x.getKey() + ": " + x.getValue()).collect(java.util.stream.Collectors.joining("; "));
     }
 
     private static Progress progress(PrintWriter err, boolean terminal, int total, String label, String unit) {
