@@ -74,4 +74,92 @@ class LastBadInputsTest {
         assertTrue(out.toFile().length() > 0);
         assertFalse(r.err().contains("standard output"), r.err());
     }
+
+    @Test
+    void eachRangeMessageNamesTheFlagAndItsValue() {
+        String small = HardeningTest.SMALL.toString();
+        String[][] cases = {
+            {"--threads: found 0, expected 1 to 256", "whatif", small, "--sweep", "links", "--threads", "0"},
+            {"--sample: found -1, expected 0", "whatif", small, "--sweep", "links", "--sample", "-1"},
+            {"--top: found -3, expected 0 or more rows", "whatif", small, "--sweep", "links", "--top", "-3"},
+            {"--top: found 0, expected 1 or more", "plan", "--model", "gpt3-1.3b", "--cluster", "dgx-h100",
+                "--nodes", "1", "--global-batch", "16", "--seq", "1024", "--top", "0"},
+            {"--simulate: found 0, expected 1 or more", "plan", "--model", "gpt3-1.3b", "--cluster", "dgx-h100",
+                "--nodes", "1", "--global-batch", "16", "--seq", "1024", "--simulate", "0"},
+            {"--nodes: found -2, expected 0 or more", "plan", "--model", "gpt3-1.3b", "--cluster", "dgx-h100",
+                "--nodes", "-2", "--global-batch", "16", "--seq", "1024"},
+            {"--price-per-gpu-hour: found -1.0, expected dollars", "plan", "--model", "gpt3-1.3b", "--cluster",
+                "dgx-h100", "--nodes", "1", "--global-batch", "16", "--seq", "1024", "--price-per-gpu-hour", "-1"},
+        };
+        for (String[] c : cases) {
+            String[] args = java.util.Arrays.copyOfRange(c, 1, c.length);
+            HardeningTest.Result r = HardeningTest.cli(args).badInput();
+            assertTrue(r.err().contains(c[0]), c[0] + " in: " + r.err());
+        }
+    }
+
+    @Test
+    void planChecksItsOutputFolderBeforeSearching() throws IOException {
+        Path file = java.nio.file.Files.writeString(dir.resolve("plans"), "a file, not a folder");
+        HardeningTest.Result r = HardeningTest.cli("plan", "--model", "gpt3-1.3b", "--cluster", "dgx-h100", "--nodes",
+                "1", "--global-batch", "16", "--seq", "1024", "--space", "narrow", "--out", file.toString()).badInput();
+        assertTrue(r.err().startsWith("error: --out (ranking) " + file.resolve("gpt3-1.3b-8gpus-gb16-s1024.csv")),
+                r.err());
+        assertFalse(r.err().contains("plan: running on"), "refused before the search: " + r.err());
+        assertEquals("a file, not a folder", java.nio.file.Files.readString(file));
+    }
+
+    @Test
+    void aSpaceWithNoLayoutListsWhatWasLeftOutByReason() {
+        HardeningTest.Result r = HardeningTest.cli("plan", "--cluster", "dgx-h100", "--nodes", "125000", "--model",
+                "gpt3-175b", "--global-batch", "1536", "--seq", "2048").badInput();
+        assertTrue(r.err().contains("error: no layout of the design space fits 1000000 GPUs; left out: "
+                + "microbatch x dp does not divide the global batch: "), r.err());
+        assertTrue(r.err().contains("; tp x pp x cp does not divide the 1000000 GPUs: "), r.err());
+        assertFalse(r.err().contains("{") || r.err().contains("="), "no Java map: " + r.err());
+    }
+
+    @Test
+    void aTruncatedScenarioSaysWhatIsMissingAndWhereItWasOpened() throws IOException {
+        String json = "{\n  \"name\": \"cut\",\n  \"cluster\": {\n    \"preset\": \"dgx-h100\"";
+        String[][] cases = {
+            {"cut.json", json, ":4:25: the file ends inside an object opened at line 3, within an object opened at "
+                + "line 1 ('}}' is missing)"},
+            {"list.json", "{\n  \"name\": \"cut\",\n  \"faults\": [1, 2", ":3:18: the file ends inside a list opened "
+                + "at line 3, within an object opened at line 1 (']}' is missing)"},
+            {"comma.json", "{\n  \"name\": \"cut\",\n", ":3:1: the file ends where a field or value is expected, "
+                + "inside an object opened at line 1 (a '}' is missing)"},
+            {"quote.json", "{\n  \"name\": \"cu", ":2:14: the file ends inside a quoted text, inside an object "
+                + "opened at line 1 ('\"}' is missing)"},
+            {"cut.yaml", "name: cut\ncluster: {preset: dgx", ":2:22: the file ends inside a '{' mapping opened at line "
+                + "2, column 10 (a '}' is missing)"},
+            {"quote.yaml", "name: cut\ncluster:\n  preset: \"dgx-h100\n", ":3:9: the file ends inside a quoted text "
+                + "opened at line 3, column 11 (its closing quote is missing)"},
+        };
+        for (String[] c : cases) {
+            Path file = java.nio.file.Files.writeString(dir.resolve(c[0]), c[1]);
+            HardeningTest.Result r = HardeningTest.cli("validate", file.toString()).badInput();
+            assertEquals("error: " + file + c[2], r.err().lines().findFirst().orElse(""), c[0]);
+            assertFalse(r.err().contains("marker") || r.err().contains("Source") || r.err().contains("while "),
+                    r.err());
+        }
+    }
+
+    @Test
+    void aDeviceProfileThatIsNotARegularFileIsNamedForWhatItIs() throws Exception {
+        java.nio.file.Files.createDirectory(dir.resolve("profiles"));
+        Path fifo = dir.resolve("profile.yaml");
+        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
+        assertEquals(0, mkfifo.waitFor());
+        String small = java.nio.file.Files.readString(HardeningTest.SMALL);
+        String[][] cases = {{"profiles", "a directory"}, {"profile.yaml", "a named pipe (FIFO)"}};
+        for (String[] c : cases) {
+            String text = small.replaceFirst("(?m)^cluster:\\n", "cluster:\n  deviceProfile: " + c[0] + "\n");
+            assertTrue(text.contains("deviceProfile: " + c[0]), "the scenario names the profile");
+            Path scenario = java.nio.file.Files.writeString(dir.resolve("s-" + c[0].replace('.', '-') + ".yaml"), text);
+            HardeningTest.Result r = HardeningTest.cli("validate", scenario.toString()).badInput();
+            assertTrue(r.err().contains("deviceProfile: found '" + c[0] + "', which is " + c[1] + " ("
+                    + dir.resolve(c[0]) + "), expected a bundled profile"), r.err());
+        }
+    }
 }
