@@ -161,6 +161,12 @@ public final class PlanCommand implements Callable<Integer> {
             + "the simulated ones.")
     int simulateCount;
 
+    @Option(names = "--max-minutes", paramLabel = "MINUTES", defaultValue = "60", description = "Stop a search "
+            + "whose estimate (the layouts left at the pace of its screening so far, plus the simulations, on the "
+            + "engine's task slots) exceeds this, once a tenth of it has passed, with the estimate and the knobs to "
+            + "narrow (default ${DEFAULT-VALUE}).")
+    double maxMinutes;
+
     @Option(names = "--price-per-gpu-hour", paramLabel = "DOLLARS", description = "Also show the cost per million "
             + "tokens.")
     double price;
@@ -181,6 +187,9 @@ public final class PlanCommand implements Callable<Integer> {
         atLeast("--simulate", simulateCount, 1);
         atLeast("--threads", engineOptions.threads, 1);
         atLeast("--nodes", nodes, 0);
+        if (!(maxMinutes > 0) || Double.isInfinite(maxMinutes)) {
+            throw usage("--max-minutes: found " + maxMinutes + ", expected minutes above 0");
+        }
         if (!(price >= 0) || Double.isInfinite(price)) {
             throw usage("--price-per-gpu-hour: found " + price + ", expected dollars, 0 or more");
         }
@@ -208,7 +217,7 @@ public final class PlanCommand implements Callable<Integer> {
             engineName = tasks.describe();
             err.printf(Locale.ROOT, "plan: running on %s%n", engineName);
             err.flush();
-            result = search.run(tasks, err, System.console() != null);
+            result = search.run(tasks, err, System.console() != null, maxMinutes * 60);
         }
         PlanReport report = new PlanReport(result, price);
         boolean ranked = !result.ranking().isEmpty();

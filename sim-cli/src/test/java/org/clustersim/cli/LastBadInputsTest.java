@@ -162,4 +162,21 @@ class LastBadInputsTest {
                     + dir.resolve(c[0]) + "), expected a bundled profile"), r.err());
         }
     }
+
+    @Test
+    void aPlanWhosePaceShowsItWouldRunPastTheLimitIsStoppedWithTheEstimate() {
+        Path out = dir.resolve("plans");
+        HardeningTest.Result r = HardeningTest.cli("plan", "--model", "gpt3-1.3b", "--cluster", "dgx-h100", "--nodes",
+                "4", "--global-batch", "512", "--seq", "2048", "--threads", "1", "--max-minutes", "0.001", "--out",
+                out.toString()).badInput();
+        assertTrue(r.err().contains("error: the search would take about "), r.err());
+        assertTrue(r.err().contains("on 1 task slot, more than --max-minutes 0.001: "), r.err());
+        assertTrue(r.err().contains(" layouts to screen at "), r.err());
+        assertTrue(r.err().contains("narrow the space (values per knob: --schedule 8, --pp "), r.err());
+        assertTrue(r.err().endsWith("or raise --max-minutes\n"), r.err());
+        assertFalse(out.toFile().exists(), "nothing written");
+        HardeningTest.Result zero = HardeningTest.cli("plan", "--model", "gpt3-1.3b", "--cluster", "dgx-h100",
+                "--nodes", "1", "--max-minutes", "0").badInput();
+        assertTrue(zero.err().contains("--max-minutes: found 0.0, expected minutes above 0"), zero.err());
+    }
 }
