@@ -88,6 +88,9 @@ class LastBadInputsTest {
                 "--nodes", "1", "--global-batch", "16", "--seq", "1024", "--simulate", "0"},
             {"--nodes: found -2, expected 0 or more", "plan", "--model", "gpt3-1.3b", "--cluster", "dgx-h100",
                 "--nodes", "-2", "--global-batch", "16", "--seq", "1024"},
+            {"--min 0B: expected a size of at least 1 byte", "collective", "--cluster", "dgx-h100", "--min", "0B"},
+            {"--max 1MiB: expected at least --min 8MiB (8388608 bytes), found 1048576 bytes", "collective",
+                "--cluster", "dgx-h100", "--min", "8MiB", "--max", "1MiB"},
             {"--price-per-gpu-hour: found -1.0, expected dollars", "plan", "--model", "gpt3-1.3b", "--cluster",
                 "dgx-h100", "--nodes", "1", "--global-batch", "16", "--seq", "1024", "--price-per-gpu-hour", "-1"},
         };
