@@ -3,8 +3,10 @@ package org.clustersim.study.plan;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
@@ -41,5 +43,23 @@ class PlanWorkTest {
         assertDoesNotThrow(() -> early.requireWithin(60, knobs));
         // and one within the limit goes on whatever has passed
         assertDoesNotThrow(() -> WORK.requireWithin(75, knobs));
+    }
+
+    @Test
+    void aSearchScreenedInRoundsFindsWhatItFindsInOneGo() {
+        BaseScenario base = BaseScenario.of(null, "gpt3-1.3b", "dgx-h100", 1, 64, 1024);
+        DesignSpace w = DesignSpace.wide(base.model(), base.layers(), base.seqLen());
+        // the wide space without activation offload: a quarter of it, still many rounds
+        DesignSpace space = new DesignSpace(w.schedule(), w.tp(), w.pp(), w.cp(), w.cpVariant(), w.ep(), w.etp(),
+                w.vp(), w.mb(), w.recompute(), w.recomputeModules(), w.zero(), w.zero3Impl(), w.overlapParamGather(),
+                w.tpOverlap(), w.bucketMB(), List.of(0), w.model());
+        try (org.clustersim.study.engine.EmbeddedPool pool = new org.clustersim.study.engine.EmbeddedPool(1)) {
+            PlanSearch.Result once = new PlanSearch(base, space, 2).run(pool, null, false);
+            PlanSearch.Result rounds = new PlanSearch(base, space, 2).run(pool, null, false, 1e9);
+            // rounds of 2, 4 and 8 batches at least, on one slot
+            assertTrue(once.layouts().size() > 14 * PlanSearch.BATCH, once.layouts().size() + " layouts");
+            assertEquals(once.screenings(), rounds.screenings());
+            assertEquals(once.ranking(), rounds.ranking());
+        }
     }
 }

@@ -33,8 +33,12 @@ public record PlanWork(int layouts, int screened, double elapsedSeconds, int pac
                        int simulations, double simulateSeconds, int slots) {
     /** Batches per task slot of the first round; each round doubles it, up to {@link #MAX_ROUND_PER_SLOT}. */
     static final int FIRST_ROUND_PER_SLOT = 2;
-    /** Batches per task slot of a round at most: a check every few minutes of a long search. */
-    static final int MAX_ROUND_PER_SLOT = 64;
+    /**
+     * Batches per task slot of a round at most: a check every minute or two of a long search
+     * (16,384 layouts on 2 slots), while the wait for a round's last batch (and on Spark, a job per
+     * round) costs a few percent.
+     */
+    static final int MAX_ROUND_PER_SLOT = 32;
     /**
      * Simulated tasks per second of one thread, steady state: GPT-3 175B on 1,024 A100 simulated
      * its 52 candidates (about 5 M tasks each, every replica) in 86 s on 2 threads
