@@ -13,7 +13,7 @@ import picocli.CommandLine.ScopeType;
 
 /**
  * The {@code clustersim} command line. Exit codes: 0 success, 2 bad input (scenario file or
- * flags), 1 internal error.
+ * flags) or an output that cannot be written (a file or standard output), 1 internal error.
  */
 @Command(name = "clustersim", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = "Discrete-event simulator of distributed LLM training clusters.")
@@ -48,11 +48,37 @@ public final class ClusterSim implements Runnable {
 
     /** Entry point. */
     public static void main(String[] args) {
-        System.exit(execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+        StandardOutput stdout = new StandardOutput(new java.io.FileOutputStream(java.io.FileDescriptor.out));
+        System.exit(execute(args, new PrintWriter(stdout, true), new PrintWriter(System.err, true), stdout));
     }
 
     /** Runs the command line with the given streams and returns the exit code (for tests). */
     public static int execute(String[] args, PrintWriter out, PrintWriter err) {
+        return execute(args, out, err, null);
+    }
+
+    /**
+     * Runs the command line and then checks that everything it printed reached {@code out}: a
+     * write error there (a full disk, a closed pipe) fails the command as a file that cannot be
+     * written does, since the reader holds a truncated output. {@code stdout}, when given, is the
+     * stream under {@code out} and tells the reason.
+     */
+    static int execute(String[] args, PrintWriter out, PrintWriter err, StandardOutput stdout) {
+        int code = commands(args, out, err);
+        if (!out.checkError() || code != 0) {
+            return code; // a command that failed has said why; a lost stdout adds nothing to that
+        }
+        java.io.IOException why = stdout == null ? null : stdout.failure();
+        if (why != null && "Broken pipe".equals(why.getMessage())) {
+            return BAD_INPUT; // the reader stopped reading (| head): it knows, and a message would only interleave
+        }
+        err.println("error: cannot write standard output" + (why == null || why.getMessage() == null ? ""
+                : ": " + InputError.printable(why.getMessage())) + "; what was printed is incomplete");
+        err.flush();
+        return BAD_INPUT;
+    }
+
+    private static int commands(String[] args, PrintWriter out, PrintWriter err) {
         ClusterSim root = new ClusterSim();
         CommandLine cl = commandLine(root, args);
         cl.setOut(out);

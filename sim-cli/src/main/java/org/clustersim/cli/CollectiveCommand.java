@@ -111,8 +111,12 @@ public final class CollectiveCommand implements Callable<Integer> {
         };
         long from = ByteSize.parse("--min", min);
         long to = ByteSize.parse("--max", max);
-        if (from < 1 || to < from) {
-            throw new InputException("--min and --max: expected 1 <= min <= max, got " + from + " and " + to);
+        if (from < 1) {
+            throw new InputException("--min " + min + ": expected a size of at least 1 byte");
+        }
+        if (to < from) {
+            throw new InputException("--max " + max + ": expected at least --min " + min + " (" + from + " bytes), found "
+                    + to + " bytes");
         }
         if (factor < 2) {
             throw new InputException("--factor: expected at least 2, got " + factor);

@@ -119,6 +119,7 @@ public final class GoodputCommand implements Callable<Integer> {
             }
         }
         OutputFiles.check("--json", json);
+        engineOptions.check();
         double saveS = seconds(checkpointCost, "--checkpoint-cost");
         double restartS = seconds(restartCost, "--restart-cost");
         CheckpointInterval interval = switch (checkpointEvery) {

@@ -161,6 +161,12 @@ public final class PlanCommand implements Callable<Integer> {
             + "the simulated ones.")
     int simulateCount;
 
+    @Option(names = "--max-minutes", paramLabel = "MINUTES", defaultValue = "60", description = "Stop a search "
+            + "whose estimate (the layouts left at the pace of its screening so far, plus the simulations, on the "
+            + "engine's task slots) exceeds this, once a tenth of it has passed, with the estimate and the knobs to "
+            + "narrow (default ${DEFAULT-VALUE}).")
+    double maxMinutes;
+
     @Option(names = "--price-per-gpu-hour", paramLabel = "DOLLARS", description = "Also show the cost per million "
             + "tokens.")
     double price;
@@ -177,13 +183,31 @@ public final class PlanCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (top < 1 || simulateCount < 1 || engineOptions.threads < 1 || price < 0 || nodes < 0) {
-            throw usage("--top, --simulate and --threads must be at least 1, --price-per-gpu-hour and --nodes not "
-                    + "negative");
+        atLeast("--top", top, 1);
+        atLeast("--simulate", simulateCount, 1);
+        atLeast("--threads", engineOptions.threads, 1);
+        atLeast("--nodes", nodes, 0);
+        if (!(maxMinutes > 0) || Double.isInfinite(maxMinutes)) {
+            throw usage("--max-minutes: found " + maxMinutes + ", expected minutes above 0");
+        }
+        if (!(price >= 0) || Double.isInfinite(price)) {
+            throw usage("--price-per-gpu-hour: found " + price + ", expected dollars, 0 or more");
         }
         validateKnobs();
         BaseScenario scenario = BaseScenario.of(base, model, cluster, nodes, globalBatch, seq);
         DesignSpace knobs = space(scenario);
+        // the targets are checked before the search, which can take minutes
+        String stem = String.format(Locale.ROOT, "%s-%dgpus-gb%d-s%d", scenario.modelName(), scenario.gpus(),
+                scenario.globalBatch(), scenario.seqLen());
+        Path csv = out.resolve(stem + ".csv");
+        Path json = out.resolve(stem + ".json");
+        Path winner = out.resolve(stem + ".winner.yaml");
+        Map<String, Path> targets = new LinkedHashMap<>();
+        targets.put("--out (ranking)", csv);
+        targets.put("--out (JSON)", json);
+        targets.put("--out (winner)", winner);
+        OutputFiles.check(targets);
+        engineOptions.check();
         PlanSearch search = new PlanSearch(scenario, knobs, Math.max(top, simulateCount));
         PrintWriter err = spec.commandLine().getErr();
         long t0 = System.nanoTime();
@@ -193,14 +217,9 @@ public final class PlanCommand implements Callable<Integer> {
             engineName = tasks.describe();
             err.printf(Locale.ROOT, "plan: running on %s%n", engineName);
             err.flush();
-            result = search.run(tasks, err, System.console() != null);
+            result = search.run(tasks, err, System.console() != null, maxMinutes * 60);
         }
         PlanReport report = new PlanReport(result, price);
-        String stem = String.format(Locale.ROOT, "%s-%dgpus-gb%d-s%d", scenario.modelName(), result.frame().gpus(),
-                result.frame().globalBatch(), result.frame().seqLen());
-        Path csv = out.resolve(stem + ".csv");
-        Path json = out.resolve(stem + ".json");
-        Path winner = out.resolve(stem + ".winner.yaml");
         boolean ranked = !result.ranking().isEmpty();
         Map<Path, AtomicOutput.Content> files = new LinkedHashMap<>();
         files.put(csv, o -> o.write(report.csv().getBytes(StandardCharsets.UTF_8)));
@@ -271,6 +290,12 @@ public final class PlanCommand implements Callable<Integer> {
                     throw usage("--recompute-modules " + set + ": " + e.getMessage());
                 }
             }
+        }
+    }
+
+    private void atLeast(String flag, int value, int least) {
+        if (value < least) {
+            throw usage(flag + ": found " + value + ", expected " + least + " or more");
         }
     }
 

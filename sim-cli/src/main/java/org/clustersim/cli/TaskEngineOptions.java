@@ -30,6 +30,14 @@ final class TaskEngineOptions {
             + "spark-submit set, else local[*]).")
     String master;
 
+    /**
+     * Refuses an engine or master that cannot work (not on the class path, an unreachable master)
+     * in seconds: commands call it before they simulate anything.
+     */
+    void check() {
+        TaskEngines.check(engine, master);
+    }
+
     /** The engine the options name; {@code app} names the job in a distributed engine's UI. */
     TaskEngine open(String app) {
         return TaskEngines.open(engine, master, threads, app);

@@ -126,8 +126,14 @@ public final class WhatIfCommand implements Callable<Integer> {
         if (sweep == null && !variant) {
             throw usage("nothing to compare: give --fail, --degrade, --slow or --sweep");
         }
-        if (engineOptions.threads < 1 || engineOptions.threads > MAX_THREADS || sample < 0 || top < 0) {
-            throw usage("--threads must be from 1 to " + MAX_THREADS + ", --sample and --top at least 0");
+        if (engineOptions.threads < 1 || engineOptions.threads > MAX_THREADS) {
+            throw usage("--threads: found " + engineOptions.threads + ", expected 1 to " + MAX_THREADS);
+        }
+        if (sample < 0) {
+            throw usage("--sample: found " + sample + ", expected 0 (every link) or more");
+        }
+        if (top < 0) {
+            throw usage("--top: found " + top + ", expected 0 or more rows");
         }
         if (!(slowFactor > 0 && slowFactor <= 1)) {
             throw usage("--slow-factor must be in (0, 1], found " + slowFactor);
@@ -145,6 +151,9 @@ public final class WhatIfCommand implements Callable<Integer> {
         OutputFiles.check(targets);
         // the study builds the step: a cluster too large to build is refused before
         WorkEstimate.requireClusterFits(scenario);
+        if (sweep != null) {
+            engineOptions.check();
+        }
         // the file's text travels to a distributed engine's workers, which rebuild the study from it
         WhatIfStudy study = new WhatIfStudy(scenario, sweep == null ? null
                 : InputFile.readText(scenarioFile, InputFile.MAX_STRUCTURED_BYTES, "a scenario file"));

@@ -64,6 +64,11 @@ public final class SparkEngine implements TaskEngine {
     }
 
     @Override
+    public int slots() {
+        return Math.max(1, context.sc().defaultParallelism());
+    }
+
+    @Override
     public String describe() {
         return "spark " + master + " (" + context.sc().defaultParallelism() + " task slots)";
     }

@@ -10,7 +10,9 @@ import org.clustersim.study.engine.TaskEngineProvider;
  * {@code --engine spark}: starts a Spark context for the command. {@code --master} wins; otherwise
  * the master spark-submit set ({@code spark.master}); otherwise {@code local[*]}, all cores of this
  * machine. In local mode the web UI stays off (nothing to look at for seconds, and tests must not
- * bind ports); Spark's console progress bar is always off, the command draws its own.
+ * bind ports); Spark's console progress bar is always off, the command draws its own. The master is
+ * checked first ({@link SparkMaster}), and a context that fails to start is one line of bad input,
+ * not Spark's stack trace.
  */
 public final class SparkEngineProvider implements TaskEngineProvider {
     @Override
@@ -19,7 +21,14 @@ public final class SparkEngineProvider implements TaskEngineProvider {
     }
 
     @Override
+    public void check(String master) {
+        // before any Spark class loads: making a SparkConf already logs warnings about this host
+        new SparkMaster(master != null ? master : System.getProperty("spark.master", "local[*]")).check();
+    }
+
+    @Override
     public TaskEngine open(String master, String app) {
+        check(master);
         SparkConf conf = new SparkConf().setAppName(app);
         if (master != null) {
             conf.setMaster(master);
@@ -34,9 +43,14 @@ public final class SparkEngineProvider implements TaskEngineProvider {
         }
         try {
             return new SparkEngine(new JavaSparkContext(conf));
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // Spark throws its checked SparkException undeclared
+            Throwable root = e;
+            while (root.getCause() != null && root.getCause() != root) {
+                root = root.getCause();
+            }
+            String why = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
             throw new org.clustersim.core.input.InputException("--master " + conf.get("spark.master")
-                    + ": Spark could not start: " + e.getMessage());
+                    + ": Spark could not start: " + why.lines().findFirst().orElse("").strip());
         }
     }
 }

@@ -150,7 +150,8 @@ public final class SourceTreeReader {
         } catch (JsonProcessingException e) {
             JsonLocation at = e.getLocation() != null ? e.getLocation() : parser.currentLocation();
             SourceLocation loc = at == null ? SourceLocation.NONE : location(at);
-            throw InputFileException.single(file, loc, "", explain(e, text, loc));
+            String truncated = EndOfInput.explain(e, parser);
+            throw InputFileException.single(file, loc, "", truncated != null ? truncated : explain(e, text, loc));
         } catch (IOException e) {
             throw InputFileException.single(file, SourceLocation.NONE, "", "cannot read: " + e.getMessage());
         }

@@ -62,6 +62,12 @@ public final class EmbeddedPool implements TaskEngine {
         }
     }
 
+    /** Its threads, but no more than this machine's cores: threads beyond them share the cores. */
+    @Override
+    public int slots() {
+        return Math.min(threads, Runtime.getRuntime().availableProcessors());
+    }
+
     @Override
     public String describe() {
         return "embedded pool, " + threads + (threads == 1 ? " thread" : " threads");

@@ -28,6 +28,11 @@ public interface TaskEngine extends AutoCloseable {
      */
     <I extends Serializable, O extends Serializable> List<O> map(List<I> inputs, Job<I, O> job, Progress progress);
 
+    /** Tasks it runs at once (threads, executor cores), for estimates of how long work takes. */
+    default int slots() {
+        return 1;
+    }
+
     /** What runs the tasks, for messages: "embedded pool, 2 threads", "spark local[2]". */
     String describe();
 

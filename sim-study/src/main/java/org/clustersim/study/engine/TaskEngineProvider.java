@@ -10,6 +10,16 @@ public interface TaskEngineProvider {
     String name();
 
     /**
+     * Refuses a master the engine could not start with (a bad URL, a host that does not answer),
+     * within seconds and before any work: a command calls it before it simulates anything, and
+     * {@link #open} again. Does nothing by default.
+     *
+     * @param master as for {@link #open}
+     */
+    default void check(String master) {
+    }
+
+    /**
      * Starts the engine.
      *
      * @param master where it runs (the engine's own URL syntax, e.g. {@code local[2]}, {@code yarn}), or

@@ -26,16 +26,32 @@ public final class TaskEngines {
      */
     public static TaskEngine open(String engine, String master, int threads, String app) {
         if (engine.equals(LOCAL)) {
+            check(engine, master);
+            return new EmbeddedPool(threads);
+        }
+        return provider(engine).open(master, app);
+    }
+
+    /**
+     * Refuses, before a command does any work, an engine that is not on the class path, a master
+     * without a distributed engine, or a master the engine could not start with.
+     */
+    public static void check(String engine, String master) {
+        if (engine.equals(LOCAL)) {
             if (master != null) {
                 throw new InputException("--master " + master + " is for a distributed engine; give --engine spark "
                         + "with it, or leave it out to run on this machine's cores");
             }
-            return new EmbeddedPool(threads);
+            return;
         }
+        provider(engine).check(master);
+    }
+
+    private static TaskEngineProvider provider(String engine) {
         List<String> found = new ArrayList<>();
         for (TaskEngineProvider p : ServiceLoader.load(TaskEngineProvider.class)) {
             if (p.name().equals(engine)) {
-                return p.open(master, app);
+                return p;
             }
             found.add(p.name());
         }

@@ -99,13 +99,26 @@ public final class PlanSearch {
         }
     }
 
-    /** Runs the search on {@code engine}, reporting progress on {@code err} (null: silent). */
+    /** Runs the search on {@code engine}, reporting progress on {@code err} (null: silent), however long it takes. */
     public Result run(TaskEngine engine, PrintWriter err, boolean terminal) {
+        return run(engine, err, terminal, Double.POSITIVE_INFINITY);
+    }
+
+    /**
+     * Runs the search on {@code engine}, reporting progress on {@code err} (null: silent), unless
+     * its estimated work ({@link PlanWork}) exceeds {@code limitSeconds}: the batches are screened
+     * in rounds, in order, each twice the last (from two batches per task slot), and after each
+     * round from the second the estimate from its pace is checked. Every layout's screening
+     * depends on the layout alone, so the results are the same in rounds or in one go.
+     */
+    public Result run(TaskEngine engine, PrintWriter err, boolean terminal, double limitSeconds) {
         Frame stated = frame();
         DesignSpace.Enumeration e = space.enumerate(stated.gpus(), stated.globalBatch(), stated.layers());
         List<Layout> layouts = e.layouts();
         if (layouts.isEmpty()) {
-            throw new InputException("no layout of the design space fits " + stated.gpus() + " GPUs: " + e.dropped());
+            throw new InputException("no layout of the design space fits " + stated.gpus() + " GPUs; left out: "
+                    + byCount(e.dropped()) + "; widen the knobs (--tp, --pp, --cp, --mb) or change --nodes or "
+                    + "--global-batch");
         }
         Candidate probe = probe(layouts);
         List<CandidateTasks.Batch> batches = new ArrayList<>();
@@ -115,10 +128,33 @@ public final class PlanSearch {
         }
         Progress screenProgress = progress(err, terminal, batches.size(), "plan screening", "batches of " + BATCH
                 + " layouts");
+        CandidateTasks.Screen screen = new CandidateTasks.Screen(probe.file(), probe.scenario(), base, stated.layers());
         List<Screening> screenings = new ArrayList<>(layouts.size());
-        for (List<Screening> part : engine.map(batches, new CandidateTasks.Screen(probe.file(), probe.scenario(),
-                base, stated.layers()), screenProgress)) {
-            screenings.addAll(part);
+        boolean limited = limitSeconds < Double.POSITIVE_INFINITY;
+        int slots = Math.max(1, engine.slots());
+        int round = limited ? PlanWork.FIRST_ROUND_PER_SLOT * slots : batches.size();
+        long start = System.nanoTime();
+        for (int next = 0, rounds = 0; next < batches.size(); rounds++) {
+            int end = Math.min(batches.size(), next + round);
+            int before = screenings.size();
+            long t0 = System.nanoTime();
+            for (List<Screening> part : engine.map(batches.subList(next, end), screen, screenProgress)) {
+                screenings.addAll(part);
+            }
+            long t1 = System.nanoTime();
+            next = end;
+            // from the second round on: the first ran cold (code and caches), several times slower
+            if (limited && next < batches.size() && rounds >= 1) {
+                try {
+                    PlanWork.of(layouts, screenings, (t1 - start) / 1e9, screenings.size() - before, (t1 - t0) / 1e9,
+                            stated, simulate, slots).requireWithin(limitSeconds, knobValues());
+                } catch (InputException refused) {
+                    screenProgress.finish();
+                    CandidateTasks.Screen.release(probe.scenario());
+                    throw refused;
+                }
+            }
+            round = Math.min(round * 2, PlanWork.MAX_ROUND_PER_SLOT * slots);
         }
         screenProgress.finish();
         // the screening's caches (a cluster per thread, timings) make room for the simulations
@@ -222,6 +258,36 @@ public final class PlanSearch {
             }
         }
         throw new InputException("no layout of the search is a valid scenario; the first: " + first);
+    }
+
+    /** How many values each knob of the space takes, by its option's name. */
+    private Map<String, Integer> knobValues() {
+        Map<String, Integer> n = new java.util.LinkedHashMap<>();
+        n.put("--schedule", space.schedule().size());
+        n.put("--tp", space.tp().size());
+        n.put("--pp", space.pp().size());
+        n.put("--cp", space.cp().size());
+        n.put("--cp-variant", space.cpVariant().size());
+        n.put("--ep", space.ep().size());
+        n.put("--etp", space.etp().size());
+        n.put("--vp", space.vp().size());
+        n.put("--mb", space.mb().size());
+        n.put("--recompute", space.recompute().size());
+        n.put("--recompute-modules", space.recomputeModules().size());
+        n.put("--zero", space.zero().size());
+        n.put("--zero3-impl", space.zero3Impl().size());
+        n.put("--param-gather", space.overlapParamGather().size());
+        n.put("--tp-overlap", space.tpOverlap().size());
+        n.put("--bucket-mb", space.bucketMB().size());
+        n.put("--offload", space.offloadLayers().size());
+        return n;
+    }
+
+    /** Counts by reason as {@code reason: count; ...}, the largest first (ties by reason). */
+    static String byCount(Map<String, Integer> counts) {
+        return counts.entrySet().stream()
+                .sorted(Map.Entry.<String, Integer>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()))
+                .map(x -> x.getKey() + ": " + x.getValue()).collect(java.util.stream.Collectors.joining("; "));
     }
 
     private static Progress progress(PrintWriter err, boolean terminal, int total, String label, String unit) {

@@ -67,8 +67,9 @@ final class ClusterSectionReader {
             Path dir = scenario.toAbsolutePath().getParent();
             Path profile = dir == null ? Path.of(named.get()) : dir.resolve(named.get());
             if (!java.nio.file.Files.isRegularFile(profile)) {
-                section.error("deviceProfile", "found '" + named.get() + "', expected a bundled profile ("
-                        + String.join(", ", DeviceProfiles.NAMES) + ") or a profile file relative to the scenario");
+                section.error("deviceProfile", "found '" + named.get() + "'" + notAFile(profile)
+                        + ", expected a bundled profile (" + String.join(", ", DeviceProfiles.NAMES)
+                        + ") or a profile file relative to the scenario");
                 return Optional.empty();
             }
             tree = treeReader.read(profile);
@@ -91,6 +92,16 @@ final class ClusterSectionReader {
             tree = SourceNode.overlay(tree, m);
         }
         return new DeviceProfileReader(section.diagnostics()).read(tree, overrides == null ? "" : section.pathOf("deviceOverrides"));
+    }
+
+    /** What stands at {@code path} when it is not a regular file ("a directory"), or "" when nothing does. */
+    private static String notAFile(Path path) {
+        try {
+            var attributes = java.nio.file.Files.readAttributes(path, java.nio.file.attribute.BasicFileAttributes.class);
+            return ", which is " + org.clustersim.core.input.InputFile.kind(path, attributes) + " (" + path + ")";
+        } catch (java.io.IOException e) {
+            return "";
+        }
     }
 
     /**
