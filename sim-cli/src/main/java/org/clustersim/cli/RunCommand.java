@@ -125,6 +125,9 @@ public final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        if (new org.clustersim.study.scenario.WorkloadScenarioReader().isWorkload(scenarioFile)) {
+            return ImportedRun.run(this, spec.commandLine().getOut());
+        }
         Scenario scenario = new ScenarioReader().read(scenarioFile);
         if (noTrace && trace != null) {
             throw new CommandLine.ParameterException(spec.commandLine(), "give --trace FILE or --no-trace, not both");
