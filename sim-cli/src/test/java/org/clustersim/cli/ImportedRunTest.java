@@ -53,6 +53,24 @@ class ImportedRunTest {
     }
 
     @Test
+    void anEightRankTraceRunsAtSixtyFourRanks() throws IOException {
+        String trace = ASTRA.resolve("all_reduce").toString();
+        Path eight = scenario("cluster:\n  preset: dgx-h100\n  nodes: 8\nworkload:\n  chakraTrace: " + trace + "\n");
+        HardeningTest.Result small = cli("run", eight.toString(), "--no-trace");
+        assertEquals(0, small.code(), small.err());
+        Path wide = scenario("cluster:\n  preset: dgx-h100\n  nodes: 8\nworkload:\n  chakraTrace: " + trace
+                + "\n  ranks: 64\n");
+        HardeningTest.Result r = cli("run", wide.toString(), "--no-trace");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("64 ranks on GPUs 0-63"), r.out());
+        assertTrue(r.out().contains("1 collectives"), r.out());
+        // the all-reduce now crosses the servers' NICs
+        assertTrue(stepMs(r.out()) > stepMs(small.out()), r.out() + small.out());
+        Path tooFew = scenario("cluster:\n  preset: dgx-h100\nworkload:\n  chakraTrace: " + trace + "\n  ranks: 64\n");
+        assertTrue(cli("run", tooFew.toString(), "--no-trace").badInput().err().contains("64 rank traces"));
+    }
+
+    @Test
     void aCorruptTraceFileIsALocatedErrorWithExitCode2() throws IOException {
         Path dir = Files.createDirectories(tmp.resolve("et"));
         Files.copy(ASTRA.resolve("all_reduce/all_reduce.0.et"), dir.resolve("job.0.et"));

@@ -17,9 +17,11 @@ import org.clustersim.topology.ClusterSpec;
  * @param chakraTrace         the trace files as given: a folder or a glob, relative to the scenario's folder
  * @param durationScale       factor on recorded durations of compute nodes timed by duration
  * @param collectiveAlgorithm the collective algorithm by name, or {@code auto}
+ * @param ranks               ranks to run, a multiple of the trace's (its data-parallel degree scaled), or 0
+ *                            for the trace's own
  */
 public record WorkloadScenario(String name, Path file, ClusterSpec cluster, DeviceProfile device, String chakraTrace,
-                               double durationScale, String collectiveAlgorithm) {
+                               double durationScale, String collectiveAlgorithm, int ranks) {
 
     /** The folder relative trace paths resolve against. */
     public Path base() {

@@ -57,6 +57,7 @@ public final class WorkloadScenarioReader {
                     + "such as traces/job.*.et, relative to the scenario file");
         }
         double scale = work.optionalNumber("durationScale", 1e-6, 1e6).orElse(1.0);
+        int ranks = work.optionalInteger("ranks", 1, 1 << 20).orElse(0);
         String algorithm = work.text("collectiveAlgorithm").orElse("auto");
         if (!Collectives.names().contains(algorithm)) {
             work.error("collectiveAlgorithm", "found '" + algorithm + "', expected one of "
@@ -77,7 +78,7 @@ public final class WorkloadScenarioReader {
         }
         d.throwIfAny();
         ClusterSectionReader.ClusterChoice c = cluster.orElseThrow();
-        return new WorkloadScenario(name, file, c.spec(), c.device(), trace.orElseThrow(), scale, algorithm);
+        return new WorkloadScenario(name, file, c.spec(), c.device(), trace.orElseThrow(), scale, algorithm, ranks);
     }
 
     private static String stem(Path file) {

@@ -11,8 +11,8 @@ import org.clustersim.study.scenario.WorkloadScenario;
 import org.clustersim.topology.Topology;
 
 /**
- * A workload scenario's imported trace simulated on its cluster: the traces read, mapped onto a
- * task graph and run once with the default network model. What {@code run} reports for a scenario
+ * A workload scenario's imported trace simulated on its cluster: the traces read, scaled to
+ * {@code workload.ranks} where given ({@link DataParallelCopies}), mapped onto a task graph and run once with the default network model. What {@code run} reports for a scenario
  * with a {@code workload} section.
  *
  * @param scenario the scenario
@@ -28,6 +28,9 @@ public record ImportedStep(WorkloadScenario scenario, List<RankTrace> ranks, EtT
         List<Path> files = EtTraceReader.files(scenario.base(), scenario.chakraTrace(),
                 scenario.file() + ": workload.chakraTrace");
         List<RankTrace> ranks = new EtTraceReader().read(files);
+        if (scenario.ranks() > 0) {
+            ranks = DataParallelCopies.scale(ranks, scenario.ranks(), scenario.file() + ": workload.ranks");
+        }
         Topology topology = scenario.cluster().build();
         EtTaskGraph.Built built = EtTaskGraph.build(ranks, topology,
                 new ComputeCost(scenario.device(), scenario.durationScale()), scenario.collectiveAlgorithm());
