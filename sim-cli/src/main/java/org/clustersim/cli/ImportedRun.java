@@ -61,7 +61,7 @@ final class ImportedRun {
         OutputFiles.write(files);
         EtTaskGraph.Built b = step.built();
         out.printf(Locale.ROOT, "scenario   %s (imported Chakra trace %s)%n", scenario.name(), scenario.chakraTrace());
-        out.printf(Locale.ROOT, "cluster    %s, %d ranks on GPUs 0-%d%n", scenario.cluster().name(), b.ranks(),
+        out.printf(Locale.ROOT, "cluster    %s, %d ranks on devices 0-%d%n", scenario.cluster().name(), b.ranks(),
                 b.ranks() - 1);
         out.printf(Locale.ROOT, "tasks      %d compute, %d collectives, %d transfers, %d untimed (memory, metadata, "
                 + "host)%n", b.computes(), b.collectives(), b.transfers(), b.untimed());

@@ -62,12 +62,25 @@ class ImportedRunTest {
                 + "\n  ranks: 64\n");
         HardeningTest.Result r = cli("run", wide.toString(), "--no-trace");
         assertEquals(0, r.code(), r.err());
-        assertTrue(r.out().contains("64 ranks on GPUs 0-63"), r.out());
+        assertTrue(r.out().contains("64 ranks on devices 0-63"), r.out());
         assertTrue(r.out().contains("1 collectives"), r.out());
         // the all-reduce now crosses the servers' NICs
         assertTrue(stepMs(r.out()) > stepMs(small.out()), r.out() + small.out());
         Path tooFew = scenario("cluster:\n  preset: dgx-h100\nworkload:\n  chakraTrace: " + trace + "\n  ranks: 64\n");
         assertTrue(cli("run", tooFew.toString(), "--no-trace").badInput().err().contains("64 rank traces"));
+    }
+
+    @Test
+    void runsOnATpuSlice() throws IOException {
+        Path tpu = scenario("cluster:\n  preset: tpu-v5p\n  topology: 2x2x2\nworkload:\n  chakraTrace: "
+                + ASTRA.resolve("all_reduce") + "\n");
+        HardeningTest.Result r = cli("run", tpu.toString(), "--no-trace");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("tpu-v5p-2x2x2, 8 ranks"), r.out());
+        assertTrue(stepMs(r.out()) > 0, r.out());
+        Path unsized = scenario("cluster:\n  preset: tpu-v5p\nworkload:\n  chakraTrace: " + ASTRA.resolve("all_reduce")
+                + "\n");
+        assertTrue(cli("run", unsized.toString(), "--no-trace").badInput().err().contains("cluster.topology"));
     }
 
     @Test

@@ -17,7 +17,7 @@ import org.clustersim.strategies.collective.Collectives;
 
 /**
  * Reads a scenario that has a {@code workload} section (an imported Chakra trace) into a
- * {@link WorkloadScenario}: {@code name}, {@code cluster} (GPU presets, read as in any scenario)
+ * {@link WorkloadScenario}: {@code name}, {@code cluster} (GPU or TPU presets, read as in any scenario)
  * and {@code workload}. The model-description sections do not apply and are reported if given.
  * Every error of the file is collected into one {@link InputFileException}.
  */
@@ -64,14 +64,16 @@ public final class WorkloadScenarioReader {
                     + String.join(", ", Collectives.names()));
         }
         String preset = CLUSTER_PRESET.choice(clusterSec);
-        Optional<ClusterSectionReader.ClusterChoice> cluster = Optional.empty();
+        // no layout: a GPU cluster's size comes from cluster.nodes (default one server), a TPU slice's
+        // from cluster.topology; the parallelism a model scenario gives is the trace's here
+        Section none = new Section(d, "parallelism", null, null);
+        ClusterSectionReader clusterReader = new ClusterSectionReader(clusterSec, file, treeReader);
+        Optional<ClusterSectionReader.ClusterChoice> cluster;
         if (TpuSectionReader.presets().contains(preset)) {
-            clusterSec.error("preset", "not supported yet for a workload scenario: TPU presets; expected a GPU preset");
+            cluster = TpuSectionReader.cluster(clusterSec, preset, none, clusterReader::deviceProfile)
+                    .map(t -> new ClusterSectionReader.ClusterChoice(t.torus(), t.device()));
         } else {
-            // no layout: the cluster's size comes from cluster.nodes (default one server)
-            Section none = new Section(d, "parallelism", null, null);
-            Scenario.Parallelism par = new ParallelismSectionReader(none, none).declared();
-            cluster = new ClusterSectionReader(clusterSec, file, treeReader).read(preset, par);
+            cluster = clusterReader.read(preset, new ParallelismSectionReader(none, none).declared());
         }
         for (Section s : List.of(clusterSec, work, root)) {
             s.finish();

@@ -80,8 +80,8 @@ public final class EtTaskGraph {
         }
         if (ranks.size() > topology.deviceCount()) {
             throw new InputException(ranks.get(0).file().getParent() + ": " + ranks.size() + " rank traces, but the "
-                    + "cluster " + topology.name() + " has " + topology.deviceCount() + " GPUs; expected a cluster with "
-                    + "at least one GPU per rank");
+                    + "cluster " + topology.name() + " has " + topology.deviceCount() + " devices; expected a cluster with "
+                    + "at least one device per rank");
         }
         return new EtTaskGraph(ranks, topology, cost, algorithm).build();
     }
