@@ -56,7 +56,7 @@ public final class WorkloadScenarioReader {
             work.error("chakraTrace", "missing; expected a folder of Chakra .et files (one per rank) or a glob "
                     + "such as traces/job.*.et, relative to the scenario file");
         }
-        double scale = work.optionalNumber("durationScale", 1e-6, 1e6).orElse(1.0);
+        double scale = work.optionalNumber("durationScale", 1e-6, 1e3).orElse(1.0);
         int ranks = work.optionalInteger("ranks", 1, 1 << 20).orElse(0);
         String algorithm = work.text("collectiveAlgorithm").orElse("auto");
         if (!Collectives.names().contains(algorithm)) {

@@ -39,6 +39,11 @@ public final class EtTraceReader {
     /** Most nodes over all files (the task graph holds one task per node). */
     public static final long MAX_NODES = 20_000_000;
 
+    /** Longest recorded duration of one node, microseconds (keeps simulated times far from overflow). */
+    public static final long MAX_DURATION_MICROS = 10_000_000_000L;
+    /** Most FLOPs one node may count (a zettaFLOP: far beyond one kernel). */
+    public static final double MAX_NUM_OPS = 1e21;
+
     private static final Pattern RANK = Pattern.compile("(\\d+)(?!.*\\d)");
 
     private final long maxFileBytes;
@@ -169,13 +174,13 @@ public final class EtTraceReader {
                     + " bytes");
         }
         try (InputStream in = new BufferedInputStream(Files.newInputStream(file))) {
-            return parse(file, rank, in);
+            return parse(file, rank, in, size);
         } catch (IOException e) {
             throw new InputException(file + ": cannot read: " + e.getMessage());
         }
     }
 
-    private RankTrace parse(Path file, int rank, InputStream raw) throws IOException {
+    private RankTrace parse(Path file, int rank, InputStream raw, long size) throws IOException {
         CodedInputStream in = CodedInputStream.newInstance(raw);
         in.setSizeLimit(Integer.MAX_VALUE);
         String version = "";
@@ -188,8 +193,9 @@ public final class EtTraceReader {
             byte[] bytes;
             try {
                 length = in.readRawVarint32();
-                if (length < 0 || length > maxFileBytes) {
-                    throw new InvalidProtocolBufferException("message length " + length);
+                if (length < 0 || length > size - in.getTotalBytesRead()) {
+                    throw new InvalidProtocolBufferException("a message of " + Integer.toUnsignedString(length)
+                            + " bytes, more than the file holds");
                 }
                 bytes = in.readRawBytes(length);
             } catch (InvalidProtocolBufferException e) {
@@ -267,7 +273,7 @@ public final class EtTraceReader {
         for (EtDef.AttributeProto a : n.getAttrList()) {
             AttributeValue v = new AttributeValue(file, n, a);
             switch (a.getName()) {
-                case "num_ops" -> numOps = v.number(0, Double.MAX_VALUE);
+                case "num_ops" -> numOps = v.number(0, MAX_NUM_OPS);
                 case "comm_type" -> commType = (int) v.integer(0, 1000);
                 case "comm_size" -> commBytes = v.integer(0, Long.MAX_VALUE);
                 case "comm_src" -> src = (int) v.integer(0, MAX_RANKS - 1);
@@ -281,9 +287,10 @@ public final class EtTraceReader {
             }
         }
         long duration = n.getDurationMicros();
-        if (duration < 0) {
+        if (duration < 0 || duration > MAX_DURATION_MICROS) {
             throw new InputException(file + ": node " + n.getId() + " (" + n.getName() + "): duration_micros "
-                    + Long.toUnsignedString(duration) + " is out of range");
+                    + Long.toUnsignedString(duration) + " is out of range; expected at most " + MAX_DURATION_MICROS
+                    + " (about 2.8 hours)");
         }
         return new EtNode(n.getId(), n.getName(), kind, ids(n.getCtrlDepsList()),
                 ids(n.getDataDepsList()), duration, numOps, commType, commBytes, src, dst,

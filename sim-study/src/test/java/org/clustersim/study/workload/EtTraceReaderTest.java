@@ -155,4 +155,39 @@ class EtTraceReaderTest {
         assertTrue(message(() -> new EtTraceReader(size, 2).read(files)).contains("more than 2 nodes"));
         assertEquals(3, new EtTraceReader(size, 3).read(files).stream().mapToInt(t -> t.nodes().size()).sum());
     }
+
+    @Test
+    void damagedFilesAreReadOrRefusedWithALocatedErrorNeverAnythingElse() throws IOException {
+        EtFiles f = new EtFiles(1).compute(0, 1, "a", 5);
+        f.add(0, EtFiles.node(2, "ar", EtDef.NodeType.COMM_COLL_NODE).addDataDeps(1)
+                .addAttr(EtFiles.intAttr("comm_type", 0)).addAttr(EtFiles.intAttr("comm_size", 1 << 20))
+                .addAttr(EtFiles.textAttr("pg_name", "dp")).build());
+        Path file = f.write(tmp.resolve("fuzz")).resolve("job.0.et");
+        byte[] good = Files.readAllBytes(file);
+        java.util.Random random = new java.util.Random(36);
+        int refused = 0;
+        for (int i = 0; i < 300; i++) {
+            byte[] bad = good.clone();
+            switch (i % 3) {
+                case 0 -> bad[random.nextInt(bad.length)] = (byte) random.nextInt(256);
+                case 1 -> bad = Arrays.copyOf(bad, random.nextInt(bad.length));
+                default -> {
+                    int at = random.nextInt(bad.length);
+                    byte[] grown = new byte[bad.length + 1];
+                    System.arraycopy(bad, 0, grown, 0, at);
+                    grown[at] = (byte) random.nextInt(256);
+                    System.arraycopy(bad, at, grown, at + 1, bad.length - at);
+                    bad = grown;
+                }
+            }
+            Files.write(file, bad);
+            try {
+                new EtTraceReader().read(file, 0);
+            } catch (InputException e) {
+                assertTrue(e.getMessage().startsWith(file.toString()), e.getMessage());
+                refused++;
+            }
+        }
+        assertTrue(refused > 50, "only " + refused + " of 300 damaged files refused");
+    }
 }
