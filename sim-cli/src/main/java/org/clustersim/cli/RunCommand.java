@@ -42,7 +42,8 @@ import picocli.CommandLine.Spec;
         description = "Simulate one training step of a scenario (or simulation.steps back to back, reporting the last); "
                 + "print the summary and write the trace.")
 public final class RunCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "SCENARIO", description = "Scenario file (.yaml, .yml or .json).")
+    @Parameters(index = "0", paramLabel = "SCENARIO", description = "Scenario file (.yaml, .yml or .json); one with a "
+            + "workload section runs an imported Chakra trace (docs/workloads.md).")
     Path scenarioFile;
 
     @Option(names = "--trace", paramLabel = "FILE",

@@ -109,5 +109,6 @@ class ImportedRunTest {
         assertTrue(cli("run", good.toString(), "--no-trace", "--csv", tmp.resolve("x.csv").toString()).badInput()
                 .err().contains("--csv: not supported yet"));
         assertFalse(Files.exists(tmp.resolve("x.csv")));
+        assertTrue(cli("validate", good.toString()).badInput().err().contains("is simulated by 'clustersim run' only"));
     }
 }
