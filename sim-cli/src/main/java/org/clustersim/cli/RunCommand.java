@@ -43,7 +43,8 @@ import picocli.CommandLine.Spec;
                 + "print the summary and write the trace. A shared-cluster file (a jobs list) runs every job together "
                 + "on one fabric and each alone on its servers, and prints each job's slowdown.")
 public final class RunCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "SCENARIO", description = "Scenario file (.yaml, .yml or .json).")
+    @Parameters(index = "0", paramLabel = "SCENARIO", description = "Scenario file (.yaml, .yml or .json); one with a "
+            + "workload section runs an imported Chakra trace (docs/workloads.md).")
     Path scenarioFile;
 
     @Option(names = "--trace", paramLabel = "FILE",
@@ -121,6 +122,9 @@ public final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        if (new org.clustersim.study.scenario.WorkloadScenarioReader().isWorkload(scenarioFile)) {
+            return ImportedRun.run(this, spec.commandLine().getOut());
+        }
         org.clustersim.core.input.SourceNode tree = new org.clustersim.core.input.SourceTreeReader().read(scenarioFile);
         if (org.clustersim.study.scenario.SharedScenarioReader.isShared(tree)) {
             return SharedClusterRun.call(this, scenarioFile, tree);

@@ -65,6 +65,11 @@ public final class ScenarioReader {
                     + "takes a single-job scenario");
             d.throwIfAny();
         }
+        if (root.has(WorkloadScenarioReader.WORKLOAD)) {
+            root.error(WorkloadScenarioReader.WORKLOAD, "a scenario with a workload section (an imported Chakra trace) "
+                    + "is simulated by 'clustersim run' only; this command reads model scenarios (docs/workloads.md)");
+            d.throwIfAny();
+        }
 
         // each section is read in the order its errors are listed to the user
         String name = NAME.text(root).orElseGet(() -> stem(file));

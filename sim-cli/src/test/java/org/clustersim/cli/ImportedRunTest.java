@@ -1,0 +1,114 @@
+package org.clustersim.cli;
+
+import static org.clustersim.cli.HardeningTest.cli;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code run} on a scenario with a {@code workload} section (an imported Chakra trace). */
+class ImportedRunTest {
+    private static final Path ASTRA = Path.of("../sim-study/src/test/resources/org/clustersim/study/workload/astra-sim")
+            .toAbsolutePath().normalize();
+
+    @TempDir
+    Path tmp;
+
+    private Path scenario(String text) throws IOException {
+        Path f = tmp.resolve("w.yaml");
+        Files.writeString(f, text);
+        return f;
+    }
+
+    private static double stepMs(String out) {
+        Matcher m = Pattern.compile("step time  ([0-9.]+) ms").matcher(out);
+        assertTrue(m.find(), out);
+        return Double.parseDouble(m.group(1));
+    }
+
+    @Test
+    void runsAPublicTraceAndTheTraceShowsItsNodeNames() throws IOException {
+        Path trace = tmp.resolve("t.json");
+        HardeningTest.Result r = cli("run", ASTRA.resolve("all-reduce-dgx-h100.yaml").toString(), "--trace",
+                trace.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("8 ranks"), r.out());
+        assertTrue(r.out().contains("1 collectives"), r.out());
+        String json = Files.readString(trace);
+        assertEquals(8, json.split("\"name\":\"all_reduce_8npus_1MB\"", -1).length - 1, "one slice per rank's stream");
+        // the same trace over two servers' NICs is slower than inside one NVSwitch domain
+        Path two = scenario("cluster:\n  preset: dgx-h100\n  gpusPerNode: 4\n  nodes: 2\nworkload:\n  chakraTrace: "
+                + ASTRA.resolve("all_reduce") + "\n");
+        HardeningTest.Result split = cli("run", two.toString(), "--no-trace");
+        assertEquals(0, split.code(), split.err());
+        assertTrue(stepMs(split.out()) > stepMs(r.out()), split.out() + r.out());
+    }
+
+    @Test
+    void anEightRankTraceRunsAtSixtyFourRanks() throws IOException {
+        String trace = ASTRA.resolve("all_reduce").toString();
+        Path eight = scenario("cluster:\n  preset: dgx-h100\n  nodes: 8\nworkload:\n  chakraTrace: " + trace + "\n");
+        HardeningTest.Result small = cli("run", eight.toString(), "--no-trace");
+        assertEquals(0, small.code(), small.err());
+        Path wide = scenario("cluster:\n  preset: dgx-h100\n  nodes: 8\nworkload:\n  chakraTrace: " + trace
+                + "\n  ranks: 64\n");
+        HardeningTest.Result r = cli("run", wide.toString(), "--no-trace");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("64 ranks on devices 0-63"), r.out());
+        assertTrue(r.out().contains("1 collectives"), r.out());
+        // the all-reduce now crosses the servers' NICs
+        assertTrue(stepMs(r.out()) > stepMs(small.out()), r.out() + small.out());
+        Path tooFew = scenario("cluster:\n  preset: dgx-h100\nworkload:\n  chakraTrace: " + trace + "\n  ranks: 64\n");
+        assertTrue(cli("run", tooFew.toString(), "--no-trace").badInput().err().contains("64 rank traces"));
+    }
+
+    @Test
+    void runsOnATpuSlice() throws IOException {
+        Path tpu = scenario("cluster:\n  preset: tpu-v5p\n  topology: 2x2x2\nworkload:\n  chakraTrace: "
+                + ASTRA.resolve("all_reduce") + "\n");
+        HardeningTest.Result r = cli("run", tpu.toString(), "--no-trace");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("tpu-v5p-2x2x2, 8 ranks"), r.out());
+        assertTrue(stepMs(r.out()) > 0, r.out());
+        Path unsized = scenario("cluster:\n  preset: tpu-v5p\nworkload:\n  chakraTrace: " + ASTRA.resolve("all_reduce")
+                + "\n");
+        assertTrue(cli("run", unsized.toString(), "--no-trace").badInput().err().contains("cluster.topology"));
+    }
+
+    @Test
+    void aCorruptTraceFileIsALocatedErrorWithExitCode2() throws IOException {
+        Path dir = Files.createDirectories(tmp.resolve("et"));
+        Files.copy(ASTRA.resolve("all_reduce/all_reduce.0.et"), dir.resolve("job.0.et"));
+        byte[] one = Files.readAllBytes(ASTRA.resolve("all_reduce/all_reduce.1.et"));
+        Files.write(dir.resolve("job.1.et"), java.util.Arrays.copyOf(one, one.length - 5));
+        Path s = scenario("cluster:\n  preset: dgx-h100\nworkload:\n  chakraTrace: et\n");
+        HardeningTest.Result r = cli("run", s.toString(), "--no-trace").badInput();
+        assertTrue(r.err().contains(dir.resolve("job.1.et").toString()), r.err());
+        assertTrue(r.err().contains("truncated"), r.err());
+        assertFalse(Files.exists(Path.of("traces", "w.json")));
+    }
+
+    @Test
+    void modelSectionsAndModelOnlyOutputsAreRefused() throws IOException {
+        Path s = scenario("cluster:\n  preset: dgx-h100\nmodel:\n  preset: gpt3-1.3b\nworkload:\n  chakraTrace: "
+                + ASTRA.resolve("all_reduce") + "\n");
+        assertTrue(cli("run", s.toString(), "--no-trace").badInput().err().contains("leave model out"));
+        Path ok = scenario("cluster:\n  preset: dgx-h100\nworkload:\n  chakraTrace: " + ASTRA.resolve("all_reduce")
+                + "\n  collectiveAlgorithm: rign\n");
+        assertTrue(cli("run", ok.toString(), "--no-trace").badInput().err().contains("collectiveAlgorithm"));
+        Path good = scenario("cluster:\n  preset: dgx-h100\nworkload:\n  chakraTrace: " + ASTRA.resolve("all_reduce")
+                + "\n");
+        assertTrue(cli("run", good.toString(), "--no-trace", "--csv", tmp.resolve("x.csv").toString()).badInput()
+                .err().contains("--csv: not supported yet"));
+        assertFalse(Files.exists(tmp.resolve("x.csv")));
+        assertTrue(cli("validate", good.toString()).badInput().err().contains("is simulated by 'clustersim run' only"));
+    }
+}
