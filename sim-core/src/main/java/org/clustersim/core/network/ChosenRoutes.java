@@ -26,6 +26,8 @@ final class ChosenRoutes {
     /** Links read by the phase's adaptive choices, by id; null where the router cannot bound them (nothing is kept by loads then). */
     private final int[] reads;
     private final Map<IntBuffer, Choice> byLoads = new HashMap<>();
+    /** What the choices kept by loads may still hold, shared by every phase of a run. */
+    private final Budget budget;
     /** The last choice made, whose routes a new choice shares where they are equal. */
     private Choice last;
     /**
@@ -48,8 +50,46 @@ final class ChosenRoutes {
         }
     }
 
-    ChosenRoutes(int[] reads) {
+    /**
+     * The memory every phase's kept choices may hold together in one run, counted in array
+     * slots (loads, links, counts, routes and the classes' members): a 16K-GPU candidate whose
+     * shared ring steps cross the fabric kept gigabytes of choices (thousands of loads each) when
+     * each phase was bounded alone. Past the budget, choices are made afresh at every start, as
+     * a phase's first start makes them; the routes chosen are the same either way.
+     */
+    static final class Budget {
+        /** The budget of one run: 24M slots, about 150 MB; the 16K-GPU benchmarks keep well under it. */
+        static final long RUN = 24L << 20;
+        private long left;
+
+        Budget(long slots) {
+            left = slots;
+        }
+
+        /** Takes {@code slots} if they are left. */
+        boolean take(long slots) {
+            if (slots > left) {
+                left = 0;
+                return false;
+            }
+            left -= slots;
+            return true;
+        }
+
+        /** The slots still left. */
+        long left() {
+            return left;
+        }
+    }
+
+    ChosenRoutes(int[] reads, Budget budget) {
         this.reads = reads;
+        this.budget = budget;
+    }
+
+    /** How many choices are kept by the loads they read. */
+    int kept() {
+        return byLoads.size();
     }
 
     /**
@@ -133,6 +173,15 @@ final class ChosenRoutes {
         }
     }
 
+    /** The array slots a kept choice holds: its loads, links, counts, routes and its classes' members and links. */
+    private static long slots(IntBuffer loads, Choice c) {
+        long n = loads.capacity() + 2L * c.links().length + c.routes().length;
+        for (FlowClass k : c.classes()) {
+            n += 3L * k.flows.length + 3L * k.links.length;
+        }
+        return n;
+    }
+
     /** The last choice's classes. */
     List<FlowClass> lastClasses() {
         return last.classes;
@@ -160,7 +209,7 @@ final class ChosenRoutes {
             linkCount[ids[j]] = 0;
         }
         last = new Choice(routes, classes, ids, counts);
-        if (loads != null && byLoads.size() < MAX_KEPT) {
+        if (loads != null && byLoads.size() < MAX_KEPT && budget.take(slots(loads, last))) {
             byLoads.put(loads, last);
         }
     }

@@ -63,6 +63,8 @@ final class RouteMemo {
     private final double[] nominal;
     private final FlowClass.Scratch classScratch;
     private final FlowStats stats;
+    /** What the phases' kept adaptive choices may hold together ({@link ChosenRoutes.Budget}). */
+    private final ChosenRoutes.Budget kept;
     /** What {@link #choose} chose last (transfers do not nest). */
     private Route[] chosenRoutes;
     private List<FlowClass> chosenClasses;
@@ -73,6 +75,7 @@ final class RouteMemo {
      * @param nominal  per link, its nominal capacity in bytes per ns
      */
     RouteMemo(Topology topology, LinkStates states, int[] load, boolean adaptive, double[] nominal, FlowStats stats) {
+        this.kept = new ChosenRoutes.Budget(ChosenRoutes.Budget.RUN);
         this.topology = topology;
         this.states = states;
         this.load = load;
@@ -136,7 +139,7 @@ final class RouteMemo {
             if (known.chosen == null) {
                 // at the second start: most phases that route per start start once (a bucket's
                 // ring), and they need not pay for naming the links their choices read
-                known.chosen = new ChosenRoutes(adaptiveReads(flows, known.routes));
+                known.chosen = new ChosenRoutes(adaptiveReads(flows, known.routes), kept);
             }
             ChosenRoutes chosen = known.chosen;
             java.nio.IntBuffer loads = chosen.loads(load);

@@ -41,6 +41,8 @@ final class DataParallelCollectives {
     private final TaskGraph.Builder graph;
     private final Topology topology;
     private final Map<String, Collectives.Choice> chosen = new HashMap<>();
+    /** The plan made per operation, size and groups ({@link #work}). */
+    private final Map<PlanKey, Work.Communication> planned = new HashMap<>();
     /** Of a cross-slice reduction, the share that must end before the next layer's backward; 0: none. */
     private final double iterationShare;
     /** The last cross-slice reduction's part the next layer's backward waits for; -1: none. */
@@ -164,16 +166,48 @@ final class DataParallelCollectives {
     /** One task running the collective over each of the (disjoint, same-sized) groups at once. */
     private int task(String name, TaskTag tag, CollectiveOp op, List<int[]> groups, long bytes, int[] deps,
                      String streamName) {
-        List<Work.Communication> parts = new ArrayList<>();
         List<Integer> streams = new ArrayList<>();
         for (int[] members : groups) {
-            parts.add(plan(op, members, bytes));
             for (int d : members) {
                 streams.add(graph.stream(d, streamName, StreamKind.COMMUNICATION));
             }
         }
         return graph.communicate(name, tag, streams.stream().mapToInt(Integer::intValue).toArray(),
-                Work.Communication.concurrent(parts), deps);
+                work(op, groups, bytes), deps);
+    }
+
+    /**
+     * The plan of a collective over these groups at once, made once per operation, size and
+     * groups: the same gather or reduction recurs every layer, bucket and microbatch, and tasks
+     * that share one plan share its phases, hence the network's routes and flow classes memoised
+     * per phase (a fresh plan per task held millions of flows and memos at 16K GPUs).
+     */
+    Work.Communication work(CollectiveOp op, List<int[]> groups, long bytes) {
+        return planned.computeIfAbsent(new PlanKey(op, bytes, groups), k -> {
+            List<Work.Communication> parts = new ArrayList<>(groups.size());
+            for (int[] members : groups) {
+                parts.add(plan(op, members, bytes));
+            }
+            return Work.Communication.concurrent(parts);
+        });
+    }
+
+    /** A plan's key: the groups' members compared by value. */
+    private record PlanKey(CollectiveOp op, long bytes, int[][] groups) {
+        PlanKey(CollectiveOp op, long bytes, List<int[]> groups) {
+            this(op, bytes, groups.stream().map(int[]::clone).toArray(int[][]::new));
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof PlanKey k && k.bytes == bytes && k.op == op
+                    && java.util.Arrays.deepEquals(k.groups, groups);
+        }
+
+        @Override
+        public int hashCode() {
+            return (op.hashCode() * 31 + Long.hashCode(bytes)) * 31 + java.util.Arrays.deepHashCode(groups);
+        }
     }
 
     private Work.Communication plan(CollectiveOp op, int[] members, long bytes) {

@@ -25,6 +25,8 @@ final class KeyValueExchange {
     private final long kvBytes;
     private final boolean selectiveRecompute;
     private final GroupPlans plans;
+    /** The ring steps and merged CP collectives, made once per rank (they recur every layer and microbatch). */
+    private final SharedPlans shared = new SharedPlans();
 
     KeyValueExchange(LayerCostModel cost, ContextParallel kind, GroupPlans plans) {
         this.tp = cost.tp();
@@ -112,7 +114,10 @@ final class KeyValueExchange {
 
     /** One ring step: every GPU sends a block to its next CP neighbour, in each TP rank's CP group. */
     private Work.Communication ringShift(Chain chain, long bytes) {
-        int[] devices = chain.devices();
+        return shared.of("ring", chain.devices(), bytes, () -> ringShift(chain.devices(), bytes));
+    }
+
+    private Work.Communication ringShift(int[] devices, long bytes) {
         List<Flow> flows = new ArrayList<>();
         for (int t = 0; t < tp; t++) {
             for (int c = 0; c < cp; c++) {
@@ -128,14 +133,16 @@ final class KeyValueExchange {
             return;
         }
         int[] devices = chain.devices();
-        List<Work.Communication> parts = new ArrayList<>();
-        for (int t = 0; t < tp; t++) {
-            int[] group = new int[cp];
-            for (int c = 0; c < cp; c++) {
-                group[c] = devices[c * tp + t];
+        chain.communicate(name, TaskTag.Traffic.CONTEXT, "cp", shared.of(op, devices, kvBytes, () -> {
+            List<Work.Communication> parts = new ArrayList<>();
+            for (int t = 0; t < tp; t++) {
+                int[] group = new int[cp];
+                for (int c = 0; c < cp; c++) {
+                    group[c] = devices[c * tp + t];
+                }
+                parts.add(plans.plan("cp", op, group, kvBytes));
             }
-            parts.add(plans.plan("cp", op, group, kvBytes));
-        }
-        chain.communicate(name, TaskTag.Traffic.CONTEXT, "cp", Work.Communication.concurrent(parts));
+            return Work.Communication.concurrent(parts);
+        }));
     }
 }

@@ -25,6 +25,8 @@ final class TensorParallel {
     private final GroupPlans plans;
     /** The rank-wide communications merged from the groups' plans, by operation, size and first device. */
     private final Map<Key, Work.Communication> merged = new HashMap<>();
+    /** The ring steps of TP overlap, made once per rank, size and exchange. */
+    private final SharedPlans shared = new SharedPlans();
 
     /** A merged plan's identity: the operation, its size and the rank's first GPU (a key built as text cost a string per task). */
     private record Key(CollectiveOp op, long bytes, int firstDevice) {
@@ -116,6 +118,11 @@ final class TensorParallel {
 
     int tp() {
         return tp;
+    }
+
+    /** The rank-wide communications other than collectives (TP overlap's ring steps), shared between tasks. */
+    SharedPlans shared() {
+        return shared;
     }
 
     int cp() {

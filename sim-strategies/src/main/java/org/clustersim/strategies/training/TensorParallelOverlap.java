@@ -237,7 +237,9 @@ final class TensorParallelOverlap {
                          double flops) {
         int tp = tensor.tp();
         int[] ring = chain.streams(RING_STREAM);
-        Work.Communication shift = ringShift(tensor, exchange, chain.devices(), tensor.activationBytes() / tp);
+        long bytes = tensor.activationBytes() / tp;
+        Work.Communication shift = tensor.shared().of(exchange, chain.devices(), bytes,
+                () -> ringShift(tensor, exchange, chain.devices(), bytes));
         int before = chain.last();
         int arrived = -1;
         for (int k = 0; k < tp; k++) {
