@@ -10,17 +10,44 @@ import java.util.List;
  * @param cells cells[row][bin], each 0..1
  * @param endNs the time the last bin ends (bins split 0..endNs evenly; the report's shared {@link TimeAxis})
  * @param tips  hover text per cell; null for none
+ * @param rowMarks a swatch per row left of its label (a shared cluster's link coloured by the job that
+ *              crossed it), with its hover text, and their legend; null for none
  */
 public record HeatMap(String id, String title, String caption, List<String> rows, double[][] cells, long endNs,
-                      String[][] tips) implements Chart {
+                      String[][] tips, RowMarks rowMarks) implements Chart {
     private static final double LEFT = TimeAxis.LEFT;
     private static final double ROW = 14;
+    private static final double SWATCH = 8;
+
+    /**
+     * A colour and hover text per row, and the legend of the colours.
+     *
+     * @param colours one per row
+     * @param tips    one per row
+     * @param legend  what each colour stands for
+     */
+    public record RowMarks(List<String> colours, List<String> tips, List<Legend> legend) {
+        public RowMarks {
+            colours = List.copyOf(colours);
+            tips = List.copyOf(tips);
+            legend = List.copyOf(legend);
+        }
+    }
 
     public HeatMap {
         rows = List.copyOf(rows);
         if (cells.length != rows.size()) {
             throw new IllegalArgumentException("one row of cells per label");
         }
+        if (rowMarks != null && (rowMarks.colours().size() != rows.size() || rowMarks.tips().size() != rows.size())) {
+            throw new IllegalArgumentException("one mark per row");
+        }
+    }
+
+    /** Without row marks. */
+    public HeatMap(String id, String title, String caption, List<String> rows, double[][] cells, long endNs,
+                   String[][] tips) {
+        this(id, title, caption, rows, cells, endNs, tips, null);
     }
 
     @Override
@@ -55,9 +82,30 @@ public record HeatMap(String id, String title, String caption, List<String> rows
         }
         c.text(LEFT - 6, 25, "0%", 11, Canvas.Anchor.END, Frame.AXIS);
         c.text(LEFT + 206, 25, "100% of the link's bandwidth", 11, Canvas.Anchor.START, Frame.AXIS);
+        double labelEnd = LEFT - 6;
+        if (rowMarks != null) {
+            labelEnd -= SWATCH + 4;
+            // right of the colour scale, then on a second line under it
+            double x = LEFT + 400;
+            double base = 25;
+            for (Legend e : rowMarks.legend()) {
+                double w = SWATCH + 16 + 6.5 * e.label().length();
+                if (x + w > TimeAxis.WIDTH && base == 25) {
+                    x = LEFT;
+                    base = 39;
+                }
+                c.rect(x, base - 8, SWATCH, SWATCH, e.colour(), e.label());
+                c.text(x + SWATCH + 4, base, e.label(), 11, Canvas.Anchor.START, Frame.AXIS);
+                x += w;
+            }
+        }
         for (int r = 0; r < rows.size(); r++) {
             double y = top + r * ROW;
-            c.text(LEFT - 6, y + ROW - 3, rows.get(r), 10, Canvas.Anchor.END, "#000");
+            if (rowMarks != null) {
+                c.rect(LEFT - 6 - SWATCH, y + (ROW - 1 - SWATCH) / 2, SWATCH, SWATCH, rowMarks.colours().get(r),
+                        rowMarks.tips().get(r));
+            }
+            c.text(labelEnd, y + ROW - 3, rows.get(r), 10, Canvas.Anchor.END, "#000");
             int bins = cells[r].length;
             for (int b = 0; b < bins; b++) {
                 double v = cells[r][b];

@@ -13,7 +13,8 @@ import org.clustersim.study.shared.SharedRun;
  * The report of a shared cluster's run: the jobs side by side (servers, step together and alone,
  * slowdown, MFU, throughput), then a section per job with its headline figures, where its ranks'
  * step time goes and its pipeline, measured from its part of the shared timeline, and the
- * busiest links of the fabric over every job's traffic.
+ * busiest links of the fabric over every job's traffic, each marked with the job that crossed it
+ * or as shared.
  */
 public final class SharedPage {
     private SharedPage() {
@@ -37,20 +38,22 @@ public final class SharedPage {
                 + "measured at its last step that ended while every job still ran, and alone on the same servers "
                 + "at the same step.", summary.tokensPerSecond())));
         RunData first = null;
+        List<LinkHeat.JobLinks> jobLinks = new ArrayList<>();
         for (int i = 0; i < run.jobs().size(); i++) {
             SharedRun.JobRun j = run.jobs().get(i);
             var scenario = j.job().scenario();
             RunSummary rs = RunSummary.of(scenario, new SimulatedStep(j.step(), j.built(), j.together(), j.figures()));
             RunData data = RunData.of(scenario, j.step(), j.together(), rs);
             first = first == null ? data : first;
+            jobLinks.add(new LinkHeat.JobLinks(j.job().name(), j.aloneLinks()));
             String prefix = "job" + i + "-";
             blocks.add(new Block.Heading("Job " + j.job().name(), 2));
             blocks.add(RunPage.summary(data, prefix));
             blocks.add(new Block.Figure(StepBreakdown.chart(data, prefix)));
             blocks.add(new Block.Figure(PipelineOverview.chart(data, prefix)));
         }
-        blocks.add(new Block.Heading("Links (every job's traffic)", 2));
-        blocks.add(new Block.Figure(LinkHeat.chart(first, "shared-")));
+        blocks.add(new Block.Heading("Links (every job's traffic, coloured by job)", 2));
+        blocks.add(new Block.Figure(LinkHeat.chart(first, "shared-", jobLinks)));
         return new Report("clustersim report: " + summary.name(), summary.cluster() + "; " + generator, blocks);
     }
 }

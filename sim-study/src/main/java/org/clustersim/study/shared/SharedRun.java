@@ -14,6 +14,7 @@ import org.clustersim.core.engine.Interference;
 import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.core.engine.Timeline;
 import org.clustersim.core.metrics.StepWindows;
+import org.clustersim.core.network.LinkUsage;
 import org.clustersim.strategies.training.TrainingStep;
 import org.clustersim.study.SimulatedStep;
 import org.clustersim.study.StepFigures;
@@ -52,10 +53,13 @@ public record SharedRun(SharedScenario shared, TaskGraph graph, Simulation.Resul
      * @param alone        the same step measured alone on the same servers
      * @param measuredStep the step measured (from 0)
      * @param overlapped   whether that step ended while every other job still ran
+     * @param aloneLinks   what each link carried in the job's run alone on its servers: which links its
+     *                     flows cross (the same routes as together under static routing), for the
+     *                     report's link heat map coloured by job
      */
     public record JobRun(SharedScenario.Job job, TrainingStep step, TrainingStep.Built built, int firstTask,
                          Simulation.Result together, StepFigures figures, StepFigures alone, int measuredStep,
-                         boolean overlapped) {
+                         boolean overlapped, LinkUsage aloneLinks) {
         /** Step time together over step time alone. */
         public double slowdown() {
             return alone.stepTimeNs() == 0 ? 1 : (double) figures.stepTimeNs() / alone.stepTimeNs();
@@ -163,7 +167,8 @@ public record SharedRun(SharedScenario shared, TaskGraph graph, Simulation.Resul
                 StepFigures fig = StepFigures.of(j.scenario(), step.get(i), built.get(i), mine, measured);
                 StepFigures soloFig = jobs.size() == 1 ? fig
                         : StepFigures.of(j.scenario(), step.get(i), built.get(i), soloPart, measured);
-                out.add(new JobRun(j, step.get(i), built.get(i), first[i], mine, fig, soloFig, measured, overlapped));
+                out.add(new JobRun(j, step.get(i), built.get(i), first[i], mine, fig, soloFig, measured, overlapped,
+                        solo.links()));
             }
             return new SharedRun(shared, union, run, List.copyOf(out));
         } finally {
