@@ -22,7 +22,8 @@ class SharedClusterCommandTest {
     @TempDir
     Path dir;
 
-    private static String job(String name, String placement) {
+    /** One job of a shared-cluster file's jobs list: GPT-3 1.3B at TP 8 x DP 2 (two servers). */
+    static String job(String name, String placement) {
         return "  - name: " + name + "\n    placement: " + placement + "\n"
                 + "    model: {preset: gpt3-1.3b}\n"
                 + "    parallelism: {tp: 8, dp: 2}\n"

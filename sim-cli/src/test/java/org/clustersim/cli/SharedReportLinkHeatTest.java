@@ -31,10 +31,7 @@ class SharedReportLinkHeatTest {
     Path dir;
 
     private static String job(String name, String servers) {
-        return "  - name: " + name + "\n    placement: {servers: \"" + servers + "\"}\n"
-                + "    model: {preset: gpt3-1.3b}\n"
-                + "    parallelism: {tp: 8, dp: 2}\n"
-                + "    training: {globalBatch: 8, microBatch: 1, seqLen: 2048}\n";
+        return SharedClusterCommandTest.job(name, "{servers: \"" + servers + "\"}");
     }
 
     @Test

@@ -22,18 +22,7 @@ class TpuWhatIfTest {
 
     private Path scenario() throws IOException {
         Path p = dir.resolve("tpu.yaml");
-        Files.writeString(p, """
-                cluster:
-                  preset: tpu-v5e
-                  topology: 4x4
-                %sparallelism:
-                  mesh: {ici_fsdp: 4, ici_tensor: 4}
-                training:
-                  globalBatch: 8
-                  microBatch: 2
-                  seqLen: 2048
-                  remat: minimal
-                """.formatted(SmallDenseModel.YAML));
+        Files.writeString(p, SmallDenseModel.TPU_SLICE);
         return p;
     }
 
