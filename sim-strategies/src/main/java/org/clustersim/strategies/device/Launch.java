@@ -28,7 +28,8 @@ public record Launch(double hostNs, double gapNs) {
      * The same kernels replayed from a CUDA graph: each node still pays the device's gap, but the
      * host issues one launch for the whole graph, so no kernel waits for the host (kernel time
      * plus gap, never the host floor). The gap is already the per-node cost measured inside a
-     * graph (kernels.md section 4: ~0.58 us per node, on sm_120; uncertain on datacenter GPUs).
+     * graph (kernels.md section 4: ~0.58 us per node on sm_120; 1.17 us measured on an H100 SXM,
+     * docs/calibration/h100-device-2026-11-26.md).
      * The graph's own launch (one host call, ~2.6-2.8 us enqueued asynchronously, same source) is
      * taken as hidden under the previous work: it is not on the device's path unless a whole graph
      * runs shorter than one host launch.

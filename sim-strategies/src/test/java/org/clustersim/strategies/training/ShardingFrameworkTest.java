@@ -27,9 +27,9 @@ class ShardingFrameworkTest {
     private static final ShardingOptions KEEP = new ShardingOptions(Zero3Impl.FSDP2, false, 0,
             ShardingOptions.DeepSpeedConfig.DEFAULTS);
 
-    /** The H100 profile's launch model: each kernel its share plus a 0.58 us gap, at least 5 us of host time. */
+    /** The H100 profile's launch model: each kernel its share plus a 1.17 us gap, at least 5 us of host time. */
     private static double kernels(double bytes, int n) {
-        return n * Math.max(bytes / STREAM * 1e9 / n + 580, 5000);
+        return n * Math.max(bytes / STREAM * 1e9 / n + 1170, 5000);
     }
 
     /** Tasks whose name starts with {@code prefix} (no task name holds an @). */
