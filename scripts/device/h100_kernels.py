@@ -16,8 +16,13 @@ as it goes. Sections:
   launch    host cost of a small PyTorch op and of an empty CuPy kernel, device time per kernel
             back to back (queue filled behind a sleep), per kernel inside a CUDA graph, a
             device-to-host sync round trip
-Timing: CUDA events, median of timed reps after warm-ups; short kernels are timed as a loop of
-back-to-back launches between one pair of events (as MAMF does), random normal data.
+Usage: python3 scripts/device/h100_kernels.py [SECTIONS], SECTIONS a comma-separated subset of
+gemm,sustained,attn,mem,launch (default all; env always runs).
+Timing: CUDA events, median of timed reps after warm-ups, random normal data. GEMMs: 0.7 s idle
+before each shape, then 3-200 calls queued behind a sleep kernel between one pair of events, so
+that neither the host's ~10 us launch cost nor the power limit enters a short shape's time (the
+first version timed a plain back-to-back loop with no idle: host-bound below ~11 us and, after the
+first second, at the power cap; data/h100-kernels-2026-11-26.log holds its GEMM lines).
 """
 import time, sys, math, subprocess
 import torch
