@@ -118,7 +118,11 @@ public final class WhatIfCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        Scenario scenario = new ScenarioReader().read(scenarioFile);
+        org.clustersim.core.input.SourceNode tree = new org.clustersim.core.input.SourceTreeReader().read(scenarioFile);
+        if (org.clustersim.study.scenario.SharedScenarioReader.isShared(tree)) {
+            return SharedClusterWhatIf.call(this, scenarioFile, tree);
+        }
+        Scenario scenario = new ScenarioReader().read(scenarioFile, tree);
         boolean variant = !fail.isEmpty() || !degrade.isEmpty() || !slow.isEmpty();
         if (sweep != null && variant) {
             throw usage("give --sweep or --fail/--degrade/--slow, not both");
@@ -160,12 +164,12 @@ public final class WhatIfCommand implements Callable<Integer> {
         return sweep == null ? compare(study) : sweep(study);
     }
 
-    private CommandLine.ParameterException usage(String message) {
+    CommandLine.ParameterException usage(String message) {
         return new CommandLine.ParameterException(spec.commandLine(), message);
     }
 
     /** The extra faults given by flags. */
-    private List<Fault> flagged(Topology topology) {
+    List<Fault> flagged(Topology topology) {
         List<Fault> faults = new ArrayList<>();
         for (String f : fail) {
             faults.add(Fault.down(target(f, topology, "--fail"), f, "--fail " + f));

@@ -71,6 +71,13 @@ public record SharedScenario(String name, Path source, ClusterSpec cluster, Devi
         return new SharedScenario(name, source, cluster, device, placed, faults, fidelity, routing, output);
     }
 
+    /** The same cluster and jobs with {@code extra} faults after the file's own: a what-if variant. */
+    public SharedScenario withExtraFaults(List<Fault> extra) {
+        List<Fault> all = new java.util.ArrayList<>(faults);
+        all.addAll(extra);
+        return new SharedScenario(name, source, cluster, device, jobs, all, fidelity, routing, output);
+    }
+
     /**
      * The same jobs with every one a policy places placed by {@code policy} instead; explicit
      * placements are kept.
