@@ -149,7 +149,7 @@ final class SharedClusterWhatIf {
                 "delta", "change", "tokens/s after");
         for (SharedWhatIf.JobChange c : study.changes()) {
             String servers = Placement.ranges(c.run().job().servers());
-            out.printf(Locale.ROOT, "%-16s %-22s %14s %14s %+11.3f ms %9.2f%% %,16.0f%n", c.job(),
+            out.printf(Locale.ROOT, "%-16s %-22s %14s %14s %+11.3f ms %+9.2f%% %,16.0f%n", c.job(),
                     servers.length() <= 22 ? servers : servers.substring(0, 19) + "...", Comparison.seconds(c.before()),
                     Comparison.seconds(c.after()), c.deltaNs() / 1e6, 100 * (c.slowdown() - 1),
                     c.run().figures().tokensPerSecond());

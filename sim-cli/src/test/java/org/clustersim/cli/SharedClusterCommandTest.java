@@ -113,7 +113,7 @@ class SharedClusterCommandTest {
         assertTrue(r.out().contains("variant    link node0.nic0<->su0.leaf0 at 10%"), r.out());
         List<String> rows = r.out().lines().filter(l -> l.startsWith("a ") || l.startsWith("b ")).toList();
         assertEquals(2, rows.size(), r.out());
-        assertTrue(rows.get(1).contains("+0.000 ms") && rows.get(1).contains(" 0.00%"), "b untouched: " + rows.get(1));
+        assertTrue(rows.get(1).contains("+0.000 ms") && rows.get(1).contains(" +0.00%"), "b untouched: " + rows.get(1));
         assertFalse(rows.get(0).contains("+0.000 ms"), "a slowed: " + rows.get(0));
         assertTrue(r.out().contains("aggregate  "), r.out());
         JsonNode doc = new ObjectMapper().readTree(json.toFile());
@@ -134,6 +134,10 @@ class SharedClusterCommandTest {
         ClusterSimTest.Result sweep = ClusterSimTest.cli("whatif", f.toString(), "--sweep", "links", "--no-trace");
         assertEquals(2, sweep.code());
         assertTrue(sweep.err().contains("--sweep: a shared-cluster file takes one variant"), sweep.err());
+        ClusterSimTest.Result names = ClusterSimTest.cli("topology", f.toString(), "--links");
+        assertEquals(0, names.code(), names.err());
+        assertTrue(names.out().contains("node0.nic0->su0.leaf0") && names.out().contains("2 SU x 32 nodes"),
+                "the shared cluster's link names");
         ClusterSimTest.Result nothing = ClusterSimTest.cli("whatif", f.toString());
         assertEquals(2, nothing.code());
         assertTrue(nothing.err().contains("nothing to compare"), nothing.err());
