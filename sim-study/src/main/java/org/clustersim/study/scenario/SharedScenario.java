@@ -50,9 +50,22 @@ public record SharedScenario(String name, Path source, ClusterSpec cluster, Devi
 
         /**
          * Per device of the job's own numbering, its device on the shared cluster: GPU g of the
-         * job's server k is GPU g of its k-th placed server.
+         * job's server k is GPU g of its k-th placed server. On TPU slices (whole slices, the
+         * shared cluster's chips numbered as laid out) a chip keeps its place in its slice: the
+         * chip at a position of the job's slice k is the chip at that position of its k-th
+         * placed slice, whatever numbering the job's mesh gave it.
          */
         public int[] deviceMap(int gpusPerNode) {
+            if (scenario.cluster() instanceof org.clustersim.topology.TorusSpec t) {
+                int perSlice = t.chipsPerSlice();
+                int hostsPerSlice = perSlice / gpusPerNode;
+                int[] map = new int[t.slices() * perSlice];
+                for (int d = 0; d < map.length; d++) {
+                    int p = t.physical(d);
+                    map[d] = servers[p / perSlice * hostsPerSlice] / hostsPerSlice * perSlice + p % perSlice;
+                }
+                return map;
+            }
             int[] map = new int[servers.length * gpusPerNode];
             for (int d = 0; d < map.length; d++) {
                 map[d] = servers[d / gpusPerNode] * gpusPerNode + d % gpusPerNode;

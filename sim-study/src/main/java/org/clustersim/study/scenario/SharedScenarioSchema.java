@@ -13,7 +13,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * The shared-cluster format ({@link SharedScenarioReader}) as a JSON Schema (draft 2020-12), so
  * editors complete and check shared-cluster files as they do scenarios. Its sections are the
  * scenario's ({@link ScenarioSchema}, from the same {@link ScenarioFields}); what is the shared
- * format's own is written here: {@code cluster.nodes} required, the {@code jobs} list, a job's
+ * format's own is written here: {@code cluster.nodes} required (a TPU cluster's {@code topology}),
+ * the {@code jobs} list, a job's {@code slices} on TPU slices, a job's
  * {@code placement} (a policy, {@code {policy, seed}} or {@code {servers}}) and a job being either
  * a {@code scenario} file or its own {@code model} and {@code training} (never both). Rules
  * between fields (placements that overlap or miscount, a seed on a policy other than random,
@@ -42,10 +43,13 @@ public final class SharedScenarioSchema {
         ObjectNode props = root.putObject("properties");
         props.set("name", ScenarioSchema.field(ScenarioFields.NAME));
         ObjectNode cluster = props.putObject("cluster");
-        cluster.put("description", "The whole cluster, as a scenario's cluster section; nodes is required.");
+        cluster.put("description", "The whole cluster, as a scenario's cluster section; nodes is required "
+                + "(topology and slices for TPU presets).");
         ArrayNode all = cluster.putArray("allOf");
         all.add(ScenarioSchema.field(ScenarioFields.CLUSTER));
-        all.add(present(List.of(ScenarioFields.NODES.name())));
+        // GPU servers are counted by nodes; TPU slices by topology and slices
+        all.addObject().putArray("anyOf").add(present(List.of(ScenarioFields.NODES.name())))
+                .add(present(List.of(ScenarioFields.TOPOLOGY.name())));
         for (Field f : List.of(ScenarioFields.NETWORK, ScenarioFields.FAULTS, ScenarioFields.OUTPUT)) {
             props.set(f.name(), ScenarioSchema.field(f));
         }
@@ -75,6 +79,9 @@ public final class SharedScenarioSchema {
         props.putObject("name").put("description", "Label in outputs and the trace's process name; default job<i>; "
                 + "unique, without '/'.").put("type", "string").put("pattern", "^[^/]*[^/\\s][^/]*$");
         props.set("placement", placement());
+        props.putObject(SharedScenarioReader.SLICES_KEY).put("description", "On a cluster of TPU slices: how many "
+                + "whole slices the job takes (default 1); its layout's dcn_* degrees multiply to it.")
+                .put("type", "integer").put("minimum", 1).put("maximum", 1 << 12);
         props.putObject("scenario").put("description", "Instead of the sections: a scenario file, relative to this "
                 + "one, whose model, parallelism, schedule, training and simulation are the job's.")
                 .put("type", "string").put("pattern", "\\S");

@@ -103,7 +103,11 @@ public record SharedRun(SharedScenario shared, TaskGraph graph, Simulation.Resul
             }
             for (TrainingStep s : step) {
                 // a job's devices are moved server by server: its own cluster numbers them server-major
+                // (TPU slices move chip by chip to the same place in another slice: SharedScenario.Job#deviceMap)
                 Topology own = s.topology();
+                if (own.spec().orElse(null) instanceof org.clustersim.topology.TorusSpec) {
+                    continue;
+                }
                 for (int d = 0; d < own.deviceCount(); d++) {
                     if (own.device(d).node() != d / gpn) {
                         throw new IllegalStateException(own.name() + " numbers device " + d + " on server "

@@ -90,6 +90,19 @@ class SharedScenarioSchemaTest {
         assertEquals(4, new SharedScenarioReader().read(f).jobs().size(), "the reader takes it too");
     }
 
+    @Test
+    void aClusterOfTpuSlicesWithJobsTakingSlicesIsAccepted() throws IOException {
+        String text = "cluster: {preset: tpu-v5e, topology: 4x4, slices: 3}\njobs:\n  - slices: 2\n    placement: packed\n"
+                + "    model: {preset: gpt3-1.3b}\n    parallelism: {mesh: {ici_fsdp: 4, ici_tensor: 4, dcn_data: 2}}\n"
+                + "    training: {globalBatch: 16, microBatch: 2, seqLen: 1024}\n";
+        assertTrue(schema.validate(text, InputFormat.YAML).isEmpty(), schema.validate(text, InputFormat.YAML)
+                .toString());
+        Path f = dir.resolve("tpu.yaml");
+        Files.writeString(f, text);
+        assertEquals(4, new SharedScenarioReader().read(f).jobs().get(0).servers().length, "two slices of 2 hosts");
+        assertFalse(schema.validate(text.replace("slices: 2", "slices: 0"), InputFormat.YAML).isEmpty());
+    }
+
     /** Each broken file, with the place in it the schema must point at; the reader refuses each as well. */
     @Test
     void whatTheReaderRefusesFieldByFieldTheSchemaRefuses() throws IOException {
