@@ -161,7 +161,8 @@ final class SharedClusterWhatIf {
         for (SharedWhatIf.JobChange c : study.changes()) {
             if (!c.run().overlapped()) {
                 out.printf(Locale.ROOT, "note       job %s's measured step ended after another job had finished: give"
-                        + " it fewer steps or the others more (simulation.steps)%n", c.job());
+                        + " it fewer steps or the others more (simulation.steps), or give simulation: {steps: auto}%n",
+                        c.job());
             }
         }
         if (baseTrace != null) {

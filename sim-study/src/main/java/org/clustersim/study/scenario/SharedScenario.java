@@ -23,10 +23,13 @@ import org.clustersim.topology.Topology;
  * @param fidelity network model
  * @param routing  how equal-cost paths are chosen
  * @param output   output paths named in the file
+ * @param autoSteps whether each job's step count is raised until each job completes its own
+ *                 {@code simulation.steps} steps while every job still runs ({@code simulation.steps:
+ *                 auto} at the top of the file; {@link org.clustersim.study.shared.SharedRun})
  */
 public record SharedScenario(String name, Path source, ClusterSpec cluster, DeviceProfile device, List<Job> jobs,
                              List<Fault> faults, Simulation.Fidelity fidelity, Simulation.Routing routing,
-                             Scenario.Output output) {
+                             Scenario.Output output, boolean autoSteps) {
 
     public SharedScenario {
         jobs = List.copyOf(jobs);
@@ -73,6 +76,11 @@ public record SharedScenario(String name, Path source, ClusterSpec cluster, Devi
             return map;
         }
 
+        /** The same job on the same servers simulating {@code steps} steps. */
+        public Job withSteps(int steps) {
+            return new Job(name, scenario.withSteps(steps), placement, servers);
+        }
+
         /** The same job on other servers. */
         public Job placedOn(Placement how, int[] on) {
             return new Job(name, scenario, how, on);
@@ -81,14 +89,14 @@ public record SharedScenario(String name, Path source, ClusterSpec cluster, Devi
 
     /** The same cluster with the jobs given (placed anew, say). */
     public SharedScenario withJobs(List<Job> placed) {
-        return new SharedScenario(name, source, cluster, device, placed, faults, fidelity, routing, output);
+        return new SharedScenario(name, source, cluster, device, placed, faults, fidelity, routing, output, autoSteps);
     }
 
     /** The same cluster and jobs with {@code extra} faults after the file's own: a what-if variant. */
     public SharedScenario withExtraFaults(List<Fault> extra) {
         List<Fault> all = new java.util.ArrayList<>(faults);
         all.addAll(extra);
-        return new SharedScenario(name, source, cluster, device, jobs, all, fidelity, routing, output);
+        return new SharedScenario(name, source, cluster, device, jobs, all, fidelity, routing, output, autoSteps);
     }
 
     /**

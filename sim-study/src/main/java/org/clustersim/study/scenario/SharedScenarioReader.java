@@ -72,6 +72,8 @@ public final class SharedScenarioReader {
         Section outSec = OUTPUT.section(root);
         Scenario.Output output = new Scenario.Output(TRACE.text(outSec), SUMMARY.text(outSec),
                 LINK_COUNTERS.bool(outSec));
+        Section simSec = root.section("simulation");
+        boolean autoSteps = simSec.choice("steps", Boolean.FALSE, Map.of("auto", Boolean.TRUE));
         String preset = CLUSTER_PRESET.choice(clusterSec);
         Optional<ClusterSectionReader.ClusterChoice> cluster = Optional.empty();
         boolean tpu = TpuSectionReader.presets().contains(preset);
@@ -95,7 +97,7 @@ public final class SharedScenarioReader {
             root.error("jobs", "found no jobs, expected a list of at least one job (name, placement, and a scenario's "
                     + "model, parallelism, schedule, training, simulation sections or scenario: FILE)");
         }
-        for (Section s : List.of(clusterSec, netSec, outSec, root)) {
+        for (Section s : List.of(clusterSec, netSec, outSec, simSec, root)) {
             s.finish();
         }
         List<Pending> pending = new ArrayList<>();
@@ -225,7 +227,7 @@ public final class SharedScenarioReader {
             throw new InputFileException(all);
         }
         return new SharedScenario(name, file, cluster.orElseThrow().spec(), cluster.get().device(), jobs, faults,
-                fidelity, routing, output);
+                fidelity, routing, output, autoSteps);
     }
 
     /** A job's key on a TPU shared cluster: how many whole slices it takes. */

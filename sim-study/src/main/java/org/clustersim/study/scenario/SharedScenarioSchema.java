@@ -53,6 +53,14 @@ public final class SharedScenarioSchema {
         for (Field f : List.of(ScenarioFields.NETWORK, ScenarioFields.FAULTS, ScenarioFields.OUTPUT)) {
             props.set(f.name(), ScenarioSchema.field(f));
         }
+        ObjectNode simulation = props.putObject("simulation");
+        simulation.put("description", "How the jobs are simulated together.");
+        simulation.putArray("type").add("object").add("null");
+        ObjectNode steps = simulation.putObject("properties").putObject("steps");
+        steps.put("description", "auto: each job's step count raised until each job completes its own "
+                + "simulation.steps steps while every job still runs.");
+        steps.set("anyOf", ScenarioSchema.names(List.of("auto"), true));
+        simulation.put("additionalProperties", false);
         ObjectNode jobs = props.putObject("jobs");
         jobs.put("description", "The jobs, each placed on servers of the cluster.");
         jobs.put("type", "array");

@@ -78,7 +78,7 @@ class SharedScenarioSchemaTest {
     @Test
     void everyPlacementFormAndAJobFromAScenarioFileAreAccepted() throws IOException {
         Files.writeString(dir.resolve("own.yaml"), JOB.replace("\n    ", "\n").replaceFirst("^    ", ""));
-        String text = "name: four\n" + CLUSTER + "network: {fidelity: flow}\njobs:\n"
+        String text = "name: four\n" + CLUSTER + "network: {fidelity: flow}\nsimulation: {steps: auto}\njobs:\n"
                 + "  - name: a\n    placement: Packed\n" + JOB
                 + "  - name: b\n    placement: {policy: random, seed: 3}\n" + JOB
                 + "  - name: c\n    placement: {servers: [4, \"5\"]}\n" + JOB
@@ -118,7 +118,9 @@ class SharedScenarioSchemaTest {
                 "an empty jobs list", CLUSTER + "jobs: []\n",
                 "a model section at the top", CLUSTER + "model: {preset: gpt3-1.3b}\njobs:\n  - placement: packed\n"
                         + JOB,
-                "a job's name with a slash", CLUSTER + "jobs:\n  - name: a/b\n    placement: packed\n" + JOB);
+                "a job's name with a slash", CLUSTER + "jobs:\n  - name: a/b\n    placement: packed\n" + JOB,
+                "a shared step count other than auto", CLUSTER + "simulation: {steps: 4}\njobs:\n"
+                        + "  - placement: packed\n" + JOB);
         Files.writeString(dir.resolve("own.yaml"), JOB.replace("\n    ", "\n").replaceFirst("^    ", ""));
         for (Map.Entry<String, String> e : bad.entrySet()) {
             assertFalse(schema.validate(e.getValue(), InputFormat.YAML).isEmpty(), e.getKey() + ": the schema "

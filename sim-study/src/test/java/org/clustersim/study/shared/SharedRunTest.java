@@ -220,4 +220,24 @@ class SharedRunTest {
         assertTrue(gpu.getMessage().contains("jobs[0].slices: a job takes slices on a shared cluster of TPU slices"),
                 gpu.getMessage());
     }
+
+    @Test
+    void automaticStepCountsLetEveryJobCompleteItsStepsWhileTheOthersStillRun() throws Exception {
+        // a's ring crosses the 4:1 spines (a slower step than b's, under its own leaves); a wants 2 steps, b 1
+        String jobs = "jobs:\n  - name: a\n    placement: {servers: \"0,32\"}\n" + job(2, 2)
+                + "  - name: b\n    placement: {servers: 40-41}\n" + job(2, 1);
+        String cluster = "cluster: {preset: dgx-h100, nodes: 64, fabric: rail-optimized, oversubscription: 4}\n";
+        SharedRun fixed = SharedRun.of(shared(cluster + jobs), false, 2);
+        assertTrue(!fixed.jobs().get(0).overlapped(), "a's last step ends after b has finished");
+        SharedRun auto = SharedRun.of(shared(cluster + "simulation: {steps: auto}\n" + jobs), false, 2);
+        for (SharedRun.JobRun j : auto.jobs()) {
+            assertTrue(j.overlapped(), j.job().name() + " measured while every job ran");
+        }
+        assertTrue(auto.jobs().get(0).measuredStep() >= 1, "a completes its 2 steps together with b");
+        assertTrue(auto.jobs().get(1).job().scenario().steps() > 2, "b runs more steps to cover a's two: "
+                + auto.jobs().get(1).job().scenario().steps());
+        InputFileException bad = assertThrows(InputFileException.class, () -> shared(cluster
+                + "simulation: {steps: 3}\n" + jobs));
+        assertTrue(bad.getMessage().contains("simulation.steps"), bad.getMessage());
+    }
 }
