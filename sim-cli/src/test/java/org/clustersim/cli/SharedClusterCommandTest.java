@@ -159,6 +159,14 @@ class SharedClusterCommandTest {
     }
 
     @Test
+    void schemaSharedPrintsTheCommittedSharedClusterSchema() throws Exception {
+        ClusterSimTest.Result r = ClusterSimTest.cli("schema", "--shared");
+        assertEquals(0, r.code(), r.err());
+        assertEquals(Files.readString(Path.of("../docs/shared-scenario.schema.json")), r.out());
+        assertFalse(r.out().equals(ClusterSimTest.cli("schema").out()), "not the single-job scenario schema");
+    }
+
+    @Test
     void theBundledSharedSuperPodPlacesTheBigJobOnEightSusWhenPackedAndOverAllTwelveWhenSpread() {
         SharedScenario s = new SharedScenarioReader().read(ClusterSimTest.SCENARIOS.resolve(
                 "shared/llama-2048-and-512-superpod-2to1.yaml"));
