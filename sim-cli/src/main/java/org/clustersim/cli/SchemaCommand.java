@@ -15,11 +15,12 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code clustersim schema}: prints the JSON Schema (draft 2020-12) of scenario files, written
- * from the field definitions the reader checks with, for editors to complete and check scenarios.
+ * from the field definitions the reader checks with, for editors to complete and check scenarios;
+ * {@code --shared}, that of shared-cluster files.
  */
 @Command(name = "schema", mixinStandardHelpOptions = true,
         description = "Print the JSON Schema (draft 2020-12) of scenario files, for editors: "
-                + "clustersim schema > scenario.schema.json")
+                + "clustersim schema > scenario.schema.json; --shared: of shared-cluster files")
 public final class SchemaCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -28,9 +29,12 @@ public final class SchemaCommand implements Callable<Integer> {
             + "standard output.")
     Path output;
 
+    @Option(names = "--shared", description = "The schema of shared-cluster files (a jobs list) instead.")
+    boolean shared;
+
     @Override
     public Integer call() {
-        String schema = ScenarioSchema.text();
+        String schema = shared ? org.clustersim.study.scenario.SharedScenarioSchema.text() : ScenarioSchema.text();
         if (output != null) {
             OutputFiles.write(Map.of(output, o -> o.write(schema.getBytes(StandardCharsets.UTF_8))));
             return 0;

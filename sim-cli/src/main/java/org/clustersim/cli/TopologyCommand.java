@@ -23,7 +23,8 @@ import picocli.CommandLine.Spec;
         description = "Describe a cluster's graph; --links lists every link with its endpoints, class and capacity, "
                 + "and for a scenario the traffic classes its step puts on each link.")
 public final class TopologyCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "PRESET_OR_SCENARIO", description = "A preset name or a scenario file.")
+    @Parameters(index = "0", paramLabel = "PRESET_OR_SCENARIO", description = "A preset name, a scenario file or a "
+            + "shared-cluster file (its whole cluster).")
     String cluster;
 
     @Option(names = "--links", description = "List every link (names usable in faults, --fail and --degrade).")
@@ -34,10 +35,21 @@ public final class TopologyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        ClusterSpec c = ClusterArgument.resolve("PRESET_OR_SCENARIO", cluster);
+        java.nio.file.Path file = java.nio.file.Path.of(cluster);
+        org.clustersim.study.scenario.SharedScenario shared = null;
+        if (java.nio.file.Files.isRegularFile(file)) {
+            var tree = new org.clustersim.core.input.SourceTreeReader().read(file);
+            if (org.clustersim.study.scenario.SharedScenarioReader.isShared(tree)) {
+                // a shared-cluster file: its whole cluster, the names its faults and whatif flags use
+                shared = new org.clustersim.study.scenario.SharedScenarioReader().read(file, tree);
+            }
+        }
+        ClusterSpec c = shared != null ? shared.cluster() : ClusterArgument.resolve("PRESET_OR_SCENARIO", cluster);
         java.util.List<java.util.Set<String>> traffic = null;
         Topology t;
-        if (links && java.nio.file.Files.isRegularFile(java.nio.file.Path.of(cluster))) {
+        if (shared != null) {
+            t = WorkEstimate.build(c.name(), c);
+        } else if (links && java.nio.file.Files.isRegularFile(file)) {
             // a scenario: also say which traffic classes its step puts on each link
             var step = WorkEstimate.step(new org.clustersim.study.scenario.ScenarioReader()
                     .read(java.nio.file.Path.of(cluster)));

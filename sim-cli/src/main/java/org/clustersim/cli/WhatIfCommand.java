@@ -47,13 +47,16 @@ import picocli.CommandLine.Spec;
 /**
  * {@code clustersim whatif SCENARIO}: the scenario against a variant with extra faults, side
  * by side, or a sweep that fails each matching cable (or slows each pipeline stage's GPUs) in
- * turn and ranks them by the slowdown they cause.
+ * turn and ranks them by the slowdown they cause. A shared-cluster file goes to
+ * {@link SharedClusterWhatIf}.
  */
 @Command(name = "whatif", mixinStandardHelpOptions = true,
         description = "Compare a scenario with a faulty variant (--fail, --degrade, --slow), or sweep faults over "
-                + "links or stragglers and rank them by slowdown.")
+                + "links or stragglers and rank them by slowdown. A shared-cluster file (a jobs list) takes one variant: "
+                + "each job's step before and after, and the aggregate throughput.")
 public final class WhatIfCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "SCENARIO", description = "Scenario file (.yaml, .yml or .json).")
+    @Parameters(index = "0", paramLabel = "SCENARIO", description = "Scenario file (.yaml, .yml or .json), or a "
+            + "shared-cluster file.")
     Path scenarioFile;
 
     @Option(names = "--fail", paramLabel = "NAME", description = "A link (a->b), cable (a<->b), switch or NIC that "
@@ -118,7 +121,11 @@ public final class WhatIfCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        Scenario scenario = new ScenarioReader().read(scenarioFile);
+        org.clustersim.core.input.SourceNode tree = new org.clustersim.core.input.SourceTreeReader().read(scenarioFile);
+        if (org.clustersim.study.scenario.SharedScenarioReader.isShared(tree)) {
+            return SharedClusterWhatIf.call(this, scenarioFile, tree);
+        }
+        Scenario scenario = new ScenarioReader().read(scenarioFile, tree);
         boolean variant = !fail.isEmpty() || !degrade.isEmpty() || !slow.isEmpty();
         if (sweep != null && variant) {
             throw usage("give --sweep or --fail/--degrade/--slow, not both");
@@ -160,12 +167,12 @@ public final class WhatIfCommand implements Callable<Integer> {
         return sweep == null ? compare(study) : sweep(study);
     }
 
-    private CommandLine.ParameterException usage(String message) {
+    CommandLine.ParameterException usage(String message) {
         return new CommandLine.ParameterException(spec.commandLine(), message);
     }
 
     /** The extra faults given by flags. */
-    private List<Fault> flagged(Topology topology) {
+    List<Fault> flagged(Topology topology) {
         List<Fault> faults = new ArrayList<>();
         for (String f : fail) {
             faults.add(Fault.down(target(f, topology, "--fail"), f, "--fail " + f));

@@ -88,13 +88,59 @@ class SharedClusterCommandTest {
         assertFalse(Files.exists(summary));
         ClusterSimTest.Result v = ClusterSimTest.cli("validate", f.toString());
         assertEquals(2, v.code());
+        ClusterSimTest.Result whatif = ClusterSimTest.cli("whatif", f.toString(), "--slow", "node0.gpu0=0.5");
+        assertEquals(2, whatif.code());
+        assertTrue(whatif.err().contains("shared.yaml:9:16: jobs[1].placement: found server 1"), whatif.err());
+        ClusterSimTest.Result goodput = ClusterSimTest.cli("goodput", f.toString(), "--days", "1",
+                "--checkpoint-every", "1h");
+        assertEquals(2, goodput.code());
+        assertTrue(goodput.err().contains("jobs: a shared-cluster file (a jobs list) is read by run, validate, place "
+                + "and whatif"), goodput.err());
         ClusterSimTest.Result ok = ClusterSimTest.cli("validate", file(job("a", "packed")).toString());
         assertEquals(0, ok.code(), ok.err());
         assertTrue(ok.out().contains("job a: gpt3-1.3b, 16 GPUs, on servers 0-1 (packed)"), ok.out());
-        ClusterSimTest.Result whatif = ClusterSimTest.cli("whatif", f.toString(), "--slow", "node0.gpu0=0.5");
-        assertEquals(2, whatif.code());
-        assertTrue(whatif.err().contains("jobs: a shared-cluster file (a jobs list) is read by run, validate and place"),
-                whatif.err());
+    }
+
+    @Test
+    void whatifPrintsEachJobBeforeAndAfterAFaultAndTheAggregate() throws Exception {
+        // a on servers 0 and 32 (its ring crosses the spines), b on 40-41; node 0's NIC 0 cable is a's alone
+        Path f = file(job("a", "{servers: \"0,32\"}") + job("b", "{servers: 40-41}") + "    simulation: {steps: 3}\n");
+        Path json = dir.resolve("w.json");
+        Path csv = dir.resolve("w.csv");
+        ClusterSimTest.Result r = ClusterSimTest.cli("whatif", f.toString(), "--degrade", "node0.nic0<->su0.leaf0=0.1",
+                "--no-trace", "--json", json.toString(), "--csv", csv.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("variant    link node0.nic0<->su0.leaf0 at 10%"), r.out());
+        List<String> rows = r.out().lines().filter(l -> l.startsWith("a ") || l.startsWith("b ")).toList();
+        assertEquals(2, rows.size(), r.out());
+        assertTrue(rows.get(1).contains("+0.000 ms") && rows.get(1).contains(" +0.00%"), "b untouched: " + rows.get(1));
+        assertFalse(rows.get(0).contains("+0.000 ms"), "a slowed: " + rows.get(0));
+        assertTrue(r.out().contains("aggregate  "), r.out());
+        JsonNode doc = new ObjectMapper().readTree(json.toFile());
+        JsonNode a = doc.get("jobs").get(0);
+        assertEquals(a.get("variantStepTimeNs").asLong() - a.get("stepTimeNs").asLong(), a.get("deltaNs").asLong());
+        assertTrue(a.get("deltaNs").asLong() > 0);
+        assertEquals(0, doc.get("jobs").get(1).get("deltaNs").asLong());
+        assertTrue(doc.get("variantTokensPerSecond").asDouble() < doc.get("tokensPerSecond").asDouble());
+        assertEquals(3, Files.readAllLines(csv).size(), "a header and a row per job");
+
+        Path other = dir.resolve("other.json");
+        ClusterSimTest.Result unknown = ClusterSimTest.cli("whatif", f.toString(), "--fail", "node0.nic0<->su7.leaf0",
+                "--no-trace", "--json", other.toString());
+        assertEquals(2, unknown.code());
+        assertTrue(unknown.err().contains("--fail node0.nic0<->su7.leaf0: no link named"), unknown.err());
+        assertFalse(unknown.err().contains("Exception"), unknown.err());
+        assertFalse(Files.exists(other), "nothing written");
+        ClusterSimTest.Result sweep = ClusterSimTest.cli("whatif", f.toString(), "--sweep", "links", "--no-trace");
+        assertEquals(2, sweep.code());
+        assertTrue(sweep.err().contains("--sweep: a shared-cluster file takes one variant"), sweep.err());
+        ClusterSimTest.Result names = ClusterSimTest.cli("topology", f.toString(), "--links");
+        assertEquals(0, names.code(), names.err());
+        assertTrue(names.out().contains("node0.nic0->su0.leaf0") && names.out().contains("2 SU x 32 nodes"),
+                "the shared cluster's link names");
+        ClusterSimTest.Result nothing = ClusterSimTest.cli("whatif", f.toString());
+        assertEquals(2, nothing.code());
+        assertTrue(nothing.err().contains("nothing to compare"), nothing.err());
     }
 
     @Test
@@ -110,6 +156,14 @@ class SharedClusterCommandTest {
         ClusterSimTest.Result bad = ClusterSimTest.cli("place", f.toString(), "--policies", "packd");
         assertEquals(2, bad.code());
         assertTrue(bad.err().contains("--policies: found 'packd'"), bad.err());
+    }
+
+    @Test
+    void schemaSharedPrintsTheCommittedSharedClusterSchema() throws Exception {
+        ClusterSimTest.Result r = ClusterSimTest.cli("schema", "--shared");
+        assertEquals(0, r.code(), r.err());
+        assertEquals(Files.readString(Path.of("../docs/shared-scenario.schema.json")), r.out());
+        assertFalse(r.out().equals(ClusterSimTest.cli("schema").out()), "not the single-job scenario schema");
     }
 
     @Test

@@ -91,7 +91,8 @@ public record SharedSummary(String name, String cluster, double tokensPerSecond,
                     j.placement());
             out.printf(Locale.ROOT, "  step     %s together, %s alone on the same servers: slowdown %.4fx (step %d%s)%n",
                     seconds(j.stepTimeNs()), seconds(j.aloneStepTimeNs()), j.slowdown(), j.measuredStep(),
-                    j.overlapped() ? "" : "; it ended after another job had finished: raise simulation.steps");
+                    j.overlapped() ? "" : "; it ended after another job had finished: raise the others' "
+                            + "simulation.steps, or give simulation: {steps: auto} at the top");
             out.printf(Locale.ROOT, "  MFU      %.1f%% (%.1f%% alone); exposed communication %.2f%% of the step "
                     + "(%.2f%% alone); %,.0f tokens/s%n", 100 * j.mfu(), 100 * j.aloneMfu(),
                     100 * j.exposedCommFraction(), 100 * j.aloneExposedCommFraction(), j.tokensPerSecond());

@@ -72,6 +72,12 @@ public record Scenario(String name, Path source, ClusterSpec cluster, DeviceProf
         faults = List.copyOf(faults);
     }
 
+    /** The same scenario simulating {@code n} steps back to back (a shared cluster's automatic step counts). */
+    public Scenario withSteps(int n) {
+        return new Scenario(name, source, cluster, device, model, attention, blockingSends, parallelism, schedule,
+                training, fidelity, routing, faults, allReplicas, allowOom, interference, n, kernel, output, host);
+    }
+
     /**
      * The faults as simulation events on {@code topology}.
      *

@@ -61,7 +61,7 @@ public final class ScenarioReader {
         Diagnostics d = new Diagnostics(file);
         Section root = Section.root(d, tree);
         if (SharedScenarioReader.isShared(tree)) {
-            root.error("jobs", "a shared-cluster file (a jobs list) is read by run, validate and place; this command "
+            root.error("jobs", "a shared-cluster file (a jobs list) is read by run, validate, place and whatif; this command "
                     + "takes a single-job scenario");
             d.throwIfAny();
         }

@@ -49,7 +49,7 @@ public final class ScenarioSchema {
         }
     }
 
-    private static ObjectNode field(Field f) {
+    static ObjectNode field(Field f) {
         ObjectNode n = type(f.type());
         ObjectNode out = NODES.objectNode();
         out.put("description", f.description());
@@ -120,7 +120,7 @@ public final class ScenarioSchema {
     }
 
     /** An object of exactly {@code t}'s fields, with its required alternatives (given and not empty). */
-    private static ObjectNode mapping(Field.MappingType t, boolean nullable) {
+    static ObjectNode mapping(Field.MappingType t, boolean nullable) {
         ObjectNode n = NODES.objectNode();
         if (nullable) {
             types(n, "object");
@@ -151,7 +151,7 @@ public final class ScenarioSchema {
      * Accepted names: an enum (for completion) or the same names in any case (the reader ignores
      * case); {@code nullable}: an empty value stands for the default.
      */
-    private static ArrayNode names(List<String> names, boolean nullable) {
+    static ArrayNode names(List<String> names, boolean nullable) {
         ArrayNode anyOf = NODES.arrayNode();
         ArrayNode e = anyOf.addObject().putArray("enum");
         names.forEach(e::add);

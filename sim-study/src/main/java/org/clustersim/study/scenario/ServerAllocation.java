@@ -6,11 +6,13 @@ import java.util.List;
 import org.clustersim.core.input.InputException;
 import org.clustersim.core.input.Section;
 import org.clustersim.topology.ClusterSpec;
+import org.clustersim.topology.TorusSpec;
 
 /**
  * Gives each job of a shared cluster its servers: explicit placements first (checked against the
  * cluster's size, each other and the job's layout), then the policies in file order on the
- * servers left free ({@link Placement#pick}).
+ * servers left free ({@link Placement#pick}). On a cluster of TPU slices a job takes whole slices:
+ * its explicit servers must be whole slices' hosts, and the policies pick whole free slices.
  */
 final class ServerAllocation {
     /**
@@ -58,6 +60,9 @@ final class ServerAllocation {
                             + "]) already takes; placements may not overlap";
                 }
             }
+            if (problem == null && perSlice(cluster) > 0) {
+                problem = wholeSlices(servers, perSlice(cluster));
+            }
             if (problem != null) {
                 fail(r, problem);
                 continue;
@@ -80,7 +85,18 @@ final class ServerAllocation {
                 freeCount += free[n] ? 1 : 0;
             }
             int need = r.scenario().cluster().nodes();
-            int[] servers = Placement.pick(policy, need, free, unit);
+            int[] servers = perSlice(cluster) > 0 ? slicesPicked(policy, need, free, perSlice(cluster))
+                    : Placement.pick(policy, need, free, unit);
+            if (servers == null && perSlice(cluster) > 0) {
+                int h = perSlice(cluster);
+                int freeSlices = 0;
+                for (int s = 0; s < nodes / h; s++) {
+                    freeSlices += wholeSliceFree(free, s, h) ? 1 : 0;
+                }
+                fail(r, "the job takes " + need / h + " slice(s), but only " + freeSlices + " of the cluster's "
+                        + nodes / h + " slices are free after the jobs placed before it");
+                continue;
+            }
             if (servers == null) {
                 fail(r, "the job needs " + need + " servers (" + r.scenario().parallelism().gpus() + " GPUs), but only "
                         + freeCount + " of the cluster's " + nodes + " are free after the jobs placed before it");
@@ -95,6 +111,56 @@ final class ServerAllocation {
         for (SharedScenario.Job j : placed) {
             if (j != null) {
                 out.add(j);
+            }
+        }
+        return out;
+    }
+
+    /** Hosts per slice of a TPU cluster, whose jobs take whole slices; 0 for GPU servers. */
+    private static int perSlice(ClusterSpec cluster) {
+        return cluster instanceof TorusSpec t ? t.chipsPerSlice() / t.chipsPerHost() : 0;
+    }
+
+    /** Null when {@code servers} (ascending, distinct) are whole slices of {@code h} hosts; else the problem. */
+    private static String wholeSlices(int[] servers, int h) {
+        for (int k = 0; k < servers.length; k += h) {
+            int slice = servers[k] / h;
+            if (servers[k] % h != 0 || servers[k + h - 1] != servers[k] + h - 1) {
+                return "found servers " + Placement.ranges(servers) + ", but a job on TPU slices takes whole slices of "
+                        + h + " hosts each (slice " + slice + " is servers " + slice * h + "-" + (slice * h + h - 1) + ")";
+            }
+        }
+        return null;
+    }
+
+    private static boolean wholeSliceFree(boolean[] free, int slice, int h) {
+        for (int n = slice * h; n < slice * h + h; n++) {
+            if (!free[n]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * {@code need} hosts as whole free slices of {@code h} hosts, the slices picked by {@code policy}
+     * as if each were a server under one switch (the DCN joins every slice alike, so packed, spread
+     * and first-fit take the lowest free slices, random a seeded draw of them); null when too few
+     * slices are free.
+     */
+    private static int[] slicesPicked(Placement.Policy policy, int need, boolean[] free, int h) {
+        boolean[] freeSlice = new boolean[free.length / h];
+        for (int s = 0; s < freeSlice.length; s++) {
+            freeSlice[s] = wholeSliceFree(free, s, h);
+        }
+        int[] slices = Placement.pick(policy, need / h, freeSlice, new int[freeSlice.length]);
+        if (slices == null) {
+            return null;
+        }
+        int[] out = new int[need];
+        for (int i = 0; i < slices.length; i++) {
+            for (int k = 0; k < h; k++) {
+                out[i * h + k] = slices[i] * h + k;
             }
         }
         return out;

@@ -23,10 +23,13 @@ import org.clustersim.topology.Topology;
  * @param fidelity network model
  * @param routing  how equal-cost paths are chosen
  * @param output   output paths named in the file
+ * @param autoSteps whether each job's step count is raised until each job completes its own
+ *                 {@code simulation.steps} steps while every job still runs ({@code simulation.steps:
+ *                 auto} at the top of the file; {@link org.clustersim.study.shared.SharedRun})
  */
 public record SharedScenario(String name, Path source, ClusterSpec cluster, DeviceProfile device, List<Job> jobs,
                              List<Fault> faults, Simulation.Fidelity fidelity, Simulation.Routing routing,
-                             Scenario.Output output) {
+                             Scenario.Output output, boolean autoSteps) {
 
     public SharedScenario {
         jobs = List.copyOf(jobs);
@@ -50,14 +53,32 @@ public record SharedScenario(String name, Path source, ClusterSpec cluster, Devi
 
         /**
          * Per device of the job's own numbering, its device on the shared cluster: GPU g of the
-         * job's server k is GPU g of its k-th placed server.
+         * job's server k is GPU g of its k-th placed server. On TPU slices (whole slices, the
+         * shared cluster's chips numbered as laid out) a chip keeps its place in its slice: the
+         * chip at a position of the job's slice k is the chip at that position of its k-th
+         * placed slice, whatever numbering the job's mesh gave it.
          */
         public int[] deviceMap(int gpusPerNode) {
+            if (scenario.cluster() instanceof org.clustersim.topology.TorusSpec t) {
+                int perSlice = t.chipsPerSlice();
+                int hostsPerSlice = perSlice / gpusPerNode;
+                int[] map = new int[t.slices() * perSlice];
+                for (int d = 0; d < map.length; d++) {
+                    int p = t.physical(d);
+                    map[d] = servers[p / perSlice * hostsPerSlice] / hostsPerSlice * perSlice + p % perSlice;
+                }
+                return map;
+            }
             int[] map = new int[servers.length * gpusPerNode];
             for (int d = 0; d < map.length; d++) {
                 map[d] = servers[d / gpusPerNode] * gpusPerNode + d % gpusPerNode;
             }
             return map;
+        }
+
+        /** The same job on the same servers simulating {@code steps} steps. */
+        public Job withSteps(int steps) {
+            return new Job(name, scenario.withSteps(steps), placement, servers);
         }
 
         /** The same job on other servers. */
@@ -68,7 +89,14 @@ public record SharedScenario(String name, Path source, ClusterSpec cluster, Devi
 
     /** The same cluster with the jobs given (placed anew, say). */
     public SharedScenario withJobs(List<Job> placed) {
-        return new SharedScenario(name, source, cluster, device, placed, faults, fidelity, routing, output);
+        return new SharedScenario(name, source, cluster, device, placed, faults, fidelity, routing, output, autoSteps);
+    }
+
+    /** The same cluster and jobs with {@code extra} faults after the file's own: a what-if variant. */
+    public SharedScenario withExtraFaults(List<Fault> extra) {
+        List<Fault> all = new java.util.ArrayList<>(faults);
+        all.addAll(extra);
+        return new SharedScenario(name, source, cluster, device, jobs, all, fidelity, routing, output, autoSteps);
     }
 
     /**

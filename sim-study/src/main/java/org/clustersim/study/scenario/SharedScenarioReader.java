@@ -72,10 +72,16 @@ public final class SharedScenarioReader {
         Section outSec = OUTPUT.section(root);
         Scenario.Output output = new Scenario.Output(TRACE.text(outSec), SUMMARY.text(outSec),
                 LINK_COUNTERS.bool(outSec));
+        Section simSec = root.section("simulation");
+        boolean autoSteps = simSec.choice("steps", Boolean.FALSE, Map.of("auto", Boolean.TRUE));
         String preset = CLUSTER_PRESET.choice(clusterSec);
         Optional<ClusterSectionReader.ClusterChoice> cluster = Optional.empty();
-        if (TpuSectionReader.presets().contains(preset)) {
-            clusterSec.notSupported("preset", "a shared cluster of TPU slices; give a GPU preset");
+        boolean tpu = TpuSectionReader.presets().contains(preset);
+        if (tpu) {
+            // slices joined by DCN, chips numbered as the hardware lays them out (no mesh of its own)
+            cluster = TpuSectionReader.cluster(clusterSec, preset, new Section(d, "parallelism", null,
+                    SourceLocation.NONE), new ClusterSectionReader(clusterSec, file, treeReader)::deviceProfile)
+                    .map(t -> new ClusterSectionReader.ClusterChoice(t.torus(), t.device()));
         } else if (!clusterSec.has(NODES.name())) {
             clusterSec.error(NODES.name(), "missing required value: a shared cluster names its size, expected the "
                     + "number of servers");
@@ -91,7 +97,7 @@ public final class SharedScenarioReader {
             root.error("jobs", "found no jobs, expected a list of at least one job (name, placement, and a scenario's "
                     + "model, parallelism, schedule, training, simulation sections or scenario: FILE)");
         }
-        for (Section s : List.of(clusterSec, netSec, outSec, root)) {
+        for (Section s : List.of(clusterSec, netSec, outSec, simSec, root)) {
             s.finish();
         }
         List<Pending> pending = new ArrayList<>();
@@ -115,6 +121,11 @@ public final class SharedScenarioReader {
                         + "its own");
             }
             Placement placement = placement(js);
+            int slices = js.integer(SLICES_KEY, 1, 1, 1 << 12);
+            if (!tpu && js.has(SLICES_KEY)) {
+                js.error(SLICES_KEY, "a job takes slices on a shared cluster of TPU slices; on GPU servers its layout "
+                        + "says how many servers it takes: leave slices out");
+            }
             for (String shared : SHARED_SECTIONS) {
                 if (js.has(shared)) {
                     js.error(shared, "a job runs on the shared cluster: give " + shared + " once, at the top of the file");
@@ -165,6 +176,12 @@ public final class SharedScenarioReader {
                     new SourceNode.ScalarNode(SourceNode.ScalarKind.STRING, jobName, job.location())));
             Map<String, SourceNode.Entry> own = new LinkedHashMap<>(clusterNode.entries());
             own.remove(NODES.name());
+            if (tpu) {
+                // the job's own cluster: as many of the shared cluster's slices as it takes
+                SourceLocation at = js.node(SLICES_KEY).map(SourceNode::location).orElse(job.location());
+                own.put(SLICES.name(), new SourceNode.Entry(SLICES.name(), at, new SourceNode.ScalarNode(
+                        SourceNode.ScalarKind.INTEGER, Integer.toString(slices), at)));
+            }
             // the job's own cluster: the shared servers and fabric, as many servers as its layout needs
             entries.put("cluster", new SourceNode.Entry("cluster", clusterNode.location(),
                     new SourceNode.MapNode(own, clusterNode.location())));
@@ -210,8 +227,11 @@ public final class SharedScenarioReader {
             throw new InputFileException(all);
         }
         return new SharedScenario(name, file, cluster.orElseThrow().spec(), cluster.get().device(), jobs, faults,
-                fidelity, routing, output);
+                fidelity, routing, output, autoSteps);
     }
+
+    /** A job's key on a TPU shared cluster: how many whole slices it takes. */
+    static final String SLICES_KEY = "slices";
 
     /** A job read, not yet placed. */
     private record Pending(String name, Scenario scenario, Placement placement, Section section) {

@@ -32,7 +32,9 @@ import org.clustersim.topology.Topology;
  * The shared cluster's faults and stragglers apply to every run. Each job is measured from its
  * part of the timeline ({@link Timeline#part}) with {@link StepFigures} at its last step that
  * ended while every job still ran (its last step when it runs alone in the file), and against the
- * same step of the same graph run alone on the same servers: its slowdown.
+ * same step of the same graph run alone on the same servers: its slowdown. Under
+ * {@code simulation.steps: auto} the run is repeated with raised step counts until each job's
+ * measured step is at least its own {@code simulation.steps}-th.
  *
  * @param shared   the shared cluster
  * @param graph    every job's tasks, job after job
@@ -81,6 +83,60 @@ public record SharedRun(SharedScenario shared, TaskGraph graph, Simulation.Resul
      * link's throughput over time in the shared run.
      */
     public static SharedRun of(SharedScenario shared, boolean linkTracks, int threads) {
+        SharedRun run = once(shared, linkTracks, threads);
+        if (!shared.autoSteps()) {
+            return run;
+        }
+        int[] wanted = shared.jobs().stream().mapToInt(j -> j.scenario().steps()).toArray();
+        for (int round = 0; round < AUTO_ROUNDS && !enough(run, wanted); round++) {
+            run = once(run.shared().withJobs(raised(run, wanted)), linkTracks, threads);
+        }
+        return run;
+    }
+
+    /** Most reruns with raised step counts under {@code simulation.steps: auto}. */
+    static final int AUTO_ROUNDS = 4;
+
+    /** Whether each job's measured step is at least its {@code wanted}-th, ended while every job still ran. */
+    static boolean enough(SharedRun run, int[] wanted) {
+        for (int i = 0; i < wanted.length; i++) {
+            JobRun j = run.jobs().get(i);
+            if (!j.overlapped() || j.measuredStep() < wanted[i] - 1) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Each job with enough steps to cover the longest of the jobs' wanted spans, from their step
+     * times together in {@code run}: at least ceil(span / step time) + 1, never fewer than it had.
+     */
+    static List<SharedScenario.Job> raised(SharedRun run, int[] wanted) {
+        long span = 0;
+        for (int i = 0; i < wanted.length; i++) {
+            span = Math.max(span, wanted[i] * run.jobs().get(i).figures().stepTimeNs());
+        }
+        List<SharedScenario.Job> out = new ArrayList<>();
+        boolean changed = false;
+        for (JobRun j : run.jobs()) {
+            long step = Math.max(1, j.figures().stepTimeNs());
+            int had = j.job().scenario().steps();
+            int steps = (int) Math.min(Math.max(had, (span + step - 1) / step + 1), MAX_AUTO_STEPS);
+            changed |= steps != had;
+            out.add(j.job().withSteps(steps));
+        }
+        if (!changed) {
+            // contention moved the ends: one more step each
+            out.replaceAll(j -> j.withSteps(Math.min(j.scenario().steps() + 1, MAX_AUTO_STEPS)));
+        }
+        return out;
+    }
+
+    /** Most steps a job is raised to. */
+    static final int MAX_AUTO_STEPS = 256;
+
+    private static SharedRun once(SharedScenario shared, boolean linkTracks, int threads) {
         List<SharedScenario.Job> jobs = shared.jobs();
         int gpn = shared.cluster().gpusPerNode();
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(threads, jobs.size() + 1)), r -> {
@@ -103,7 +159,11 @@ public record SharedRun(SharedScenario shared, TaskGraph graph, Simulation.Resul
             }
             for (TrainingStep s : step) {
                 // a job's devices are moved server by server: its own cluster numbers them server-major
+                // (TPU slices move chip by chip to the same place in another slice: SharedScenario.Job#deviceMap)
                 Topology own = s.topology();
+                if (own.spec().orElse(null) instanceof org.clustersim.topology.TorusSpec) {
+                    continue;
+                }
                 for (int d = 0; d < own.deviceCount(); d++) {
                     if (own.device(d).node() != d / gpn) {
                         throw new IllegalStateException(own.name() + " numbers device " + d + " on server "

@@ -171,4 +171,73 @@ class SharedRunTest {
         assertTrue(inJob.getMessage().contains("jobs[0].placement: found 'packd'"), inJob.getMessage());
         assertTrue(inJob.getMessage().contains("jobs[0].parallelism"), inJob.getMessage());
     }
+
+    /** GPT-3 1.3B on v5e 4x4 slices (two hosts of 8 chips each): FSDP 4 x tensor 4 per slice, data over DCN. */
+    private static String tpuJob(int slices) {
+        return "    model: {preset: gpt3-1.3b}\n"
+                + "    parallelism:\n      mesh: {ici_fsdp: 4, ici_tensor: 4" + (slices > 1 ? ", dcn_data: " + slices : "")
+                + "}\n    training: {globalBatch: " + 8 * slices + ", microBatch: 2, seqLen: 1024}\n";
+    }
+
+    @Test
+    void twoJobsOnDistinctSlicesOfATpuClusterRunExactlyAsFastAsAlone() throws Exception {
+        // a takes slices 1 and 3 (hosts 2-3 and 6-7), joined by DCN; b takes slice 0; slice 2 stays free
+        SharedRun run = SharedRun.of(shared("cluster: {preset: tpu-v5e, topology: 4x4, slices: 4}\njobs:\n"
+                + "  - name: a\n    slices: 2\n    placement: {servers: \"2-3,6-7\"}\n" + tpuJob(2)
+                + "  - name: b\n    placement: first-fit\n" + tpuJob(1)), false, 2);
+        assertArrayEquals(new int[] {0, 1}, run.jobs().get(1).job().servers(), "first-fit: the lowest free slice");
+        for (int i = 0; i < 2; i++) {
+            int slices = 2 - i;
+            Scenario own = single("cluster: {preset: tpu-v5e, topology: 4x4, slices: " + slices + "}\n"
+                    + tpuJob(slices).replace("\n    ", "\n").replaceFirst("^    ", ""));
+            StepFigures separate = SimulatedStep.of(own, own.trainingStep(), false).figures();
+            SharedRun.JobRun j = run.jobs().get(i);
+            assertEquals(separate.stepTimeNs(), j.figures().stepTimeNs(), j.job().name() + " against its own scenario");
+            assertEquals(separate.stepTimeNs(), j.alone().stepTimeNs());
+            assertEquals(1.0, j.slowdown());
+        }
+        // job a's chips are those of slices 1 and 3: the device at a position of its slice 1 is at that
+        // position of the shared cluster's slice 3
+        int[] map = run.jobs().get(0).job().deviceMap(8);
+        assertEquals(16, map[0]);
+        assertEquals(48, map[16]);
+    }
+
+    @Test
+    void aTpuJobTakesWholeSlicesAndOnlyATpuJobTakesSlices() {
+        String cluster = "cluster: {preset: tpu-v5e, topology: 4x4, slices: 3}\njobs:\n";
+        InputFileException half = assertThrows(InputFileException.class, () -> shared(cluster
+                + "  - name: a\n    placement: {servers: 1-2}\n" + tpuJob(1)));
+        assertTrue(half.getMessage().contains("jobs[0].placement: found servers 1-2, but a job on TPU slices takes whole "
+                + "slices of 2 hosts each (slice 0 is servers 0-1)"), half.getMessage());
+        InputFileException full = assertThrows(InputFileException.class, () -> shared(cluster
+                + "  - name: a\n    slices: 2\n    placement: packed\n" + tpuJob(2)
+                + "  - name: b\n    slices: 2\n    placement: {policy: random, seed: 3}\n" + tpuJob(2)));
+        assertTrue(full.getMessage().contains("jobs[1].placement: the job takes 2 slice(s), but only 1 of the cluster's "
+                + "3 slices are free"), full.getMessage());
+        InputFileException gpu = assertThrows(InputFileException.class, () -> shared(cluster(2) + "jobs:\n"
+                + "  - name: a\n    slices: 1\n    placement: packed\n" + job(2, 1)));
+        assertTrue(gpu.getMessage().contains("jobs[0].slices: a job takes slices on a shared cluster of TPU slices"),
+                gpu.getMessage());
+    }
+
+    @Test
+    void automaticStepCountsLetEveryJobCompleteItsStepsWhileTheOthersStillRun() throws Exception {
+        // a's ring crosses the 4:1 spines (a slower step than b's, under its own leaves); a wants 2 steps, b 1
+        String jobs = "jobs:\n  - name: a\n    placement: {servers: \"0,32\"}\n" + job(2, 2)
+                + "  - name: b\n    placement: {servers: 40-41}\n" + job(2, 1);
+        String cluster = "cluster: {preset: dgx-h100, nodes: 64, fabric: rail-optimized, oversubscription: 4}\n";
+        SharedRun fixed = SharedRun.of(shared(cluster + jobs), false, 2);
+        assertTrue(!fixed.jobs().get(0).overlapped(), "a's last step ends after b has finished");
+        SharedRun auto = SharedRun.of(shared(cluster + "simulation: {steps: auto}\n" + jobs), false, 2);
+        for (SharedRun.JobRun j : auto.jobs()) {
+            assertTrue(j.overlapped(), j.job().name() + " measured while every job ran");
+        }
+        assertTrue(auto.jobs().get(0).measuredStep() >= 1, "a completes its 2 steps together with b");
+        assertTrue(auto.jobs().get(1).job().scenario().steps() > 2, "b runs more steps to cover a's two: "
+                + auto.jobs().get(1).job().scenario().steps());
+        InputFileException bad = assertThrows(InputFileException.class, () -> shared(cluster
+                + "simulation: {steps: 3}\n" + jobs));
+        assertTrue(bad.getMessage().contains("simulation.steps"), bad.getMessage());
+    }
 }
