@@ -347,19 +347,20 @@ public final class EtTaskGraph {
                 int[] devices = new int[m.length];
                 for (int i = 0; i < m.length; i++) {
                     devices[i] = rankOf(m[i]);
-                    streams[i] = b.stream(devices[i], COLLECTIVE, StreamKind.COMMUNICATION);
+                    streams[i] = stream(b, m[i], COLLECTIVE, StreamKind.COMMUNICATION);
                 }
                 taskOf[u] = b.communicate(name, "collective", streams, collective(m[0], devices), taskDeps);
                 collectives++;
             } else if ((n.kind() == EtNode.Kind.SEND || n.kind() == EtNode.Kind.RECV) && m.length == 2) {
                 int src = rankOf(m[0]);
                 int dst = rankOf(m[1]);
-                int[] streams = {b.stream(src, P2P, StreamKind.COMMUNICATION), b.stream(dst, P2P, StreamKind.COMMUNICATION)};
+                int[] streams = {stream(b, m[0], P2P, StreamKind.COMMUNICATION),
+                    stream(b, m[1], P2P, StreamKind.COMMUNICATION)};
                 taskOf[u] = b.communicate(name, "p2p", streams,
                         Work.Communication.pointToPoint(src, dst, n.commBytes()), taskDeps);
                 transfers++;
             } else if (n.kind() == EtNode.Kind.COMPUTE && !n.cpuOp()) {
-                taskOf[u] = b.compute(name, "compute", b.stream(r, COMPUTE, StreamKind.COMPUTE), cost.ns(n),
+                taskOf[u] = b.compute(name, "compute", stream(b, m[0], COMPUTE, StreamKind.COMPUTE), cost.ns(n),
                         n.numOps(), taskDeps);
                 computes++;
             } else {
@@ -368,6 +369,23 @@ public final class EtTaskGraph {
             }
         }
         return new Built(b.build(), ranks.size(), computes, collectives, transfers, untimed);
+    }
+
+    /**
+     * The stream of node {@code key} on its rank: the one its {@code stream} attribute names (as
+     * clustersim's writer gives it), else the kind's default; a name already taken by a stream of
+     * the other kind falls back to the default.
+     */
+    private int stream(TaskGraph.Builder b, long key, String fallback, StreamKind kind) {
+        String named = node(key).stream();
+        if (!named.isEmpty()) {
+            try {
+                return b.stream(rankOf(key), named, kind);
+            } catch (IllegalArgumentException e) {
+                // a compute and a communication node naming one stream: each keeps its kind's own
+            }
+        }
+        return b.stream(rankOf(key), fallback, kind);
     }
 
     private Work.Communication collective(long first, int[] devices) {

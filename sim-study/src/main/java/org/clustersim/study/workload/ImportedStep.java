@@ -33,7 +33,7 @@ public record ImportedStep(WorkloadScenario scenario, List<RankTrace> ranks, EtT
         }
         Topology topology = scenario.cluster().build();
         EtTaskGraph.Built built = EtTaskGraph.build(ranks, topology,
-                new ComputeCost(scenario.device(), scenario.durationScale()), scenario.collectiveAlgorithm());
+                new ComputeCost(scenario.byDuration() ? null : scenario.device(), scenario.durationScale()), scenario.collectiveAlgorithm());
         return new ImportedStep(scenario, ranks, built, Simulation.run(built.graph(), topology, RunOptions.DEFAULT));
     }
 
