@@ -155,7 +155,10 @@ final class GroupPlans {
         };
     }
 
-    /** The part of a collective that {@code device} sends, phases it sends nothing in dropped. */
+    /**
+     * The part of a collective that {@code device} sends, phases it sends nothing in dropped; it
+     * keeps the collective's description (each device's part of that one collective).
+     */
     static Work.Communication sentBy(Work.Communication all, int device) {
         List<Phase> phases = new ArrayList<>();
         for (Phase ph : all.phases()) {
@@ -169,6 +172,6 @@ final class GroupPlans {
                 phases.add(new Phase(own, ph.extraLatencyNs()));
             }
         }
-        return new Work.Communication(phases);
+        return new Work.Communication(phases, all.calls());
     }
 }

@@ -188,7 +188,7 @@ public final class EtTraceWriter {
                 computes++;
                 made.add(b);
             } else {
-                communication(t, index, d, stream, (Work.Communication) w, made);
+                communication(t, index, d, stream, (Work.Communication) w, made, streamsOn);
             }
             long[] ids = new long[made.size()];
             for (int i = 0; i < ids.length; i++) {
@@ -213,7 +213,7 @@ public final class EtTraceWriter {
 
     /** The nodes of communication task {@code t} on device {@code d}. */
     private void communication(int t, int index, int d, String stream, Work.Communication w,
-                               List<EtDef.Node.Builder> made) {
+                               List<EtDef.Node.Builder> made, Map<Integer, List<Integer>> streamsOn) {
         List<CommCall> calls = new ArrayList<>();
         for (CommCall c : w.calls()) {
             if (c.involves(d) && (c.isSend() || commType(c.op()) >= 0)) {
@@ -224,7 +224,7 @@ public final class EtTraceWriter {
             if (d == firstDevice(t)) {
                 undescribed++;
             }
-            calls = flowSends(w, d);
+            calls = flowSends(w, d, streamsOn);
         }
         boolean several = calls.size() > 1;
         for (CommCall c : calls) {
@@ -268,12 +268,17 @@ public final class EtTraceWriter {
         return first;
     }
 
-    /** The flows of {@code w} to and from {@code d}, summed per pair, as sends (in the order first met). */
-    private static List<CommCall> flowSends(Work.Communication w, int d) {
+    /**
+     * The flows of {@code w} between {@code d} and another device the task occupies, summed per
+     * pair, as sends (in the order first met): a flow to a device without a node of the task has
+     * no receive to meet.
+     */
+    private static List<CommCall> flowSends(Work.Communication w, int d, Map<Integer, ?> devices) {
         Map<List<Integer>, Long> bytes = new LinkedHashMap<>();
         for (Phase p : w.phases()) {
             for (Flow f : p.flows()) {
-                if ((f.srcDevice() == d || f.dstDevice() == d) && f.srcDevice() != f.dstDevice()) {
+                if ((f.srcDevice() == d || f.dstDevice() == d) && f.srcDevice() != f.dstDevice()
+                        && devices.containsKey(f.srcDevice()) && devices.containsKey(f.dstDevice())) {
                     bytes.merge(List.of(f.srcDevice(), f.dstDevice()), f.bytes(), Long::sum);
                 }
             }
