@@ -12,8 +12,10 @@ import org.clustersim.study.workload.EtTraceWriter;
 
 /**
  * {@code run --et-out DIR}: the simulated step's task graph as Chakra execution traces, one file
- * per rank ({@code DIR/<scenario>.<rank>.et}, {@link EtTraceWriter}). The folder is checked before
- * simulating; the files are staged with the command's other outputs, so all appear or none.
+ * per rank ({@code DIR/<scenario>.<rank>.et}, {@link EtTraceWriter}), and its process groups as
+ * ASTRA-sim's communicator-group file ({@code DIR/<scenario>.json}: each {@code pg_name} with its
+ * ranks). The folder is checked before simulating; the files are staged with the command's other
+ * outputs, so all appear or none.
  */
 final class EtOutput {
     private EtOutput() {
@@ -53,7 +55,12 @@ final class EtOutput {
         OutputFiles.check("--et-out", file(dir, scenario, 0));
     }
 
-    /** Adds one file per rank of {@code graph} to {@code files}. */
+    /** The process groups' file under {@code dir}: ASTRA-sim's communicator-group configuration. */
+    static Path groups(Path dir, Scenario scenario) {
+        return dir.resolve(scenario.name() + ".json");
+    }
+
+    /** Adds one file per rank of {@code graph}, and the process groups' file, to {@code files}. */
     static EtTraceWriter stage(Map<Path, AtomicOutput.Content> files, Path dir, Scenario scenario, TaskGraph graph) {
         EtTraceWriter writer = EtTraceWriter.of(graph, "clustersim " + Version.current() + ", scenario "
                 + scenario.name());
@@ -61,6 +68,7 @@ final class EtOutput {
             int rank = r;
             files.put(file(dir, scenario, rank), out -> writer.write(rank, out));
         }
+        files.put(groups(dir, scenario), OutputFiles.json(writer.processGroups()));
         return writer;
     }
 }

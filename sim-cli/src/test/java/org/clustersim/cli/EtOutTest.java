@@ -41,6 +41,12 @@ class EtOutTest {
         assertEquals(4, files.size());
         assertEquals(dir.resolve("gpt3-1.3b-pp4-gpipe.3.et"), files.get(3));
         List<RankTrace> ranks = new EtTraceReader().read(files);
+        // the process groups for ASTRA-sim: the tied embeddings' all-reduce of the first and last stage
+        com.fasterxml.jackson.databind.JsonNode groups = new com.fasterxml.jackson.databind.ObjectMapper().readTree(
+                dir.resolve("gpt3-1.3b-pp4-gpipe.json").toFile());
+        String pg = ranks.get(0).nodes().stream().filter(n -> n.kind() == EtNode.Kind.COLLECTIVE).findFirst()
+                .orElseThrow().processGroup();
+        assertEquals("[0,3]", groups.get(pg).toString());
         assertTrue(ranks.get(0).nodes().stream().anyMatch(n -> n.kind() == EtNode.Kind.SEND), "stage 0 sends");
         assertTrue(ranks.get(3).nodes().stream().anyMatch(n -> n.kind() == EtNode.Kind.RECV), "stage 3 receives");
 

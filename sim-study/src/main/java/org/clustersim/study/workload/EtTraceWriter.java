@@ -27,7 +27,7 @@ import org.clustersim.study.workload.et.EtDef;
  * <li>a communication the step builder described as a collective ({@link CommCall}):
  * {@code COMM_COLL_NODE} with {@code comm_type}, {@code comm_size} (bytes, the planner's size
  * convention, which the reader takes back) and {@code pg_name}, the same name for the same
- * devices on every rank;</li>
+ * devices on every rank ({@link #processGroups});</li>
  * <li>a point-to-point send: {@code COMM_SEND_NODE} on the source and {@code COMM_RECV_NODE} on
  * the destination with {@code comm_src}, {@code comm_dst}, {@code comm_tag} (one tag per task,
  * the same on both sides) and {@code comm_size}; a communication with no description is written
@@ -233,9 +233,10 @@ public final class EtTraceWriter {
                 boolean sends = members[0] == d;
                 EtDef.Node.Builder b = reserve(d, t, sends ? EtDef.NodeType.COMM_SEND_NODE : EtDef.NodeType.COMM_RECV_NODE,
                         several ? stream + (sends ? "/send" : "/recv") : stream, made);
-                b.addAttr(attr("comm_src").setInt64Val(members[0]))
-                        .addAttr(attr("comm_dst").setInt64Val(members[1]))
-                        .addAttr(attr("comm_tag").setInt64Val(index))
+                // int32 values, as Chakra's feeder (ASTRA-sim's input) reads these three
+                b.addAttr(attr("comm_src").setInt32Val(members[0]))
+                        .addAttr(attr("comm_dst").setInt32Val(members[1]))
+                        .addAttr(attr("comm_tag").setInt32Val(index))
                         .addAttr(attr("comm_size").setInt64Val(c.bytes()));
                 if (sends) {
                     transfers++;
@@ -288,10 +289,23 @@ public final class EtTraceWriter {
         return out;
     }
 
-    /** The process group's name: its number in the order groups are first met, the same on every rank. */
+    /**
+     * The process group's name: its number, from 1, in the order groups are first met, the same
+     * on every rank (ASTRA-sim reads a group's name as its number in the communicator-group file).
+     */
     private String groupName(int[] members) {
         List<Integer> key = Arrays.stream(members).sorted().boxed().toList();
-        return groupNames.computeIfAbsent(key, k -> String.valueOf(groupNames.size()));
+        return groupNames.computeIfAbsent(key, k -> String.valueOf(groupNames.size() + 1));
+    }
+
+    /**
+     * Every process group by its {@code pg_name}, with its ranks ascending, in name order: what
+     * ASTRA-sim's {@code --comm-group-configuration} file holds.
+     */
+    public Map<String, List<Integer>> processGroups() {
+        Map<String, List<Integer>> out = new java.util.TreeMap<>(java.util.Comparator.comparingInt(Integer::parseInt));
+        groupNames.forEach((ranks, name) -> out.put(name, ranks));
+        return new LinkedHashMap<>(out);
     }
 
     /** Chakra's CollectiveCommType of an operation id, or -1. */

@@ -85,6 +85,7 @@ class EtTraceWriterTest {
         assertEquals(0, g0.commType(), "ALL_REDUCE");
         assertEquals(64L << 20, g0.commBytes());
         assertEquals(g0.processGroup(), g1.processGroup(), "one group, one name on both ranks");
+        assertEquals(java.util.Map.of(g0.processGroup(), List.of(0, 1)), w.processGroups());
         assertArrayEquals(new long[] {fwd.id()}, g0.dataDeps());
         assertEquals("dp", g1.stream());
 
