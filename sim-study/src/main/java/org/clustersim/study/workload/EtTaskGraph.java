@@ -398,21 +398,45 @@ public final class EtTaskGraph {
             case 6 -> CollectiveOp.ALL_TO_ALL;
             case 7, 8 -> CollectiveOp.REDUCE_SCATTER;
             case 9 -> CollectiveOp.ALL_REDUCE;
+            case 3, 4 -> CollectiveOp.ALL_TO_ALL;
             case -1 -> throw new InputException(at(first) + ": attribute comm_type is missing; expected a Chakra "
                     + "CollectiveCommType (0 ALL_REDUCE, 2 ALL_GATHER, 5 BROADCAST, 6 ALL_TO_ALL, 7 REDUCE_SCATTER, ...)");
             default -> throw new InputException(at(first) + ": attribute comm_type " + n.commType()
-                    + (n.commType() == 3 || n.commType() == 4 ? " (GATHER / SCATTER) is not supported yet"
-                    : " is not a Chakra CollectiveCommType")
-                    + "; expected 0 ALL_REDUCE, 1 REDUCE, 2 ALL_GATHER, 5 BROADCAST, 6 ALL_TO_ALL, 7 or 8 REDUCE_SCATTER, "
-                    + "9 BARRIER");
+                    + " is not a Chakra CollectiveCommType; expected 0 ALL_REDUCE, 1 REDUCE, 2 ALL_GATHER, 3 GATHER, "
+                    + "4 SCATTER, 5 BROADCAST, 6 ALL_TO_ALL, 7 or 8 REDUCE_SCATTER, 9 BARRIER");
         };
         // a barrier is an all-reduce of one small value, as torch.distributed.barrier runs it under NCCL
         long bytes = n.commType() == 9 ? 8 : Math.max(n.commBytes(), 1);
         try {
+            if (n.commType() == 3 || n.commType() == 4) {
+                return rooted(n.commType() == 3, devices, bytes);
+            }
             return Collectives.plan(algorithm, op, new CommGroup(devices), bytes, topology).work();
         } catch (IllegalArgumentException e) {
             throw new InputException(at(first) + ": cannot plan " + op.id() + " of " + bytes + " bytes over ranks "
                     + Arrays.toString(devices) + ": " + e.getMessage());
         }
+    }
+
+    /**
+     * A gather to, or a scatter from, the group's lowest rank (Chakra's node names no root) of
+     * {@code bytes} in all (the root's buffer, as for all-gather), sent directly: the flows of the
+     * direct all-to-all that end (gather) or start (scatter) at the root, each {@code bytes / n},
+     * with that phase's latency.
+     */
+    private Work.Communication rooted(boolean gather, int[] devices, long bytes) {
+        int root = devices[0];
+        List<org.clustersim.core.engine.Phase> phases = new ArrayList<>();
+        for (org.clustersim.core.engine.Phase p : Collectives.plan("direct", CollectiveOp.ALL_TO_ALL,
+                new CommGroup(devices), bytes, topology).phases()) {
+            List<org.clustersim.core.engine.Flow> kept = new ArrayList<>();
+            for (org.clustersim.core.engine.Flow f : p.flows()) {
+                if ((gather ? f.dstDevice() : f.srcDevice()) == root) {
+                    kept.add(f);
+                }
+            }
+            phases.add(new org.clustersim.core.engine.Phase(kept, p.extraLatencyNs()));
+        }
+        return new Work.Communication(phases);
     }
 }
