@@ -62,8 +62,13 @@ final class EtOutput {
 
     /** Adds one file per rank of {@code graph}, and the process groups' file, to {@code files}. */
     static EtTraceWriter stage(Map<Path, AtomicOutput.Content> files, Path dir, Scenario scenario, TaskGraph graph) {
-        EtTraceWriter writer = EtTraceWriter.of(graph, "clustersim " + Version.current() + ", scenario "
-                + scenario.name());
+        EtTraceWriter writer;
+        try {
+            writer = EtTraceWriter.of(graph, "clustersim " + Version.current() + ", scenario " + scenario.name());
+        } catch (IllegalArgumentException e) {
+            throw new InputException("--et-out " + dir + ": " + e.getMessage() + "; expected a smaller step "
+                    + "(nothing was written)");
+        }
         for (int r = 0; r < writer.ranks(); r++) {
             int rank = r;
             files.put(file(dir, scenario, rank), out -> writer.write(rank, out));

@@ -89,6 +89,20 @@ public final class EtTraceWriter {
      * @param generator what wrote them, stated in each file's metadata
      */
     public static EtTraceWriter of(TaskGraph graph, String generator) {
+        long slots = 0;
+        long[] perDevice = new long[graph.devices().size()];
+        for (int t = 0; t < graph.taskCount(); t++) {
+            slots += graph.streamCount(t);
+            for (int i = 0; i < graph.streamCount(t); i++) {
+                perDevice[graph.streamDevice(graph.taskStream(t, i))]++;
+            }
+        }
+        long most = java.util.Arrays.stream(perDevice).max().orElse(0);
+        if (slots > EtTraceReader.MAX_NODES || most > EtTraceReader.MAX_NODES_PER_FILE) {
+            throw new IllegalArgumentException("the step holds about " + slots + " nodes over " + perDevice.length
+                    + " ranks, up to " + most + " on one; a trace set is read up to " + EtTraceReader.MAX_NODES
+                    + " nodes and " + EtTraceReader.MAX_NODES_PER_FILE + " per file");
+        }
         EtTraceWriter w = new EtTraceWriter(graph, generator);
         int index = 0;
         for (int t : order(graph)) {
@@ -189,6 +203,11 @@ public final class EtTraceWriter {
                 made.add(b);
             } else {
                 communication(t, index, d, stream, (Work.Communication) w, made, streamsOn);
+            }
+            if (made.isEmpty()) {
+                // nothing of it runs here (a flow to a device the task does not occupy): a placeholder keeps
+                // the dependencies through it, which readers take as taking no time
+                made.add(node(nodes.get(d).size(), t, EtDef.NodeType.METADATA_NODE, stream));
             }
             long[] ids = new long[made.size()];
             for (int i = 0; i < ids.length; i++) {
