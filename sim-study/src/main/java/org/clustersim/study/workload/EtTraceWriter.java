@@ -62,12 +62,18 @@ public final class EtTraceWriter {
 
     private final TaskGraph graph;
     private final String generator;
-    private final List<List<EtDef.Node>> nodes = new ArrayList<>();
+    /** Per device, its nodes so far, serialized length-delimited (a large step's nodes as objects need gigabytes). */
+    private final List<java.io.ByteArrayOutputStream> nodes = new ArrayList<>();
+    /** Per device, how many nodes it holds (the next node's id). */
+    private final int[] nodeCount;
     private final Map<List<Integer>, String> groupNames = new HashMap<>();
-    /** Per device, per task with nodes there, the ids of its nodes (task id to ids). */
-    private final List<Map<Integer, long[]>> idsOn = new ArrayList<>();
-    /** The task before each (task, stream) pair on that stream, keyed task << 32 | stream; made on first use. */
-    private Map<Long, Integer> previous;
+    /** Task t's i-th stream is slot slotStart[t] + i. */
+    private final int[] slotStart;
+    /** Per slot, the id of the task's first node on that slot's device, and how many it has there (0: not yet written). */
+    private final long[] firstId;
+    private final int[] idCount;
+    /** Per slot, the task before it on that stream, or -1. */
+    private final int[] previous;
     private long computes;
     private long collectives;
     private long transfers;
@@ -78,9 +84,39 @@ public final class EtTraceWriter {
         this.graph = graph;
         this.generator = generator;
         for (int d = 0; d < graph.devices().size(); d++) {
-            nodes.add(new ArrayList<>());
-            idsOn.add(new HashMap<>());
+            nodes.add(new java.io.ByteArrayOutputStream());
         }
+        nodeCount = new int[graph.devices().size()];
+        int n = graph.taskCount();
+        slotStart = new int[n + 1];
+        for (int t = 0; t < n; t++) {
+            slotStart[t + 1] = slotStart[t] + graph.streamCount(t);
+        }
+        firstId = new long[slotStart[n]];
+        idCount = new int[slotStart[n]];
+        previous = new int[slotStart[n]];
+        java.util.Arrays.fill(previous, -1);
+        for (int s = 0; s < graph.streams().size(); s++) {
+            for (int p = 1; p < graph.streamLength(s); p++) {
+                int t = graph.streamTask(s, p);
+                for (int i = 0; i < graph.streamCount(t); i++) {
+                    if (graph.taskStream(t, i) == s) {
+                        previous[slotStart[t] + i] = graph.streamTask(s, p - 1);
+                    }
+                }
+            }
+        }
+    }
+
+    /** The ids of task {@code t}'s nodes on device {@code d}: first and count (count 0 if none). */
+    private long[] idsOn(int t, int d) {
+        for (int i = 0; i < graph.streamCount(t); i++) {
+            int slot = slotStart[t] + i;
+            if (graph.streamDevice(graph.taskStream(t, i)) == d && idCount[slot] > 0) {
+                return new long[] {firstId[slot], idCount[slot]};
+            }
+        }
+        return null;
     }
 
     /**
@@ -126,14 +162,21 @@ public final class EtTraceWriter {
         EtDef.GlobalMetadata.newBuilder().setVersion(SCHEMA_VERSION)
                 .addAttr(EtDef.AttributeProto.newBuilder().setName("generator").setStringVal(generator))
                 .build().writeDelimitedTo(out);
-        for (EtDef.Node n : nodes.get(rank)) {
-            n.writeDelimitedTo(out);
-        }
+        nodes.get(rank).writeTo(out);
     }
 
     /** Rank {@code rank}'s nodes in file order. */
     public List<EtDef.Node> nodes(int rank) {
-        return List.copyOf(nodes.get(rank));
+        List<EtDef.Node> out = new ArrayList<>(nodeCount[rank]);
+        java.io.InputStream in = new java.io.ByteArrayInputStream(nodes.get(rank).toByteArray());
+        try {
+            for (EtDef.Node n = EtDef.Node.parseDelimitedFrom(in); n != null; n = EtDef.Node.parseDelimitedFrom(in)) {
+                out.add(n);
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("a node written here does not read back", e);
+        }
+        return out;
     }
 
     /** The tasks in one topological order over dependencies and stream order, lowest id first among ready ones. */
@@ -194,7 +237,7 @@ public final class EtTraceWriter {
             List<EtDef.Node.Builder> made = new ArrayList<>();
             String stream = graph.stream(e.getValue().get(0)).name();
             if (w instanceof Work.Compute c) {
-                EtDef.Node.Builder b = node(nodes.get(d).size(), t, EtDef.NodeType.COMP_NODE, stream);
+                EtDef.Node.Builder b = node(nodeCount[d], t, EtDef.NodeType.COMP_NODE, stream);
                 b.setDurationMicros(Math.round(c.durationNs() / 1000.0));
                 if (c.flops() > 0) {
                     b.addAttr(attr("num_ops").setInt64Val(Math.round(c.flops() / streamsOn.size())));
@@ -207,16 +250,24 @@ public final class EtTraceWriter {
             if (made.isEmpty()) {
                 // nothing of it runs here (a flow to a device the task does not occupy): a placeholder keeps
                 // the dependencies through it, which readers take as taking no time
-                made.add(node(nodes.get(d).size(), t, EtDef.NodeType.METADATA_NODE, stream));
+                made.add(node(nodeCount[d], t, EtDef.NodeType.METADATA_NODE, stream));
             }
-            long[] ids = new long[made.size()];
-            for (int i = 0; i < ids.length; i++) {
-                EtDef.Node.Builder b = made.get(i);
-                dependencies(t, d, e.getValue(), b);
-                ids[i] = b.getId();
-                nodes.get(d).add(b.build());
+            long first = made.get(0).getId();
+            for (EtDef.Node.Builder b : made) {
+                dependencies(t, d, b);
+                try {
+                    b.build().writeDelimitedTo(nodes.get(d));
+                } catch (IOException impossible) {
+                    throw new java.io.UncheckedIOException(impossible);
+                }
+                nodeCount[d]++;
             }
-            idsOn.get(d).put(t, ids);
+            for (int i = 0; i < graph.streamCount(t); i++) {
+                if (graph.streamDevice(graph.taskStream(t, i)) == d) {
+                    firstId[slotStart[t] + i] = first;
+                    idCount[slotStart[t] + i] = made.size();
+                }
+            }
         }
     }
 
@@ -275,7 +326,7 @@ public final class EtTraceWriter {
     /** A node for device {@code d} whose id counts the nodes already made for this task there. */
     private EtDef.Node.Builder reserve(int d, int t, EtDef.NodeType type, String stream,
                                        List<EtDef.Node.Builder> made) {
-        EtDef.Node.Builder b = node(nodes.get(d).size() + made.size(), t, type, stream);
+        EtDef.Node.Builder b = node(nodeCount[d] + made.size(), t, type, stream);
         made.add(b);
         return b;
     }
@@ -340,26 +391,26 @@ public final class EtTraceWriter {
         };
     }
 
-    /** Data deps on the task's dependencies on {@code d}, control deps on the previous task of each of its streams. */
-    private void dependencies(int t, int d, List<Integer> streams, EtDef.Node.Builder b) {
-        Map<Integer, long[]> here = idsOn.get(d);
+    /** Data deps on the task's dependencies on {@code d}, control deps on the previous task of each of its streams there. */
+    private void dependencies(int t, int d, EtDef.Node.Builder b) {
         for (int i = 0; i < graph.depCount(t); i++) {
             int u = graph.dep(t, i);
-            long[] ids = here.get(u);
+            long[] ids = idsOn(u, d);
             if (ids == null) {
                 if (!joinedElsewhere(t, u)) {
                     crossDeviceDeps++;
                 }
                 continue;
             }
-            for (long id : ids) {
+            for (long id = ids[0]; id < ids[0] + ids[1]; id++) {
                 b.addDataDeps(id);
             }
         }
-        for (int s : streams) {
-            int prev = previousOnStream(t, s);
-            if (prev >= 0) {
-                for (long id : here.get(prev)) {
+        for (int i = 0; i < graph.streamCount(t); i++) {
+            int prev = previous[slotStart[t] + i];
+            if (prev >= 0 && graph.streamDevice(graph.taskStream(t, i)) == d) {
+                long[] ids = idsOn(prev, d);
+                for (long id = ids[0]; id < ids[0] + ids[1]; id++) {
                     b.addCtrlDeps(id);
                 }
             }
@@ -376,23 +427,10 @@ public final class EtTraceWriter {
             return false;
         }
         for (int i = 0; i < graph.streamCount(t); i++) {
-            if (idsOn.get(graph.streamDevice(graph.taskStream(t, i))).containsKey(u)) {
+            if (idsOn(u, graph.streamDevice(graph.taskStream(t, i))) != null) {
                 return true;
             }
         }
         return false;
-    }
-
-    /** The task before {@code t} on stream {@code s}, or -1. */
-    private int previousOnStream(int t, int s) {
-        if (previous == null) {
-            previous = new HashMap<>();
-            for (int x = 0; x < graph.streams().size(); x++) {
-                for (int p = 1; p < graph.streamLength(x); p++) {
-                    previous.put(((long) graph.streamTask(x, p) << 32) | x, graph.streamTask(x, p - 1));
-                }
-            }
-        }
-        return previous.getOrDefault(((long) t << 32) | s, -1);
     }
 }
