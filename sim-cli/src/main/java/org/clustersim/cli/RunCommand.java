@@ -69,7 +69,8 @@ public final class RunCommand implements Callable<Integer> {
     Path summary;
 
     @Option(names = "--et-out", paramLabel = "DIR", description = "Also write the simulated step's task graph as "
-            + "Chakra execution traces, one per rank: DIR/<name>.<rank>.et (docs/workloads.md).")
+            + "Chakra execution traces, one per rank: DIR/<name>.<rank>.et, and its process groups as DIR/<name>.json "
+            + "(docs/workloads.md).")
     Path etOut;
 
     @CommandLine.Mixin
