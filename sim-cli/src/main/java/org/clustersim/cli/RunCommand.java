@@ -68,6 +68,11 @@ public final class RunCommand implements Callable<Integer> {
             description = "Also write the summary as JSON (default: output.summary of the scenario, if any).")
     Path summary;
 
+    @Option(names = "--et-out", paramLabel = "DIR", description = "Also write the simulated step's task graph as "
+            + "Chakra execution traces, one per rank: DIR/<name>.<rank>.et, and its process groups as DIR/<name>.json "
+            + "(docs/workloads.md).")
+    Path etOut;
+
     @CommandLine.Mixin
     ReportOptions reportOptions = new ReportOptions();
 
@@ -127,6 +132,10 @@ public final class RunCommand implements Callable<Integer> {
         }
         org.clustersim.core.input.SourceNode tree = new org.clustersim.core.input.SourceTreeReader().read(scenarioFile);
         if (org.clustersim.study.scenario.SharedScenarioReader.isShared(tree)) {
+            if (etOut != null) {
+                throw new InputException("--et-out: not supported for a shared-cluster file (" + scenarioFile
+                        + " runs several jobs); expected a scenario with one model");
+            }
             return SharedClusterRun.call(this, scenarioFile, tree);
         }
         Scenario scenario = new ScenarioReader().read(scenarioFile, tree);
@@ -146,6 +155,7 @@ public final class RunCommand implements Callable<Integer> {
         targets.put("--csv", csv);
         targets.put("--report", reportOptions.report);
         OutputFiles.check(targets);
+        EtOutput.check(etOut, scenario);
 
         Simulated sim = simulate(scenario, allowOom, reportOptions.wanted(), tracePath != null);
         Timeline timeline = sim.run().timeline();
@@ -167,6 +177,8 @@ public final class RunCommand implements Callable<Integer> {
         if (csv != null) {
             files.put(csv, out -> org.clustersim.cli.output.DeviceCsv.write(result, out));
         }
+        org.clustersim.study.workload.EtTraceWriter et = etOut == null ? null
+                : EtOutput.stage(files, etOut, scenario, timeline.graph());
         reportOptions.stage(files, () -> RunPage.report(RunData.of(scenario, sim.step(), sim.run(), result),
                 "clustersim " + Version.current()), scenario, timeline);
         OutputFiles.write(files);
@@ -178,6 +190,17 @@ public final class RunCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         SummaryText.print(out, scenario, result, tracePath, format, summaryPath, wall);
         printReport(out, reportOptions);
+        if (et != null) {
+            var n = et.counts();
+            out.printf(java.util.Locale.ROOT, "chakra ET  %s (%d ranks; %d compute nodes, %d collectives, %d "
+                    + "transfers%s)%n", EtOutput.file(etOut, scenario, 0).resolveSibling(scenario.name() + ".*.et"),
+                    et.ranks(), n.computes(), n.collectives(), n.transfers(),
+                    (n.undescribed() > 0 ? "; " + n.undescribed() + " communications with no collective written as "
+                            + "their flows' sends" : "")
+                    + (n.crossDeviceDeps() > 0 ? "; " + n.crossDeviceDeps() + " dependencies across ranks left out"
+                            : ""));
+            out.flush();
+        }
         return 0;
     }
 

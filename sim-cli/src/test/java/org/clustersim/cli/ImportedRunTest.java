@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -97,6 +98,34 @@ class ImportedRunTest {
     }
 
     @Test
+    void theSummaryAndCsvSayTheStepAndEachRanksTime() throws IOException {
+        Path summary = tmp.resolve("s.json");
+        Path csv = tmp.resolve("s.csv");
+        HardeningTest.Result r = cli("run", ASTRA.resolve("all-reduce-dgx-h100.yaml").toString(), "--no-trace",
+                "--summary", summary.toString(), "--csv", csv.toString());
+        assertEquals(0, r.code(), r.err());
+        com.fasterxml.jackson.databind.JsonNode s = new com.fasterxml.jackson.databind.ObjectMapper().readTree(
+                summary.toFile());
+        long step = s.get("stepTimeNs").asLong();
+        assertEquals(stepMs(r.out()), step / 1e6, 0.0005);
+        assertEquals(8, s.get("ranks").asInt());
+        assertEquals(1, s.get("collectiveTasks").asInt());
+        assertEquals(0, s.get("computeTasks").asInt());
+        assertEquals(8, s.get("devices").size());
+        for (com.fasterxml.jackson.databind.JsonNode d : s.get("devices")) {
+            // the step is one all-reduce: every rank communicates all of it, with no compute to hide it
+            assertEquals(0, d.get("computeBusyNs").asLong());
+            assertEquals(step, d.get("computeIdleNs").asLong());
+            assertEquals(step, d.get("commBusyNs").asLong());
+            assertEquals(step, d.get("exposedCommNs").asLong());
+        }
+        List<String> rows = Files.readAllLines(csv);
+        assertEquals("rank,name,computeBusyNs,computeIdleNs,commBusyNs,exposedCommNs", rows.get(0));
+        assertEquals(9, rows.size());
+        assertEquals("3,node0.gpu3,0," + step + "," + step + "," + step, rows.get(4));
+    }
+
+    @Test
     void modelSectionsAndModelOnlyOutputsAreRefused() throws IOException {
         Path s = scenario("cluster:\n  preset: dgx-h100\nmodel:\n  preset: gpt3-1.3b\nworkload:\n  chakraTrace: "
                 + ASTRA.resolve("all_reduce") + "\n");
@@ -106,9 +135,9 @@ class ImportedRunTest {
         assertTrue(cli("run", ok.toString(), "--no-trace").badInput().err().contains("collectiveAlgorithm"));
         Path good = scenario("cluster:\n  preset: dgx-h100\nworkload:\n  chakraTrace: " + ASTRA.resolve("all_reduce")
                 + "\n");
-        assertTrue(cli("run", good.toString(), "--no-trace", "--csv", tmp.resolve("x.csv").toString()).badInput()
-                .err().contains("--csv: not supported yet"));
-        assertFalse(Files.exists(tmp.resolve("x.csv")));
+        assertTrue(cli("run", good.toString(), "--no-trace", "--report", tmp.resolve("x.html").toString()).badInput()
+                .err().contains("--report: not supported yet"));
+        assertFalse(Files.exists(tmp.resolve("x.html")));
         assertTrue(cli("validate", good.toString()).badInput().err().contains("is simulated by 'clustersim run' only"));
     }
 }

@@ -30,13 +30,48 @@ public sealed interface Work permits Work.Compute, Work.Communication {
      * Communication: phases run one after another, each phase's flows concurrently.
      *
      * @param phases the phases in order, at least one
+     * @param calls  what it runs in a collective library's terms, where the step builder said
+     *               ({@link CommCall}); empty when not known. Only exporters read it: the simulation,
+     *               {@link #equals} and {@link #hashCode} look at the phases alone
      */
-    record Communication(List<Phase> phases) implements Work {
+    record Communication(List<Phase> phases, List<CommCall> calls) implements Work {
         public Communication {
             phases = List.copyOf(phases);
+            calls = calls == null ? List.of() : List.copyOf(calls);
             if (phases.isEmpty()) {
                 throw new IllegalArgumentException("communication needs at least one phase");
             }
+        }
+
+        /** Communication of these phases, not described as calls. */
+        public Communication(List<Phase> phases) {
+            this(phases, List.of());
+        }
+
+        /** The same phases described as {@code calls} (replacing any description they had). */
+        public Communication as(CommCall... calls) {
+            return new Communication(phases, List.of(calls));
+        }
+
+        /** The same phases, each flow described as one point-to-point send (ring steps of custom exchanges). */
+        public Communication asSends() {
+            List<CommCall> sends = new java.util.ArrayList<>();
+            for (Phase p : phases) {
+                for (Flow f : p.flows()) {
+                    sends.add(CommCall.send(f.srcDevice(), f.dstDevice(), f.bytes()));
+                }
+            }
+            return new Communication(phases, sends);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Communication c && c.phases.equals(phases);
+        }
+
+        @Override
+        public int hashCode() {
+            return phases.hashCode();
         }
 
         /**
@@ -60,12 +95,17 @@ public sealed interface Work permits Work.Compute, Work.Communication {
                 }
                 moved.add(new Phase(flows, p.extraLatencyNs()));
             }
-            return new Communication(moved);
+            List<CommCall> movedCalls = new java.util.ArrayList<>(calls.size());
+            for (CommCall c : calls) {
+                movedCalls.add(c.onDevices(device));
+            }
+            return new Communication(moved, movedCalls);
         }
 
         /** A single point-to-point transfer. */
         public static Communication pointToPoint(int src, int dst, long bytes) {
-            return new Communication(List.of(new Phase(List.of(new Flow(src, dst, bytes)))));
+            return new Communication(List.of(new Phase(List.of(new Flow(src, dst, bytes)))),
+                    List.of(CommCall.send(src, dst, bytes)));
         }
 
         /**
@@ -82,6 +122,10 @@ public sealed interface Work permits Work.Compute, Work.Communication {
                 phases = Math.max(phases, w.phases().size());
             }
             List<Phase> merged = new java.util.ArrayList<>(phases);
+            List<CommCall> calls = new java.util.ArrayList<>();
+            for (Communication w : parts) {
+                calls.addAll(w.calls());
+            }
             for (int i = 0; i < phases; i++) {
                 List<Flow> flows = new java.util.ArrayList<>();
                 long extra = 0;
@@ -94,7 +138,7 @@ public sealed interface Work permits Work.Compute, Work.Communication {
                 }
                 merged.add(new Phase(flows, extra));
             }
-            return new Communication(merged);
+            return new Communication(merged, calls);
         }
 
         /** Total bytes over all phases. */

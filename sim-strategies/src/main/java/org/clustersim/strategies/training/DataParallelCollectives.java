@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.clustersim.core.engine.CommCall;
 import org.clustersim.core.engine.StreamKind;
 import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.core.engine.TaskTag;
@@ -217,8 +218,9 @@ final class DataParallelCollectives {
         if (c == null) {
             c = Collectives.plan("auto", op, group, bytes, topology);
             chosen.put(key, c);
-            return c.work();
+            return c.work().as(new CommCall(op.id(), bytes, members));
         }
-        return new Work.Communication(c.algorithm().plan(op, group, bytes, c.protocol(), topology));
+        return new Work.Communication(c.algorithm().plan(op, group, bytes, c.protocol(), topology))
+                .as(new CommCall(op.id(), bytes, members));
     }
 }

@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.clustersim.core.engine.CommCall;
 import org.clustersim.core.engine.Phase;
 import org.clustersim.core.engine.Work;
 import org.clustersim.strategies.collective.CollectiveOp;
@@ -75,8 +76,8 @@ final class GroupPlans {
         // the same collective over the same GPUs recurs every layer and microbatch: plan it once
         Work.Communication work = planned.get(new PlanKey(kind, op, bytes, devices));
         if (work == null) {
-            work = planFresh(kind, op, devices, bytes);
             int[] group = devices.clone();
+            work = planFresh(kind, op, devices, bytes).as(new CommCall(op.id(), bytes, group));
             planned.put(new PlanKey(kind, op, bytes, group), work);
             made.add(new Made(kind, op, group, bytes, work));
         }
@@ -154,7 +155,10 @@ final class GroupPlans {
         };
     }
 
-    /** The part of a collective that {@code device} sends, phases it sends nothing in dropped. */
+    /**
+     * The part of a collective that {@code device} sends, phases it sends nothing in dropped; it
+     * keeps the collective's description (each device's part of that one collective).
+     */
     static Work.Communication sentBy(Work.Communication all, int device) {
         List<Phase> phases = new ArrayList<>();
         for (Phase ph : all.phases()) {
@@ -168,6 +172,6 @@ final class GroupPlans {
                 phases.add(new Phase(own, ph.extraLatencyNs()));
             }
         }
-        return new Work.Communication(phases);
+        return new Work.Communication(phases, all.calls());
     }
 }

@@ -124,7 +124,7 @@ final class KeyValueExchange {
                 flows.add(new Flow(devices[c * tp + t], devices[((c + 1) % cp) * tp + t], bytes));
             }
         }
-        return new Work.Communication(List.of(new Phase(flows)));
+        return new Work.Communication(List.of(new Phase(flows))).asSends();
     }
 
     /** A CP collective of keys and values, over the CP group of each TP rank at once. */

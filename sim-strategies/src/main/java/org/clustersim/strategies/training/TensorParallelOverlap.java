@@ -271,7 +271,7 @@ final class TensorParallelOverlap {
                 }
             }
         }
-        return new Work.Communication(List.of(new Phase(flows)));
+        return new Work.Communication(List.of(new Phase(flows))).asSends();
     }
 
     /**

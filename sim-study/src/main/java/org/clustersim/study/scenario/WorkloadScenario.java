@@ -19,9 +19,16 @@ import org.clustersim.topology.ClusterSpec;
  * @param collectiveAlgorithm the collective algorithm by name, or {@code auto}
  * @param ranks               ranks to run, a multiple of the trace's (its data-parallel degree scaled), or 0
  *                            for the trace's own
+ * @param byDuration          whether compute nodes take their recorded duration even where they count FLOPs
+ *                            ({@code workload.computeFrom: duration}: a trace written by {@code run --et-out}
+ *                            read back on its own cluster)
  */
 public record WorkloadScenario(String name, Path file, ClusterSpec cluster, DeviceProfile device, String chakraTrace,
-                               double durationScale, String collectiveAlgorithm, int ranks) {
+                               double durationScale, String collectiveAlgorithm, int ranks, boolean byDuration) {
+    /** {@code workload.computeFrom} value: FLOPs where given (the default). */
+    public static final String FLOPS = "flops";
+    /** {@code workload.computeFrom} value: recorded durations always. */
+    public static final String DURATION = "duration";
 
     /** The folder relative trace paths resolve against. */
     public Path base() {

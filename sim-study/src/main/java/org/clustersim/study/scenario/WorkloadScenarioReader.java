@@ -63,6 +63,12 @@ public final class WorkloadScenarioReader {
             work.error("collectiveAlgorithm", "found '" + algorithm + "', expected one of "
                     + String.join(", ", Collectives.names()));
         }
+        String computeFrom = work.text("computeFrom").orElse(WorkloadScenario.FLOPS);
+        if (!List.of(WorkloadScenario.FLOPS, WorkloadScenario.DURATION).contains(computeFrom)) {
+            work.error("computeFrom", "found '" + computeFrom + "', expected " + WorkloadScenario.FLOPS
+                    + " (num_ops at the device's GEMM rate where given, else the recorded duration) or "
+                    + WorkloadScenario.DURATION + " (the recorded duration always)");
+        }
         String preset = CLUSTER_PRESET.choice(clusterSec);
         // no layout: a GPU cluster's size comes from cluster.nodes (default one server), a TPU slice's
         // from cluster.topology; the parallelism a model scenario gives is the trace's here
@@ -80,7 +86,8 @@ public final class WorkloadScenarioReader {
         }
         d.throwIfAny();
         ClusterSectionReader.ClusterChoice c = cluster.orElseThrow();
-        return new WorkloadScenario(name, file, c.spec(), c.device(), trace.orElseThrow(), scale, algorithm, ranks);
+        return new WorkloadScenario(name, file, c.spec(), c.device(), trace.orElseThrow(), scale, algorithm, ranks,
+                computeFrom.equals(WorkloadScenario.DURATION));
     }
 
     private static String stem(Path file) {

@@ -73,12 +73,12 @@ public final class DataParallelCopies {
                     boolean dp = e.processGroup().isEmpty() || members.get(e.processGroup()).size() == n;
                     out.add(dp ? e : new EtNode(e.id(), e.name(), e.kind(), e.ctrlDeps(), e.dataDeps(),
                             e.durationMicros(), e.numOps(), e.commType(), e.commBytes(), e.commSrc(), e.commDst(),
-                            e.commTag(), e.processGroup() + "#copy" + copy, e.cpuOp()));
+                            e.commTag(), e.processGroup() + "#copy" + copy, e.cpuOp(), e.stream()));
                 }
                 case SEND, RECV -> out.add(new EtNode(e.id(), e.name(), e.kind(), e.ctrlDeps(), e.dataDeps(),
                         e.durationMicros(), e.numOps(), e.commType(), e.commBytes(),
                         e.commSrc() < 0 ? -1 : e.commSrc() + copy * n, e.commDst() < 0 ? -1 : e.commDst() + copy * n,
-                        e.commTag(), e.processGroup(), e.cpuOp()));
+                        e.commTag(), e.processGroup(), e.cpuOp(), e.stream()));
                 default -> out.add(e);
             }
         }

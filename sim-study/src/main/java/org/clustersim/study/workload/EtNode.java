@@ -18,10 +18,12 @@ package org.clustersim.study.workload;
  * @param commTag        tag pairing a send with its receive ({@code comm_tag}), 0 when not given
  * @param processGroup   the collective's process group name ({@code pg_name}), "" when not given
  * @param cpuOp          whether the node ran on the host ({@code is_cpu_op})
+ * @param stream         the stream it runs on ({@code stream}, as clustersim's writer names the
+ *                       simulated stream), "" when not given
  */
 public record EtNode(long id, String name, Kind kind, long[] ctrlDeps, long[] dataDeps, long durationMicros,
                      double numOps, int commType, long commBytes, int commSrc, int commDst, long commTag,
-                     String processGroup, boolean cpuOp) {
+                     String processGroup, boolean cpuOp, String stream) {
 
     /** What a node does, from Chakra's {@code NodeType}. */
     public enum Kind {

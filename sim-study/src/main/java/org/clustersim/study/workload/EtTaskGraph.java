@@ -347,19 +347,20 @@ public final class EtTaskGraph {
                 int[] devices = new int[m.length];
                 for (int i = 0; i < m.length; i++) {
                     devices[i] = rankOf(m[i]);
-                    streams[i] = b.stream(devices[i], COLLECTIVE, StreamKind.COMMUNICATION);
+                    streams[i] = stream(b, m[i], COLLECTIVE, StreamKind.COMMUNICATION);
                 }
                 taskOf[u] = b.communicate(name, "collective", streams, collective(m[0], devices), taskDeps);
                 collectives++;
             } else if ((n.kind() == EtNode.Kind.SEND || n.kind() == EtNode.Kind.RECV) && m.length == 2) {
                 int src = rankOf(m[0]);
                 int dst = rankOf(m[1]);
-                int[] streams = {b.stream(src, P2P, StreamKind.COMMUNICATION), b.stream(dst, P2P, StreamKind.COMMUNICATION)};
+                int[] streams = {stream(b, m[0], P2P, StreamKind.COMMUNICATION),
+                    stream(b, m[1], P2P, StreamKind.COMMUNICATION)};
                 taskOf[u] = b.communicate(name, "p2p", streams,
                         Work.Communication.pointToPoint(src, dst, n.commBytes()), taskDeps);
                 transfers++;
             } else if (n.kind() == EtNode.Kind.COMPUTE && !n.cpuOp()) {
-                taskOf[u] = b.compute(name, "compute", b.stream(r, COMPUTE, StreamKind.COMPUTE), cost.ns(n),
+                taskOf[u] = b.compute(name, "compute", stream(b, m[0], COMPUTE, StreamKind.COMPUTE), cost.ns(n),
                         n.numOps(), taskDeps);
                 computes++;
             } else {
@@ -368,6 +369,23 @@ public final class EtTaskGraph {
             }
         }
         return new Built(b.build(), ranks.size(), computes, collectives, transfers, untimed);
+    }
+
+    /**
+     * The stream of node {@code key} on its rank: the one its {@code stream} attribute names (as
+     * clustersim's writer gives it), else the kind's default; a name already taken by a stream of
+     * the other kind falls back to the default.
+     */
+    private int stream(TaskGraph.Builder b, long key, String fallback, StreamKind kind) {
+        String named = node(key).stream();
+        if (!named.isEmpty()) {
+            try {
+                return b.stream(rankOf(key), named, kind);
+            } catch (IllegalArgumentException e) {
+                // a compute and a communication node naming one stream: each keeps its kind's own
+            }
+        }
+        return b.stream(rankOf(key), fallback, kind);
     }
 
     private Work.Communication collective(long first, int[] devices) {
@@ -380,21 +398,45 @@ public final class EtTaskGraph {
             case 6 -> CollectiveOp.ALL_TO_ALL;
             case 7, 8 -> CollectiveOp.REDUCE_SCATTER;
             case 9 -> CollectiveOp.ALL_REDUCE;
+            case 3, 4 -> CollectiveOp.ALL_TO_ALL;
             case -1 -> throw new InputException(at(first) + ": attribute comm_type is missing; expected a Chakra "
                     + "CollectiveCommType (0 ALL_REDUCE, 2 ALL_GATHER, 5 BROADCAST, 6 ALL_TO_ALL, 7 REDUCE_SCATTER, ...)");
             default -> throw new InputException(at(first) + ": attribute comm_type " + n.commType()
-                    + (n.commType() == 3 || n.commType() == 4 ? " (GATHER / SCATTER) is not supported yet"
-                    : " is not a Chakra CollectiveCommType")
-                    + "; expected 0 ALL_REDUCE, 1 REDUCE, 2 ALL_GATHER, 5 BROADCAST, 6 ALL_TO_ALL, 7 or 8 REDUCE_SCATTER, "
-                    + "9 BARRIER");
+                    + " is not a Chakra CollectiveCommType; expected 0 ALL_REDUCE, 1 REDUCE, 2 ALL_GATHER, 3 GATHER, "
+                    + "4 SCATTER, 5 BROADCAST, 6 ALL_TO_ALL, 7 or 8 REDUCE_SCATTER, 9 BARRIER");
         };
         // a barrier is an all-reduce of one small value, as torch.distributed.barrier runs it under NCCL
         long bytes = n.commType() == 9 ? 8 : Math.max(n.commBytes(), 1);
         try {
+            if (n.commType() == 3 || n.commType() == 4) {
+                return rooted(n.commType() == 3, devices, bytes);
+            }
             return Collectives.plan(algorithm, op, new CommGroup(devices), bytes, topology).work();
         } catch (IllegalArgumentException e) {
             throw new InputException(at(first) + ": cannot plan " + op.id() + " of " + bytes + " bytes over ranks "
                     + Arrays.toString(devices) + ": " + e.getMessage());
         }
+    }
+
+    /**
+     * A gather to, or a scatter from, the group's lowest rank (Chakra's node names no root) of
+     * {@code bytes} in all (the root's buffer, as for all-gather), sent directly: the flows of the
+     * direct all-to-all that end (gather) or start (scatter) at the root, each {@code bytes / n},
+     * with that phase's latency.
+     */
+    private Work.Communication rooted(boolean gather, int[] devices, long bytes) {
+        int root = devices[0];
+        List<org.clustersim.core.engine.Phase> phases = new ArrayList<>();
+        for (org.clustersim.core.engine.Phase p : Collectives.plan("direct", CollectiveOp.ALL_TO_ALL,
+                new CommGroup(devices), bytes, topology).phases()) {
+            List<org.clustersim.core.engine.Flow> kept = new ArrayList<>();
+            for (org.clustersim.core.engine.Flow f : p.flows()) {
+                if ((gather ? f.dstDevice() : f.srcDevice()) == root) {
+                    kept.add(f);
+                }
+            }
+            phases.add(new org.clustersim.core.engine.Phase(kept, p.extraLatencyNs()));
+        }
+        return new Work.Communication(phases);
     }
 }

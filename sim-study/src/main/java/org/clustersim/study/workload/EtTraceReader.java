@@ -270,6 +270,7 @@ public final class EtTraceReader {
         long tag = 0;
         String pg = "";
         boolean cpu = false;
+        String stream = "";
         for (EtDef.AttributeProto a : n.getAttrList()) {
             AttributeValue v = new AttributeValue(file, n, a);
             switch (a.getName()) {
@@ -281,6 +282,9 @@ public final class EtTraceReader {
                 case "comm_tag" -> tag = v.integer(Long.MIN_VALUE, Long.MAX_VALUE);
                 case "pg_name" -> pg = v.text();
                 case "is_cpu_op" -> cpu = v.bool();
+                // clustersim's writer names the simulated stream; other values (a number) are not ours: ignored
+                case "stream" -> stream = a.getValueCase() == EtDef.AttributeProto.ValueCase.STRING_VAL
+                        ? a.getStringVal() : "";
                 default -> {
                     // other attributes (tensor_size, op_schema, ...) do not enter the simulation
                 }
@@ -294,7 +298,7 @@ public final class EtTraceReader {
         }
         return new EtNode(n.getId(), n.getName(), kind, ids(n.getCtrlDepsList()),
                 ids(n.getDataDepsList()), duration, numOps, commType, commBytes, src, dst,
-                tag, pg, cpu);
+                tag, pg, cpu, stream);
     }
 
     private static long[] ids(List<Long> ids) {

@@ -36,16 +36,21 @@ class WorkloadScenarioReaderTest {
         assertEquals(0.5, s.durationScale());
         assertEquals("ring", s.collectiveAlgorithm());
         assertEquals(16, s.ranks());
+        assertFalse(s.byDuration(), "num_ops where given, by default");
+        assertTrue(reader.read(file("cluster:\n  preset: dgx-h100\nworkload:\n  chakraTrace: et\n"
+                + "  computeFrom: duration\n")).byDuration());
         assertEquals(tmp.toAbsolutePath(), s.base());
         assertFalse(reader.isWorkload(file("cluster:\n  preset: dgx-h100\n")));
     }
 
     @Test
     void everyErrorIsListedWithItsLineAndField() throws IOException {
-        Path f = file("cluster:\n  preset: dgx-h100\nworkload:\n  durationScale: 0\n  rnaks: 3\n");
+        Path f = file("cluster:\n  preset: dgx-h100\nworkload:\n  durationScale: 0\n  rnaks: 3\n"
+                + "  computeFrom: flop\n");
         String m = assertThrows(InputFileException.class, () -> new WorkloadScenarioReader().read(f)).getMessage();
         assertTrue(m.contains("workload.chakraTrace: missing"), m);
         assertTrue(m.contains(":4:") && m.contains("workload.durationScale"), m);
         assertTrue(m.contains(":5:") && m.contains("workload.rnaks"), m);
+        assertTrue(m.contains(":6:") && m.contains("workload.computeFrom: found 'flop', expected flops"), m);
     }
 }

@@ -130,6 +130,34 @@ class EtTaskGraphTest {
     }
 
     @Test
+    void gatherAndScatterSendEachRanksShareToOrFromTheLowestRank() throws IOException {
+        long bytes = 4L << 20;
+        EtFiles f = new EtFiles(4);
+        for (int r = 0; r < 4; r++) {
+            f.collective(r, 1, "gather", EtDef.CollectiveCommType.GATHER, bytes, "g")
+                    .collective(r, 2, "scatter", EtDef.CollectiveCommType.SCATTER, bytes, "g", 1);
+        }
+        EtTaskGraph.Built b = built(f, BY_DURATION);
+        assertEquals(2, b.collectives());
+        TaskGraph g = b.graph();
+        for (String name : List.of("gather", "scatter")) {
+            int t = task(g, name);
+            assertEquals(4, g.streamCount(t), "one task over the group's four ranks");
+            var flows = ((org.clustersim.core.engine.Work.Communication) g.work(t)).phases().stream()
+                    .flatMap(p -> p.flows().stream()).toList();
+            assertEquals(3, flows.size(), name + ": one flow per other rank");
+            for (var fl : flows) {
+                // each rank's quarter, on the wire with the protocol's overhead (as every planned flow)
+                assertEquals(flows.get(0).bytes(), fl.bytes(), name + ": equal shares");
+                assertTrue(fl.bytes() >= bytes / 4 && fl.bytes() < bytes / 3, name + ": a quarter: " + fl.bytes());
+                assertEquals(0, name.equals("gather") ? fl.dstDevice() : fl.srcDevice(), name + ": rank 0 is the root");
+            }
+        }
+        Timeline t = run(g);
+        assertTrue(t.start(task(g, "scatter")) >= t.end(task(g, "gather")), "the scatter waits for the gather");
+    }
+
+    @Test
     void sendAndReceiveBecomeOneTransfer() throws IOException {
         EtFiles f = new EtFiles(2);
         f.compute(0, 1, "stage0", 40);
