@@ -59,6 +59,10 @@ public final class SwitchedRouter implements Router {
     /** Scratch of the adaptive choice two hops from a leaf: each next hop's busiest-link load. */
     private int[] worst = new int[64];
     private int stamp;
+    /** Scratch of {@link #shortestPathLinks}: per switch number the stamp of the search that reached it, and the links found. */
+    private final int[] pathReached;
+    private int pathStamp;
+    private int[] pathLinks = new int[256];
     /**
      * Per device, with every link healthy: its way out to its leaf (GPU-to-NIC and NIC-to-leaf
      * links) and its way in (leaf-to-NIC, NIC-to-GPU), when no hash picks among parallel links
@@ -125,6 +129,7 @@ public final class SwitchedRouter implements Router {
             }
         }
         bfsQueue = new int[switches];
+        pathReached = new int[switches];
         distanceToLeaf = new ToLeaf[vertices.size()];
         leafUp = new int[devices.size()];
         leafDown = new int[devices.size()];
@@ -256,13 +261,20 @@ public final class SwitchedRouter implements Router {
         if (switchNumber[from] < 0 || toLeaf.dist[switchNumber[from]] < 0) {
             return NO_TABLE;
         }
-        boolean[] reached = new boolean[switches];
-        int[] queue = new int[switches];
+        // the search's queue and marks are kept between calls (marked with a fresh stamp each)
+        int[] reached = pathReached;
+        int[] queue = bfsQueue;
+        int mark = ++pathStamp;
+        if (mark == 0) {
+            // the stamps wrapped around: forget every earlier mark
+            Arrays.fill(reached, 0);
+            mark = ++pathStamp;
+        }
         int head = 0;
         int tail = 0;
         queue[tail++] = from;
-        reached[switchNumber[from]] = true;
-        int[] links = new int[16];
+        reached[switchNumber[from]] = mark;
+        int[] links = pathLinks;
         int count = 0;
         while (head < tail) {
             int v = queue[head++];
@@ -277,12 +289,13 @@ public final class SwitchedRouter implements Router {
                     links = Arrays.copyOf(links, count * 2);
                 }
                 links[count++] = ids[k];
-                if (!reached[switchNumber[dsts[k]]]) {
-                    reached[switchNumber[dsts[k]]] = true;
+                if (reached[switchNumber[dsts[k]]] != mark) {
+                    reached[switchNumber[dsts[k]]] = mark;
                     queue[tail++] = dsts[k];
                 }
             }
         }
+        pathLinks = links;
         int[] sorted = Arrays.copyOf(links, count);
         Arrays.sort(sorted);
         return sorted;

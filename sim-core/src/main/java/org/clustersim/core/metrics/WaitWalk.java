@@ -1,7 +1,9 @@
 package org.clustersim.core.metrics;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.IntUnaryOperator;
 
@@ -35,7 +37,10 @@ final class WaitWalk {
     /** Per tag index of the graph: whether it carries traffic, is an optimizer step, and its traffic kind. */
     private final boolean[] carries;
     private final boolean[] optimizer;
-    private final String[] kindOfTag;
+    /** Each tag's slot in {@link #kinds}: the traffic kind its exposed time is listed under. */
+    private final int[] kindOfTag;
+    /** The distinct kinds, a handful, where the tags are thousands on a large step. */
+    private final String[] kinds;
 
     WaitWalk(Timeline timeline, IntUnaryOperator stageOf) {
         this.timeline = timeline;
@@ -52,14 +57,21 @@ final class WaitWalk {
         int tags = graph.tagCount();
         carries = new boolean[tags];
         optimizer = new boolean[tags];
-        kindOfTag = new String[tags];
+        kindOfTag = new int[tags];
+        Map<String, Integer> slots = new HashMap<>();
+        List<String> names = new ArrayList<>();
         for (int i = 0; i < tags; i++) {
             TaskTag tag = graph.tagAt(i);
             carries[i] = tag.traffic() != TaskTag.Traffic.NONE;
             optimizer[i] = tag.pass() == TaskTag.Pass.OPTIMIZER;
             // the traffic kind a transfer's exposed time is listed under (as CommBreakdown's)
-            kindOfTag[i] = carries[i] ? tag.traffic().category() : tag.category();
+            String kind = carries[i] ? tag.traffic().category() : tag.category();
+            kindOfTag[i] = slots.computeIfAbsent(kind, k -> {
+                names.add(k);
+                return names.size() - 1;
+            });
         }
+        kinds = names.toArray(new String[0]);
     }
 
     /** What device {@code d}'s compute streams waited for within [from, to). */
@@ -249,7 +261,9 @@ final class WaitWalk {
         long exposed;
         long other;
         /** Exposed time by tag index, gathered by traffic kind at the end. */
-        final long[] exposedByTag = new long[graph.tagCount()];
+        /** Exposed time per kind slot; a kind is listed once some time was charged to it. */
+        final long[] exposedByKind = new long[kinds.length];
+        final boolean[] charged = new boolean[kinds.length];
 
         Split(int device) {
             this.device = device;
@@ -291,7 +305,9 @@ final class WaitWalk {
                 case BUBBLE -> bubble += ns;
                 case EXPOSED -> {
                     exposed += ns;
-                    exposedByTag[graph.tagIndex(t)] += ns;
+                    int kind = kindOfTag[graph.tagIndex(t)];
+                    exposedByKind[kind] += ns;
+                    charged[kind] = true;
                 }
                 case OTHER -> other += ns;
             }
@@ -299,9 +315,9 @@ final class WaitWalk {
 
         IdleBreakdown result(long idle) {
             TreeMap<String, Long> byKind = new TreeMap<>();
-            for (int i = 0; i < exposedByTag.length; i++) {
-                if (exposedByTag[i] > 0) {
-                    byKind.merge(kindOfTag[i], exposedByTag[i], Long::sum);
+            for (int k = 0; k < kinds.length; k++) {
+                if (charged[k]) {
+                    byKind.put(kinds[k], exposedByKind[k]);
                 }
             }
             return new IdleBreakdown(device, idle, bubble, exposed, other, byKind);

@@ -179,7 +179,7 @@ final class RouteMemo {
      */
     private int[] adaptiveReads(List<Flow> flows, Route[] memo) {
         BitSet union = new BitSet(load.length);
-        int asked = 0;
+        int size = 0;
         for (int i = 0; i < memo.length; i++) {
             if (memo[i] != CHOSEN_PER_START) {
                 continue;
@@ -190,13 +190,18 @@ final class RouteMemo {
                 return null;
             }
             for (int id : reads) {
-                union.set(id);
+                if (!union.get(id)) {
+                    union.set(id);
+                    size++;
+                }
             }
-            if (++asked % 64 == 0 && union.cardinality() > MAX_READS) {
+            // the union only grows: give up as soon as it is too large (on a three-tier fabric a
+            // flow between two rail groups reads a hundred links or more, so a phase's ring soon is)
+            if (size > MAX_READS) {
                 return null;
             }
         }
-        return union.cardinality() > MAX_READS ? null : union.stream().toArray();
+        return union.stream().toArray();
     }
 
     /**
