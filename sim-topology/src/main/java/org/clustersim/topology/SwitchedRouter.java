@@ -11,7 +11,9 @@ import java.util.List;
  *
  * <p>Across the fabric every hop picks among the equal-cost next hops (ECMP) by a seeded hash
  * of the flow (source, destination, channel) and the current switch, so a run is
- * reproducible and different flows spread over the spines. Under adaptive routing each hop
+ * reproducible and different flows spread over the spines. The hash is taken modulo the live
+ * next hops, as switches without resilient hashing do: a down link re-hashes flows that never
+ * crossed it, which can break up a collision and make a step faster. Under adaptive routing each hop
  * instead takes the next hop whose best continuation has the least-loaded busiest link, given
  * the flows on every link at that moment. Down links are avoided; distances
  * to each destination leaf are computed by a breadth-first search over the live switch links
