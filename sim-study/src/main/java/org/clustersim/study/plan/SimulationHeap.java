@@ -74,8 +74,9 @@ final class SimulationHeap {
     /**
      * The heap a simulation of {@code graph} takes, in bytes: the graph's rows (per task its name,
      * tag, work and row starts; per stream slot the stream, the next task on it and the stream's
-     * queue entry; per dependency both directions), twice (the engine runs a depth-ordered copy),
-     * and per task the engine's state, the timeline and the task's name text.
+     * queue entry; per dependency both directions), twice but for the queues (the engine runs a
+     * depth-ordered copy that maps the queues it shares), and per task the engine's state, the
+     * timeline and the task's name text.
      */
     static long footprint(TaskGraph graph) {
         long tasks = graph.taskCount();
@@ -86,6 +87,6 @@ final class SimulationHeap {
             deps += graph.depCount(t);
         }
         long rows = 25 * tasks + 12 * slots + 8 * deps;
-        return 2 * rows + 84 * tasks;
+        return 2 * rows - 4 * slots + 88 * tasks;
     }
 }
