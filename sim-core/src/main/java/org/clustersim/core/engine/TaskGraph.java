@@ -51,6 +51,11 @@ public final class TaskGraph {
     /** Stream s runs tasks streamTasks[streamTaskStart[s] .. streamTaskStart[s + 1]) in this order. */
     private final int[] streamTaskStart;
     private final int[] streamTasks;
+    /**
+     * Null, or per task id in {@link #streamTasks} that task's id here: a renumbered graph shares
+     * its source's queues (the largest rows after the streams' own) and maps them.
+     */
+    private final int[] streamTaskIds;
     /** Per stream, its device and whether it is a compute stream. */
     private final int[] streamDevice;
     private final boolean[] streamCompute;
@@ -86,6 +91,7 @@ public final class TaskGraph {
         this.deps = deps;
         this.streamTaskStart = streamTaskStart;
         this.streamTasks = streamTasks;
+        this.streamTaskIds = null;
         this.nextOnStream = nextOnStream;
         dependentStart = new int[n + 1];
         for (int d : deps) {
@@ -123,7 +129,7 @@ public final class TaskGraph {
     /** A graph of the same devices and streams with every per-task array given. */
     private TaskGraph(TaskGraph same, String[] names, int[] tags, Work[] works, boolean[] compute,
                       int[] taskStreamStart, int[] taskStreams, int[] nextOnStream, int[] depStart, int[] deps,
-                      int[] dependentStart, int[] dependents, int[] streamTasks) {
+                      int[] dependentStart, int[] dependents, int[] streamTasks, int[] streamTaskIds) {
         this.devices = same.devices;
         this.streams = same.streams;
         this.names = names;
@@ -140,6 +146,7 @@ public final class TaskGraph {
         this.dependents = dependents;
         this.streamTaskStart = same.streamTaskStart;
         this.streamTasks = streamTasks;
+        this.streamTaskIds = streamTaskIds;
         this.streamDevice = same.streamDevice;
         this.streamCompute = same.streamCompute;
         this.deviceStreamStart = same.deviceStreamStart;
@@ -181,8 +188,12 @@ public final class TaskGraph {
         int[] nDeps = new int[deps.length];
         int[] nDependentStart = new int[n + 1];
         int[] nDependents = new int[dependents.length];
-        int[] nStreamTasks = new int[streamTasks.length];
-        // five gathers, each reading the old rows in the new order: on their own they are bound by
+        // the queues keep their tasks' old ids, mapped on reading: no second copy of the largest rows
+        int[] nStreamTaskIds = new int[n];
+        for (int t = 0; t < n; t++) {
+            nStreamTaskIds[t] = newId[streamTaskIds == null ? t : streamTaskIds[t]];
+        }
+        // four gathers, each reading the old rows in the new order: on their own they are bound by
         // cache misses, so a large graph's run them side by side on the available cores
         Runnable[] gathers = {
             () -> {
@@ -207,11 +218,6 @@ public final class TaskGraph {
             },
             () -> rows(ids, depStart, deps, newId, nDepStart, nDeps),
             () -> rows(ids, dependentStart, dependents, newId, nDependentStart, nDependents),
-            () -> {
-                for (int p = 0; p < streamTasks.length; p++) {
-                    nStreamTasks[p] = newId[streamTasks[p]];
-                }
-            },
         };
         if (parallel) {
             Arrays.stream(gathers).parallel().forEach(Runnable::run);
@@ -221,7 +227,7 @@ public final class TaskGraph {
             }
         }
         return new TaskGraph(this, nNames, nTags, nWorks, nCompute, nTaskStreamStart, nTaskStreams,
-                nNextOnStream, nDepStart, nDeps, nDependentStart, nDependents, nStreamTasks);
+                nNextOnStream, nDepStart, nDeps, nDependentStart, nDependents, streamTasks, nStreamTaskIds);
     }
 
     /**
@@ -332,7 +338,7 @@ public final class TaskGraph {
                 streamTaskStart.add(q0 + g.streamTaskStart[s + 1]);
             }
             for (int i = 0; i < g.streamTasks.length; i++) {
-                streamTasks[q0 + i] = t0 + g.streamTasks[i];
+                streamTasks[q0 + i] = t0 + g.queued(i);
             }
             t0 += n;
             k0 += g.taskStreams.length;
@@ -463,7 +469,13 @@ public final class TaskGraph {
 
     /** The task at position {@code position} of a stream. */
     public int streamTask(int stream, int position) {
-        return streamTasks[streamTaskStart[stream] + position];
+        return queued(streamTaskStart[stream] + position);
+    }
+
+    /** Entry {@code p} of the stream queues laid end to end: a task id of this graph. */
+    private int queued(int p) {
+        int t = streamTasks[p];
+        return streamTaskIds == null ? t : streamTaskIds[t];
     }
 
     /** Number of tasks that wait for task {@code id}. */

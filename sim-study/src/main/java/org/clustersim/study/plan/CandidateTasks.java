@@ -178,11 +178,41 @@ public final class CandidateTasks {
                 InputError first = e.errors().get(0);
                 return Evaluation.rejected(c.index(), first.path() + ": " + first.message());
             }
-            StepFigures s = SimulatedStep.of(scenario, scenario.trainingStep(), false).figures();
+            StepFigures s = simulate(scenario, SimulationHeap.JVM);
             long hbm = scenario.cluster().accelerator().hbmBytes();
             return new Evaluation(c.index(), s.stepTimeNs(), s.mfu(), s.pipelineBubbleFraction(),
                     s.exposedCommFraction(), s.otherWaitFraction(), s.exposedByKindNs(), s.interferenceFraction(), s.peakMemoryBytes(),
                     s.peakMemoryBytes() > hbm && !scenario.allowOom(), "");
+        }
+
+        /**
+         * The scenario's step simulated as {@link SimulatedStep#of(Scenario, TrainingStep, boolean)}
+         * does, its graph built in turn and its footprint held on {@code heap} while it runs.
+         */
+        static StepFigures simulate(Scenario scenario, SimulationHeap heap) {
+            TrainingStep step = scenario.trainingStep();
+            TrainingStep.Built built;
+            long bytes;
+            try {
+                heap.awaitTurn();
+                try {
+                    built = SimulatedStep.build(scenario, step);
+                    bytes = SimulationHeap.footprint(built.graph());
+                } catch (RuntimeException | Error e) {
+                    heap.endTurn();
+                    throw e;
+                }
+                heap.hold(bytes);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.util.concurrent.CancellationException("plan simulation interrupted");
+            }
+            try {
+                return SimulatedStep.of(scenario, step, built, step.topology(), scenario.faultEvents(step.topology()),
+                        scenario.output().linkCounters()).figures();
+            } finally {
+                heap.release(bytes);
+            }
         }
     }
 }
