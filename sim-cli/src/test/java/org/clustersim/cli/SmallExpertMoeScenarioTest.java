@@ -92,10 +92,12 @@ class SmallExpertMoeScenarioTest {
         assertTrue(probs != null && probs.get("ts").asDouble() >= dispatchEnd - 1e-6,
                 "probabilities' all-to-all after the tokens': " + t.keySet());
         assertTrue(t.containsKey("ep-probs-grad a2a B mb0 L0 experts"), t.keySet().toString());
-        // 16 experts of 2,048 rows: as fast as the table's fastest (128 x 1,024 rows, 696 TFLOP/s)
-        // or faster, never beyond MAMF's best dense rate (794.5), both at the sustained clock (0.87)
+        // 16 experts of 2,048 rows: near the Qwen3 table's fastest (128 x 1,024 rows, 696 TFLOP/s) and
+        // the H100's GPT-OSS points at 16 x 2,048 rows (723-774 at n, k of 2,880-5,760; the surface
+        // interpolates to ~680 at this smaller n, k), never beyond MAMF's best dense rate (794.5), both
+        // at the sustained clock (0.87)
         double fc1 = 2 * ROUTED * 1536 * 2048 / (ops(t, "F mb0 L0 experts", "experts fc1") * 1e-6) / 1e12;
-        assertTrue(fc1 > 0.98 * 0.87 * 696.1 && fc1 < 0.87 * 794.5, "fc1 at 16 x 2048 rows: " + fc1 + " TFLOP/s");
+        assertTrue(fc1 > 0.95 * 0.87 * 696.1 && fc1 < 0.87 * 794.5, "fc1 at 16 x 2048 rows: " + fc1 + " TFLOP/s");
     }
 
     /**

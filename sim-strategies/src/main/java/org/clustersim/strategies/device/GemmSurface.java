@@ -13,6 +13,19 @@ import java.util.List;
  * interpolation): the surface reproduces every measured shape exactly, follows the nearest
  * measurements between them, and returns to the base model a few octaves away from all of them.
  *
+ * <p>Two physical bounds hold whatever the base model and the corrections say: no product runs
+ * faster than {@code W / best}, nor faster than its operands' bytes through HBM at the nominal
+ * bandwidth ({@link #streamingNs}). The second is needed because the fitted memory factor c is
+ * below 1 on most profiles (h100-sxm bf16: 0.46), so where no measured point is near (a
+ * weight-streaming shape with m = 16) the base model read the 8192 x 8192 bf16 weights at
+ * 5.0 TB/s on an H100, whose HBM gives 3.35 (measured: 2.81 TB/s,
+ * docs/calibration/h100-device-2026-11-26.md). The bound is the nominal bandwidth, not the
+ * profile's streaming efficiency: that is a copy kernel's read-and-write rate, which
+ * read-dominated streams beat (the H100 read 3.08 TB/s, 0.92 of nominal, against a 0.90 copy),
+ * and measured points beat it too (gb200 bf16 64 x 6144 x 4096 at 0.84 of nominal against
+ * 0.82; h100-sxm's grouped 128 x 128 x 1536 x 2048, an H200 measurement, at 0.95 against 0.90):
+ * only the nominal bandwidth bounds every kernel, so every measured point stays reproduced.
+ *
  * @param peakFlops      dense peak of the precision, FLOP/s
  * @param hbmBytesPerS   nominal memory bandwidth, bytes/s
  * @param bytesPerElement operand size, bytes
@@ -121,9 +134,9 @@ public record GemmSurface(double peakFlops, double hbmBytesPerS, double bytesPer
             return 0;
         }
         double base = baseNs(m, n, k);
-        double ceiling = 2 * m * n * k / (bestFlops * clockFraction) * 1e9;
+        double floor = Math.max(2 * m * n * k / (bestFlops * clockFraction) * 1e9, streamingNs(m, n, k));
         if (points.isEmpty()) {
-            return base;
+            return Math.max(floor, base);
         }
         double[][] at = new double[points.size()][];
         double[] ratios = new double[points.size()];
@@ -132,7 +145,7 @@ public record GemmSurface(double peakFlops, double hbmBytesPerS, double bytesPer
             at[i] = new double[] {log2(p.m), log2(p.n), log2(p.k)};
             ratios[i] = Math.log(2 * p.m * p.n * p.k / p.flopsPerS * 1e9 / baseNs(p.m, p.n, p.k, 1));
         }
-        return Math.max(ceiling, base * Math.exp(shepard(new double[] {log2(m), log2(n), log2(k)}, at, ratios)));
+        return Math.max(floor, base * Math.exp(shepard(new double[] {log2(m), log2(n), log2(k)}, at, ratios)));
     }
 
     /**
@@ -147,7 +160,10 @@ public record GemmSurface(double peakFlops, double hbmBytesPerS, double bytesPer
      * #ns}: the log of measured over base time is interpolated in log2(groups, m, n, k) with
      * inverse fourth-power distance weights against the base model's prior weight, so a measured
      * grouped shape is reproduced exactly and the correction fades a few octaves away. Below the
-     * measured clock each correction is kept against the base model at the measured clock.
+     * measured clock each correction is kept against the base model at the measured clock. The
+     * corrected time, like the dense one, is no shorter than the ceiling's W / best nor than streaming
+     * every expert's operands ({@code groups} times {@link #streamingNs}): a correction measured
+     * at more tokens per expert must not make fewer tokens read the weights faster than HBM can.
      */
     public double groupedNs(int groups, double m, double n, double k) {
         if (groups == 1) {
@@ -157,9 +173,10 @@ public record GemmSurface(double peakFlops, double hbmBytesPerS, double bytesPer
             return 0;
         }
         double base = groupedBaseNs(groups, m, n, k);
-        double ceiling = 2 * groups * m * n * k / (bestFlops * clockFraction) * 1e9;
+        double floor = Math.max(2 * groups * m * n * k / (bestFlops * clockFraction) * 1e9,
+                groups * streamingNs(m, n, k));
         if (grouped.isEmpty()) {
-            return base;
+            return Math.max(floor, base);
         }
         GemmSurface measured = atClock(1);
         double[][] at = new double[grouped.size()][];
@@ -171,7 +188,7 @@ public record GemmSurface(double peakFlops, double hbmBytesPerS, double bytesPer
                     / measured.groupedBaseNs(p.groups, p.m, p.n, p.k));
         }
         double correction = shepard(new double[] {log2(groups), log2(m), log2(n), log2(k)}, at, ratios);
-        return Math.max(ceiling, base * Math.exp(correction));
+        return Math.max(floor, base * Math.exp(correction));
     }
 
     /**
@@ -200,10 +217,20 @@ public record GemmSurface(double peakFlops, double hbmBytesPerS, double bytesPer
 
     /** The grouped GEMM's base model alone (geometric mean of the two bounds, no faster than streaming), ns. */
     public double groupedBaseNs(int groups, double m, double n, double k) {
-        double bytes = groups * bytesPerElement * (m * k + k * n + m * n);
         double fused = ns(groups * m, n, k);
         double separate = groups * ns(m, n, k);
-        return Math.max(Math.sqrt(fused * separate), bytes / hbmBytesPerS * 1e9);
+        return Math.max(Math.sqrt(fused * separate), groups * streamingNs(m, n, k));
+    }
+
+    /**
+     * Moving the operands of one (m x k) by (k x n) product through HBM once, the left and right
+     * operands read and the result written ({@code e (mk + kn + mn)} bytes), at the nominal
+     * bandwidth, ns: no product is faster (see the class comment for why nominal). Operands
+     * padded to a systolic array's tiles are counted unpadded: the padding is the MXU's, not
+     * memory traffic.
+     */
+    public double streamingNs(double m, double n, double k) {
+        return bytesPerElement * (m * k + k * n + m * n) / hbmBytesPerS * 1e9;
     }
 
     /** Achieved FLOP/s on that shape. */

@@ -69,8 +69,9 @@ class SustainedClockCostsTest {
         assertEquals(burst.memory(1e9, 2), held.memory(1e9, 2), 0, "a streaming kernel is HBM-bound");
         assertEquals(burst.accumulate(1e8), held.accumulate(1e8), 0, "the epilogue's main-gradient traffic");
         assertEquals(burst.cast(1e8, CastProducer.OTHER), held.cast(1e8, CastProducer.OTHER), 0);
+        // on the HBM bound at both clocks (GemmSurface.streamingNs), which no clock moves
         double decode = held.gemm(16, 8192, 8192) / burst.gemm(16, 8192, 8192);
-        assertTrue(decode > 1 && decode < 1.02, "a weight-streaming GEMM " + decode);
+        assertTrue(decode >= 1 && decode < 1.02, "a weight-streaming GEMM " + decode);
     }
 
     @Test

@@ -87,4 +87,28 @@ class GemmSurfaceTest {
             assertEquals(f.groupedBaseNs(4, 256, 4096, 7168), f.groupedNs(4, 256, 4096, 7168), 1e-9);
         }
     }
+
+    /**
+     * GPT-OSS 120B's experts on one H100 (16 local experts at EP 8; fc1 n 5760 k 2880, fc2 n 2880 k
+     * 2880, fc1's data gradient n 2880 k 5760; data/h100-gpt-oss-kernels-2026-11-26.log), TFLOP/s at
+     * 256..2048 tokens per expert: h100-sxm passes through them (its base model alone was 6-15% fast
+     * there), and 768 tokens lies between 512 and 1024.
+     */
+    @Test
+    void gptOssExpertGemmsFollowTheH100Measurements() {
+        GemmSurface s = DeviceProfiles.bundled("h100-sxm").bf16Gemm();
+        double[] tokens = {256, 512, 1024, 2048};
+        double[][] nk = {{5760, 2880}, {2880, 2880}, {2880, 5760}};
+        double[][] measured = {{544.2, 678.5, 744.1, 774.4}, {509.5, 664.3, 706.5, 723.3}, {566.1, 716.6, 743.0, 752.2}};
+        for (int j = 0; j < nk.length; j++) {
+            double n = nk[j][0];
+            double k = nk[j][1];
+            for (int i = 0; i < tokens.length; i++) {
+                double rate = 2 * 16 * tokens[i] * n * k / s.groupedNs(16, tokens[i], n, k) / 1e3;
+                assertEquals(measured[j][i], rate, 0.01 * measured[j][i], n + " x " + k + " at " + tokens[i]);
+            }
+            double r768 = 2 * 16 * 768 * n * k / s.groupedNs(16, 768, n, k) / 1e3;
+            assertTrue(r768 > measured[j][1] && r768 < measured[j][2], n + " x " + k + " at 768: " + r768);
+        }
+    }
 }

@@ -65,9 +65,10 @@ class SustainedClockTest {
     void aMemoryBoundGemmHardlyChanges() {
         GemmSurface burst = Precision.BF16.gemm(DeviceProfiles.bundled("h100-sxm"));
         GemmSurface held = burst.atClock(0.87);
-        // 16 rows against an 8192 x 8192 weight: streaming the weight dominates
+        // 16 rows against an 8192 x 8192 weight: streaming the weight dominates (at both clocks on
+        // the HBM bound, which no clock moves)
         double ratio = held.ns(16, 8192, 8192) / burst.ns(16, 8192, 8192);
-        assertTrue(ratio > 1 && ratio < 1.02, "decode-like GEMM " + ratio);
+        assertTrue(ratio >= 1 && ratio < 1.02, "decode-like GEMM " + ratio);
         // the memory-bound floor of a grouped GEMM of tiny groups does not stretch
         double tiny = held.groupedNs(128, 1, 768, 2048) / burst.groupedNs(128, 1, 768, 2048);
         assertTrue(tiny >= 1 && tiny < 1.02, "128 experts of one token " + tiny);
