@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ImportedRunTest {
     private static final Path ASTRA = Path.of("../sim-study/src/test/resources/org/clustersim/study/workload/astra-sim")
             .toAbsolutePath().normalize();
+    private static final Path GENERATOR = ASTRA.resolveSibling("chakra-generator");
 
     @TempDir
     Path tmp;
@@ -123,6 +124,43 @@ class ImportedRunTest {
         assertEquals("rank,name,computeBusyNs,computeIdleNs,commBusyNs,exposedCommNs", rows.get(0));
         assertEquals(9, rows.size());
         assertEquals("3,node0.gpu3,0," + step + "," + step + "," + step, rows.get(4));
+    }
+
+    @Test
+    void chakraGeneratorsAllReduceRunsWithinItsBoundsAndAlikeOnEveryRank() throws IOException {
+        // generator.py's ALL_REDUCE: one 65536-byte all-reduce on each of 8 ranks, named by a glob beside the scenario
+        Path s = GENERATOR.resolve("all-reduce-dgx-h100.yaml");
+        Path summary = tmp.resolve("s.json");
+        HardeningTest.Result r = cli("run", s.toString(), "--no-trace", "--summary", summary.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("8 ranks on devices 0-7"), r.out());
+        assertTrue(r.out().contains("0 compute, 1 collectives, 0 transfers, 0 untimed"), r.out());
+        com.fasterxml.jackson.databind.JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(
+                summary.toFile());
+        long step = j.get("stepTimeNs").asLong();
+        // bandwidth-bound floor: every GPU must send at least (n-1)/n of its buffer over its NVLink
+        // (H100 SXM: 18 NVLink 4 links, 450 GB/s each way); loose ceiling: 100 us for 64 KiB
+        double floorNs = 7.0 / 8 * 65536 / 450e9 * 1e9;
+        assertTrue(step >= floorNs && step <= 100_000, step + " ns");
+        for (com.fasterxml.jackson.databind.JsonNode d : j.get("devices")) {
+            assertEquals(step, d.get("commBusyNs").asLong(), "every rank runs the same all-reduce");
+        }
+    }
+
+    @Test
+    void chakraGeneratorsDependentComputeNodesRunBackToBackAndItsSendsAreRefused() throws IOException {
+        Path s = scenario("cluster:\n  preset: dgx-h100\nworkload:\n  chakraTrace: "
+                + GENERATOR.resolve("two_comp_nodes_dependent.*.et") + "\n");
+        HardeningTest.Result r = cli("run", s.toString(), "--no-trace");
+        assertEquals(0, r.code(), r.err());
+        // two nodes of the generator's default runtime, 5 us, the second waiting on the first
+        assertTrue(r.out().contains("16 compute"), r.out());
+        assertEquals(0.010, stepMs(r.out()), 1e-9, r.out());
+        Path send = scenario("cluster:\n  preset: dgx-h100\nworkload:\n  chakraTrace: "
+                + GENERATOR.resolve("one_comm_send_node.*.et") + "\n");
+        String err = cli("run", send.toString(), "--no-trace").badInput().err();
+        assertTrue(err.contains("one_comm_send_node.0.et: node 112 (COMM_SEND_NODE): attribute comm_dst is missing"),
+                err);
     }
 
     @Test
