@@ -42,8 +42,13 @@ public final class ScenarioSchema {
 
     /** The schema as indented JSON with a final newline (byte-identical from run to run). */
     public static String text() {
+        return indented(schema());
+    }
+
+    /** A schema tree as indented JSON with a final newline, as the committed schema files are written. */
+    static String indented(ObjectNode schema) {
         try {
-            return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(schema()) + "\n";
+            return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(schema) + "\n";
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }

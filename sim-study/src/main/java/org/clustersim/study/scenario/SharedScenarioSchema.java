@@ -2,9 +2,6 @@ package org.clustersim.study.scenario;
 
 import java.util.List;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -73,11 +70,7 @@ public final class SharedScenarioSchema {
 
     /** The schema as indented JSON with a final newline (byte-identical from run to run). */
     public static String text() {
-        try {
-            return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(schema()) + "\n";
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
+        return ScenarioSchema.indented(schema());
     }
 
     private static ObjectNode job() {
