@@ -123,7 +123,7 @@ final class SharedClusterRun {
         PrintWriter out = cmd.spec.commandLine().getOut();
         out.printf("shared     %s (%s), %d jobs simulated together and each alone%n", shared.name(), shared.source(),
                 shared.jobs().size());
-        summary.print(out);
+        summary.print(out, org.clustersim.cli.output.DeviceWords.of(shared.cluster()));
         if (tracePath != null) {
             out.printf("trace      %s (a process per job)%n", tracePath);
         }

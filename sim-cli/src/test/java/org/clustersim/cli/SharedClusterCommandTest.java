@@ -38,6 +38,22 @@ class SharedClusterCommandTest {
     }
 
     @Test
+    void theBundledTpuFileSpeaksOfChipsOnHostsAndItsJobsOnOwnSlicesRunAsAlone() throws Exception {
+        Path summary = dir.resolve("tpu.json");
+        ClusterSimTest.Result r = ClusterSimTest.cli("run",
+                Path.of("..", "scenarios", "shared", "llama3-8b-tpu-v5e-4x256-two-jobs.yaml").toString(), "--no-trace",
+                "--summary", summary.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("job        fsdp-2-slices: 512 chips on hosts 0-63 (packed)"), r.out());
+        assertTrue(r.out().contains("job        int8-1-slice: 256 chips on hosts 64-95 (packed)"), r.out());
+        assertFalse(r.out().contains("GPUs"), r.out());
+        for (JsonNode job : new ObjectMapper().readTree(summary.toFile()).get("jobs")) {
+            assertEquals(job.get("aloneStepTimeNs").asLong(), job.get("stepTimeNs").asLong(),
+                    job.get("name").asText() + ": slices share no ICI link and no host's DCN link");
+        }
+    }
+
+    @Test
     void runPrintsEachJobAndWritesASummaryCsvAndATraceWithAProcessPerJob() throws Exception {
         Path f = file(job("a", "spread") + job("b", "{servers: 40-41}"));
         Path summary = dir.resolve("s.json");

@@ -83,14 +83,15 @@ public record SharedSummary(String name, String cluster, double tokensPerSecond,
         w.flush();
     }
 
-    /** The text summary. */
-    public void print(PrintWriter out) {
+    /** The text summary, naming the accelerators and machines in {@code words} (GPUs on servers, chips on hosts). */
+    public void print(PrintWriter out, DeviceWords words) {
         out.printf(Locale.ROOT, "cluster    %s%n", cluster);
         for (Job j : jobs) {
-            out.printf(Locale.ROOT, "job        %s: %,d GPUs on servers %s (%s)%n", j.name(), j.gpus(), j.servers(),
-                    j.placement());
-            out.printf(Locale.ROOT, "  step     %s together, %s alone on the same servers: slowdown %.4fx (step %d%s)%n",
-                    seconds(j.stepTimeNs()), seconds(j.aloneStepTimeNs()), j.slowdown(), j.measuredStep(),
+            out.printf(Locale.ROOT, "job        %s: %,d %s on %s %s (%s)%n", j.name(), j.gpus(),
+                    j.gpus() == 1 ? words.device() : words.devices(), words.servers(), j.servers(), j.placement());
+            out.printf(Locale.ROOT, "  step     %s together, %s alone on the same %s: slowdown %.4fx (step %d%s)%n",
+                    seconds(j.stepTimeNs()), seconds(j.aloneStepTimeNs()), words.servers(), j.slowdown(),
+                    j.measuredStep(),
                     j.overlapped() ? "" : "; it ended after another job had finished: raise the others' "
                             + "simulation.steps, or give simulation: {steps: auto} at the top");
             out.printf(Locale.ROOT, "  MFU      %.1f%% (%.1f%% alone); exposed communication %.2f%% of the step "
