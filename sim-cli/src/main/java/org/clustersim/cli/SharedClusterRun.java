@@ -39,13 +39,15 @@ final class SharedClusterRun {
     static int validate(PrintWriter out, Path file, SourceNode tree) {
         SharedScenario shared = new SharedScenarioReader().read(file, tree);
         var faults = shared.faultEvents(shared.topology());
-        out.printf("%s: ok (shared cluster of %d GPUs, %d jobs%s)%n", file, shared.cluster().gpus(),
+        org.clustersim.cli.output.DeviceWords words = org.clustersim.cli.output.DeviceWords.of(shared.cluster());
+        out.printf("%s: ok (shared cluster of %s, %d jobs%s)%n", file, words.devices(shared.cluster().gpus()),
                 shared.jobs().size(), shared.faults().isEmpty() ? "" : ", " + shared.faults().size() + " fault"
                         + (shared.faults().size() == 1 ? "" : "s") + " touching " + faults.links().stream()
                         .map(e -> e.linkId()).distinct().count() + " links");
         for (SharedScenario.Job j : shared.jobs()) {
-            out.printf("job %s: %s, %d GPUs, on servers %s (%s)%n", j.name(), j.scenario().model().name(),
-                    j.scenario().parallelism().gpus(), org.clustersim.study.scenario.Placement.ranges(j.servers()),
+            out.printf("job %s: %s, %s, on %s %s (%s)%n", j.name(), j.scenario().model().name(),
+                    words.devices(j.scenario().parallelism().gpus()), words.servers(),
+                    org.clustersim.study.scenario.Placement.ranges(j.servers()),
                     j.placement().describe());
         }
         out.flush();

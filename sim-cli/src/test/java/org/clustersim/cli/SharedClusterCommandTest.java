@@ -47,6 +47,11 @@ class SharedClusterCommandTest {
         assertTrue(r.out().contains("job        fsdp-2-slices: 512 chips on hosts 0-63 (packed)"), r.out());
         assertTrue(r.out().contains("job        int8-1-slice: 256 chips on hosts 64-95 (packed)"), r.out());
         assertFalse(r.out().contains("GPUs"), r.out());
+        ClusterSimTest.Result v = ClusterSimTest.cli("validate",
+                Path.of("..", "scenarios", "shared", "llama3-8b-tpu-v5e-4x256-two-jobs.yaml").toString());
+        assertEquals(0, v.code(), v.err());
+        assertTrue(v.out().contains("ok (shared cluster of 1024 chips, 2 jobs)"), v.out());
+        assertTrue(v.out().contains("job int8-1-slice: llama3-8b, 256 chips, on hosts 64-95 (packed)"), v.out());
         for (JsonNode job : new ObjectMapper().readTree(summary.toFile()).get("jobs")) {
             assertEquals(job.get("aloneStepTimeNs").asLong(), job.get("stepTimeNs").asLong(),
                     job.get("name").asText() + ": slices share no ICI link and no host's DCN link");
