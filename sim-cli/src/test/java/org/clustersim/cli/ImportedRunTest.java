@@ -30,6 +30,23 @@ class ImportedRunTest {
         return f;
     }
 
+    /** A workload scenario: the cluster's fields (one a line), the trace, and further workload fields. */
+    private Path workload(String cluster, Object trace, String... more) throws IOException {
+        StringBuilder b = new StringBuilder("cluster:\n").append(cluster.indent(2)).append("workload:\n  chakraTrace: ")
+                .append(trace).append('\n');
+        for (String field : more) {
+            b.append(field.indent(2));
+        }
+        return scenario(b.toString());
+    }
+
+    /** {@code run FILE --no-trace}, which must succeed. */
+    private static HardeningTest.Result ran(Path file) {
+        HardeningTest.Result r = cli("run", file.toString(), "--no-trace");
+        assertEquals(0, r.code(), r.err());
+        return r;
+    }
+
     private static double stepMs(String out) {
         Matcher m = Pattern.compile("step time  ([0-9.]+) ms").matcher(out);
         assertTrue(m.find(), out);
@@ -47,41 +64,30 @@ class ImportedRunTest {
         String json = Files.readString(trace);
         assertEquals(8, json.split("\"name\":\"all_reduce_8npus_1MB\"", -1).length - 1, "one slice per rank's stream");
         // the same trace over two servers' NICs is slower than inside one NVSwitch domain
-        Path two = scenario("cluster:\n  preset: dgx-h100\n  gpusPerNode: 4\n  nodes: 2\nworkload:\n  chakraTrace: "
-                + ASTRA.resolve("all_reduce") + "\n");
-        HardeningTest.Result split = cli("run", two.toString(), "--no-trace");
-        assertEquals(0, split.code(), split.err());
+        HardeningTest.Result split = ran(workload("preset: dgx-h100\ngpusPerNode: 4\nnodes: 2",
+                ASTRA.resolve("all_reduce")));
         assertTrue(stepMs(split.out()) > stepMs(r.out()), split.out() + r.out());
     }
 
     @Test
     void anEightRankTraceRunsAtSixtyFourRanks() throws IOException {
         String trace = ASTRA.resolve("all_reduce").toString();
-        Path eight = scenario("cluster:\n  preset: dgx-h100\n  nodes: 8\nworkload:\n  chakraTrace: " + trace + "\n");
-        HardeningTest.Result small = cli("run", eight.toString(), "--no-trace");
-        assertEquals(0, small.code(), small.err());
-        Path wide = scenario("cluster:\n  preset: dgx-h100\n  nodes: 8\nworkload:\n  chakraTrace: " + trace
-                + "\n  ranks: 64\n");
-        HardeningTest.Result r = cli("run", wide.toString(), "--no-trace");
-        assertEquals(0, r.code(), r.err());
+        HardeningTest.Result small = ran(workload("preset: dgx-h100\nnodes: 8", trace));
+        HardeningTest.Result r = ran(workload("preset: dgx-h100\nnodes: 8", trace, "ranks: 64"));
         assertTrue(r.out().contains("64 ranks on devices 0-63"), r.out());
         assertTrue(r.out().contains("1 collectives"), r.out());
         // the all-reduce now crosses the servers' NICs
         assertTrue(stepMs(r.out()) > stepMs(small.out()), r.out() + small.out());
-        Path tooFew = scenario("cluster:\n  preset: dgx-h100\nworkload:\n  chakraTrace: " + trace + "\n  ranks: 64\n");
+        Path tooFew = workload("preset: dgx-h100", trace, "ranks: 64");
         assertTrue(cli("run", tooFew.toString(), "--no-trace").badInput().err().contains("64 rank traces"));
     }
 
     @Test
     void runsOnATpuSlice() throws IOException {
-        Path tpu = scenario("cluster:\n  preset: tpu-v5p\n  topology: 2x2x2\nworkload:\n  chakraTrace: "
-                + ASTRA.resolve("all_reduce") + "\n");
-        HardeningTest.Result r = cli("run", tpu.toString(), "--no-trace");
-        assertEquals(0, r.code(), r.err());
+        HardeningTest.Result r = ran(workload("preset: tpu-v5p\ntopology: 2x2x2", ASTRA.resolve("all_reduce")));
         assertTrue(r.out().contains("tpu-v5p-2x2x2, 8 ranks"), r.out());
         assertTrue(stepMs(r.out()) > 0, r.out());
-        Path unsized = scenario("cluster:\n  preset: tpu-v5p\nworkload:\n  chakraTrace: " + ASTRA.resolve("all_reduce")
-                + "\n");
+        Path unsized = workload("preset: tpu-v5p", ASTRA.resolve("all_reduce"));
         assertTrue(cli("run", unsized.toString(), "--no-trace").badInput().err().contains("cluster.topology"));
     }
 
@@ -149,15 +155,11 @@ class ImportedRunTest {
 
     @Test
     void chakraGeneratorsDependentComputeNodesRunBackToBackAndItsSendsAreRefused() throws IOException {
-        Path s = scenario("cluster:\n  preset: dgx-h100\nworkload:\n  chakraTrace: "
-                + GENERATOR.resolve("two_comp_nodes_dependent.*.et") + "\n");
-        HardeningTest.Result r = cli("run", s.toString(), "--no-trace");
-        assertEquals(0, r.code(), r.err());
+        HardeningTest.Result r = ran(workload("preset: dgx-h100", GENERATOR.resolve("two_comp_nodes_dependent.*.et")));
         // two nodes of the generator's default runtime, 5 us, the second waiting on the first
         assertTrue(r.out().contains("16 compute"), r.out());
         assertEquals(0.010, stepMs(r.out()), 1e-9, r.out());
-        Path send = scenario("cluster:\n  preset: dgx-h100\nworkload:\n  chakraTrace: "
-                + GENERATOR.resolve("one_comm_send_node.*.et") + "\n");
+        Path send = workload("preset: dgx-h100", GENERATOR.resolve("one_comm_send_node.*.et"));
         String err = cli("run", send.toString(), "--no-trace").badInput().err();
         assertTrue(err.contains("one_comm_send_node.0.et: node 112 (COMM_SEND_NODE): attribute comm_dst is missing"),
                 err);
@@ -168,11 +170,9 @@ class ImportedRunTest {
         Path s = scenario("cluster:\n  preset: dgx-h100\nmodel:\n  preset: gpt3-1.3b\nworkload:\n  chakraTrace: "
                 + ASTRA.resolve("all_reduce") + "\n");
         assertTrue(cli("run", s.toString(), "--no-trace").badInput().err().contains("leave model out"));
-        Path ok = scenario("cluster:\n  preset: dgx-h100\nworkload:\n  chakraTrace: " + ASTRA.resolve("all_reduce")
-                + "\n  collectiveAlgorithm: rign\n");
+        Path ok = workload("preset: dgx-h100", ASTRA.resolve("all_reduce"), "collectiveAlgorithm: rign");
         assertTrue(cli("run", ok.toString(), "--no-trace").badInput().err().contains("collectiveAlgorithm"));
-        Path good = scenario("cluster:\n  preset: dgx-h100\nworkload:\n  chakraTrace: " + ASTRA.resolve("all_reduce")
-                + "\n");
+        Path good = workload("preset: dgx-h100", ASTRA.resolve("all_reduce"));
         assertTrue(cli("run", good.toString(), "--no-trace", "--report", tmp.resolve("x.html").toString()).badInput()
                 .err().contains("--report: not supported yet"));
         assertFalse(Files.exists(tmp.resolve("x.html")));

@@ -8,34 +8,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.clustersim.core.kernel.DsolKernel;
 import org.clustersim.core.kernel.SimulationException;
-import org.clustersim.core.network.FlowNetwork;
-import org.clustersim.topology.LinkStates;
-import org.clustersim.topology.AcceleratorSpec;
-import org.clustersim.topology.SwitchedClusterSpec;
-import org.clustersim.topology.Topology;
 import org.junit.jupiter.api.Test;
 
 class EngineTest {
     /** Two GPUs on one NVSwitch: 100 GB/s per direction, 5 ns per hop (10 ns GPU to GPU). */
-    private static final Topology TWO_GPUS = new SwitchedClusterSpec("test", AcceleratorSpec.H100_SXM, 1, 2, 100e9, 5,
-            50e9, 0, 0).build();
-
     private static Timeline run(TaskGraph g) {
-        DsolKernel k = new DsolKernel();
-        Counters counters = new Counters();
-        return new Engine(g, k, new FlowNetwork(TWO_GPUS, k, LinkStates.healthy(TWO_GPUS), counters), counters).run();
-    }
-
-    private static TaskGraph.Builder twoDevices() {
-        TaskGraph.Builder b = TaskGraph.builder();
-        b.device("gpu0", 0);
-        b.device("gpu1", 0);
-        return b;
+        return TwoGpus.run(g, TwoGpus.FABRIC);
     }
 
     @Test
     void aTaskListingAStreamTwiceIsRefusedAndTheNextTaskIsNot() {
-        TaskGraph.Builder b = twoDevices();
+        TaskGraph.Builder b = TwoGpus.devices();
         int[] comm = new int[40];
         for (int d = 0; d < 2; d++) {
             for (int k = 0; k < 20; k++) {
@@ -56,7 +39,7 @@ class EngineTest {
 
     @Test
     void streamOrderSerialisesTasksAndDependenciesCrossStreams() {
-        TaskGraph.Builder b = twoDevices();
+        TaskGraph.Builder b = TwoGpus.devices();
         int c0 = b.stream(0, "compute", StreamKind.COMPUTE);
         int c1 = b.stream(1, "compute", StreamKind.COMPUTE);
         int a = b.compute("a", "x", c0, 100, 0);
@@ -74,7 +57,7 @@ class EngineTest {
 
     @Test
     void transferTakesLatencyPlusBytesOverBandwidthAndMeetsBothStreams() {
-        TaskGraph.Builder b = twoDevices();
+        TaskGraph.Builder b = TwoGpus.devices();
         int c0 = b.stream(0, "compute", StreamKind.COMPUTE);
         int send = b.stream(0, "send", StreamKind.COMMUNICATION);
         int recv = b.stream(1, "recv", StreamKind.COMMUNICATION);
@@ -103,7 +86,7 @@ class EngineTest {
 
     @Test
     void multiPhaseCommunicationRunsPhasesInSequence() {
-        TaskGraph.Builder b = twoDevices();
+        TaskGraph.Builder b = TwoGpus.devices();
         int s0 = b.stream(0, "comm", StreamKind.COMMUNICATION);
         int s1 = b.stream(1, "comm", StreamKind.COMMUNICATION);
         Work.Communication twoPhases = new Work.Communication(java.util.List.of(
@@ -118,7 +101,7 @@ class EngineTest {
 
     @Test
     void deadlockIsReportedWithTheBlockedHeads() {
-        TaskGraph.Builder b = twoDevices();
+        TaskGraph.Builder b = TwoGpus.devices();
         int c0 = b.stream(0, "compute", StreamKind.COMPUTE);
         int c1 = b.stream(1, "compute", StreamKind.COMPUTE);
         int a0 = b.compute("a0", "x", c0, 10, 0);
@@ -137,7 +120,7 @@ class EngineTest {
 
     @Test
     void rendezvousDeadlockNamesTheOtherStream() {
-        TaskGraph.Builder b = twoDevices();
+        TaskGraph.Builder b = TwoGpus.devices();
         int s0 = b.stream(0, "send", StreamKind.COMMUNICATION);
         int s1 = b.stream(1, "recv", StreamKind.COMMUNICATION);
         int s2 = b.stream(1, "other", StreamKind.COMMUNICATION);
@@ -156,7 +139,7 @@ class EngineTest {
 
     @Test
     void failureInsideATaskNamesTheTaskAndTime() {
-        TaskGraph.Builder b = twoDevices();
+        TaskGraph.Builder b = TwoGpus.devices();
         int c0 = b.stream(0, "compute", StreamKind.COMPUTE);
         int s0 = b.stream(0, "comm", StreamKind.COMMUNICATION);
         int s1 = b.stream(1, "comm", StreamKind.COMMUNICATION);
@@ -175,7 +158,7 @@ class EngineTest {
 
     @Test
     void builderRejectsBadReferences() {
-        TaskGraph.Builder b = twoDevices();
+        TaskGraph.Builder b = TwoGpus.devices();
         int c0 = b.stream(0, "compute", StreamKind.COMPUTE);
         assertThrows(IllegalArgumentException.class, () -> b.stream(5, "compute", StreamKind.COMPUTE));
         assertThrows(IllegalArgumentException.class, () -> b.stream(0, "compute", StreamKind.COMMUNICATION));

@@ -6,9 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.clustersim.core.kernel.DsolKernel;
 import org.clustersim.core.network.FlowNetwork;
-import org.clustersim.topology.AcceleratorSpec;
 import org.clustersim.topology.LinkStates;
-import org.clustersim.topology.SwitchedClusterSpec;
 import org.clustersim.topology.Topology;
 import org.junit.jupiter.api.Test;
 
@@ -18,8 +16,7 @@ import org.junit.jupiter.api.Test;
  */
 class InterferenceTest {
     /** Two GPUs on one NVSwitch: 100 GB/s per direction, 10 ns GPU to GPU. */
-    private static final Topology TWO_GPUS = new SwitchedClusterSpec("test", AcceleratorSpec.H100_SXM, 1, 2, 100e9, 5,
-            50e9, 0, 0).build();
+    private static final Topology TWO_GPUS = TwoGpus.FABRIC;
     /** 40 kB at 100 GB/s: 400 ns on the wire plus 10 ns of route latency. */
     private static final long BYTES_410_NS = 40_000;
 
@@ -35,13 +32,6 @@ class InterferenceTest {
         return run(g, new DeviceSpeeds(g.devices().size()), interference);
     }
 
-    /** A builder with two GPUs on one server (other engine tests share it). */
-    static TaskGraph.Builder twoDevices() {
-        TaskGraph.Builder b = TaskGraph.builder();
-        b.device("gpu0", 0);
-        b.device("gpu1", 0);
-        return b;
-    }
 
     /** Shares by task name prefix: "nccl" kernels take the given share, anything else none. */
     private static Interference ncclTakes(double share) {
@@ -50,7 +40,7 @@ class InterferenceTest {
 
     @Test
     void computeBesideCommunicationStretchesByTheTimeItSharedTheGpu() {
-        TaskGraph.Builder b = twoDevices();
+        TaskGraph.Builder b = TwoGpus.devices();
         int c0 = b.stream(0, "compute", StreamKind.COMPUTE);
         int s0 = b.stream(0, "comm", StreamKind.COMMUNICATION);
         int s1 = b.stream(1, "comm", StreamKind.COMMUNICATION);
@@ -70,7 +60,7 @@ class InterferenceTest {
 
     @Test
     void concurrentCommunicationSharesAddUpAndOnlyTheirGpusSlow() {
-        TaskGraph.Builder b = twoDevices();
+        TaskGraph.Builder b = TwoGpus.devices();
         int c0 = b.stream(0, "compute", StreamKind.COMPUTE);
         int c1 = b.stream(1, "compute", StreamKind.COMPUTE);
         int a = b.stream(0, "comm a", StreamKind.COMMUNICATION);
@@ -89,7 +79,7 @@ class InterferenceTest {
 
     @Test
     void manyComputeStreamsOfOneGpuAllSlowAndEachEndsOnce() {
-        TaskGraph.Builder b = twoDevices();
+        TaskGraph.Builder b = TwoGpus.devices();
         int s0 = b.stream(0, "comm", StreamKind.COMMUNICATION);
         int[] gemms = new int[5];
         for (int i = 0; i < gemms.length; i++) {
@@ -109,7 +99,7 @@ class InterferenceTest {
 
     @Test
     void lossIsMeasuredAgainstAStragglersOwnSpeed() {
-        TaskGraph.Builder b = twoDevices();
+        TaskGraph.Builder b = TwoGpus.devices();
         int c0 = b.stream(0, "compute", StreamKind.COMPUTE);
         int s0 = b.stream(0, "comm", StreamKind.COMMUNICATION);
         int gemm = b.compute("gemm", "x", c0, 1000, 0);
@@ -125,7 +115,7 @@ class InterferenceTest {
 
     @Test
     void computeStartingAfterTheCommunicationEndedRunsAtFullSpeed() {
-        TaskGraph.Builder b = twoDevices();
+        TaskGraph.Builder b = TwoGpus.devices();
         int c0 = b.stream(0, "compute", StreamKind.COMPUTE);
         int s0 = b.stream(0, "comm", StreamKind.COMMUNICATION);
         int comm = b.communicate("nccl", "dp-comm", new int[] {s0}, Work.Communication.pointToPoint(0, 1, BYTES_410_NS));
@@ -138,7 +128,7 @@ class InterferenceTest {
 
     @Test
     void computeStartingWhileCommunicationRunsIsSlowedFromItsStart() {
-        TaskGraph.Builder b = twoDevices();
+        TaskGraph.Builder b = TwoGpus.devices();
         int c0 = b.stream(0, "compute", StreamKind.COMPUTE);
         int s0 = b.stream(0, "comm", StreamKind.COMMUNICATION);
         int first = b.compute("first", "x", c0, 100, 0);

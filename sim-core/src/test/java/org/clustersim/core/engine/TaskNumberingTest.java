@@ -193,7 +193,7 @@ class TaskNumberingTest {
 
     @Test
     void theTimelineReportsEachTaskUnderTheIdTheBuilderGaveIt() {
-        TaskGraph.Builder b = InterferenceTest.twoDevices();
+        TaskGraph.Builder b = TwoGpus.devices();
         int c0 = b.stream(0, "compute", StreamKind.COMPUTE);
         int c1 = b.stream(1, "compute", StreamKind.COMPUTE);
         int m1 = b.stream(1, "comm", StreamKind.COMMUNICATION);

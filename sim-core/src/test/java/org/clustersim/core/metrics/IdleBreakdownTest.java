@@ -5,19 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.util.List;
 import java.util.Map;
 
-import org.clustersim.core.engine.Counters;
-import org.clustersim.core.engine.Engine;
 import org.clustersim.core.engine.StreamKind;
 import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.core.engine.TaskTag;
 import org.clustersim.core.engine.Timeline;
+import org.clustersim.core.engine.TwoGpus;
 import org.clustersim.core.engine.Work;
-import org.clustersim.core.kernel.DsolKernel;
-import org.clustersim.core.network.FlowNetwork;
-import org.clustersim.topology.AcceleratorSpec;
-import org.clustersim.topology.LinkStates;
-import org.clustersim.topology.SwitchedClusterSpec;
-import org.clustersim.topology.Topology;
 import org.junit.jupiter.api.Test;
 
 class IdleBreakdownTest {
@@ -26,18 +19,7 @@ class IdleBreakdownTest {
 
     /** Two GPUs on one switch at {@code gbps} GB/s per direction, 5 ns a hop. */
     private static Timeline run(TaskGraph g, double gbps) {
-        Topology two = new SwitchedClusterSpec("test", AcceleratorSpec.H100_SXM, 1, 2, gbps * 1e9, 5, 50e9, 0, 0)
-                .build();
-        DsolKernel k = new DsolKernel();
-        Counters counters = new Counters();
-        return new Engine(g, k, new FlowNetwork(two, k, LinkStates.healthy(two), counters), counters).run();
-    }
-
-    private static TaskGraph.Builder twoDevices() {
-        TaskGraph.Builder b = TaskGraph.builder();
-        b.device("gpu0", 0);
-        b.device("gpu1", 0);
-        return b;
+        return TwoGpus.run(g, TwoGpus.fabric(gbps));
     }
 
     /**
@@ -45,7 +27,7 @@ class IdleBreakdownTest {
      * gpu1, gpu1's forward and backward (50 ns), the gradient sent back, gpu0's backward (80 ns).
      */
     private static TaskGraph pipeline() {
-        TaskGraph.Builder b = twoDevices();
+        TaskGraph.Builder b = TwoGpus.devices();
         int c0 = b.stream(0, "compute", StreamKind.COMPUTE);
         int c1 = b.stream(1, "compute", StreamKind.COMPUTE);
         int s0 = b.stream(0, "pp", StreamKind.COMMUNICATION);
@@ -121,7 +103,7 @@ class IdleBreakdownTest {
 
     @Test
     void waitingInACollectiveForASlowerPeerIsAnotherWait() {
-        TaskGraph.Builder b = twoDevices();
+        TaskGraph.Builder b = TwoGpus.devices();
         int c0 = b.stream(0, "compute", StreamKind.COMPUTE);
         int c1 = b.stream(1, "compute", StreamKind.COMPUTE);
         int s0 = b.stream(0, "dp", StreamKind.COMMUNICATION);

@@ -12,8 +12,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -25,8 +23,6 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import com.networknt.schema.Error;
 import com.networknt.schema.InputFormat;
 import com.networknt.schema.Schema;
-import com.networknt.schema.SchemaRegistry;
-import com.networknt.schema.SpecificationVersion;
 
 import org.clustersim.core.input.InputError;
 import org.clustersim.core.input.InputFileException;
@@ -43,8 +39,6 @@ import org.junit.jupiter.api.io.TempDir;
 class ScenarioSchemaTest {
     private static final Path REPO = Path.of("..");
     private static final Path COMMITTED = REPO.resolve("docs/scenario.schema.json");
-    private static final Pattern SCHEMA_LINE = Pattern.compile("^# yaml-language-server: \\$schema=(\\S+)$",
-            Pattern.MULTILINE);
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     private static Schema schema;
 
@@ -53,8 +47,7 @@ class ScenarioSchemaTest {
 
     @BeforeAll
     static void loadSchema() {
-        schema = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12)
-                .getSchema(ScenarioSchema.text(), InputFormat.JSON);
+        schema = SchemaChecks.compiled(ScenarioSchema.text());
     }
 
     @Test
@@ -67,15 +60,7 @@ class ScenarioSchemaTest {
     void everyBundledScenarioValidatesAndNamesTheSchema() throws IOException {
         List<Path> files = bundled();
         assertTrue(files.size() >= 20, "found only " + files);
-        for (Path f : files) {
-            String text = Files.readString(f, StandardCharsets.UTF_8);
-            List<Error> errors = schema.validate(text, InputFormat.YAML);
-            assertTrue(errors.isEmpty(), f + ": " + errors);
-            Matcher m = SCHEMA_LINE.matcher(text);
-            assertTrue(m.find(), f + " has no yaml-language-server $schema line");
-            Path target = f.getParent().resolve(m.group(1)).normalize();
-            assertEquals(COMMITTED.normalize(), target, f + " points at " + m.group(1));
-        }
+        SchemaChecks.validateAndNameIt(schema, files, COMMITTED);
     }
 
     @Test

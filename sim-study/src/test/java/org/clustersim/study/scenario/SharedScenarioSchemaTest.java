@@ -11,15 +11,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
-import com.networknt.schema.Error;
 import com.networknt.schema.InputFormat;
 import com.networknt.schema.Schema;
-import com.networknt.schema.SchemaRegistry;
-import com.networknt.schema.SpecificationVersion;
 
 import org.clustersim.core.input.InputFileException;
 import org.junit.jupiter.api.BeforeAll;
@@ -34,8 +29,6 @@ import org.junit.jupiter.api.io.TempDir;
 class SharedScenarioSchemaTest {
     private static final Path REPO = Path.of("..");
     private static final Path COMMITTED = REPO.resolve("docs/shared-scenario.schema.json");
-    private static final Pattern SCHEMA_LINE = Pattern.compile("^# yaml-language-server: \\$schema=(\\S+)$",
-            Pattern.MULTILINE);
     private static final String JOB = "    model: {preset: gpt3-1.3b}\n    parallelism: {tp: 8, dp: 2}\n"
             + "    training: {globalBatch: 8, microBatch: 1, seqLen: 2048}\n";
     private static final String CLUSTER = "cluster: {preset: dgx-h100, nodes: 8, fabric: rail-optimized}\n";
@@ -46,8 +39,7 @@ class SharedScenarioSchemaTest {
 
     @BeforeAll
     static void loadSchema() {
-        schema = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12)
-                .getSchema(SharedScenarioSchema.text(), InputFormat.JSON);
+        schema = SchemaChecks.compiled(SharedScenarioSchema.text());
     }
 
     @Test
@@ -64,15 +56,7 @@ class SharedScenarioSchemaTest {
             files = s.filter(p -> p.toString().endsWith(".yaml")).sorted().toList();
         }
         assertFalse(files.isEmpty());
-        for (Path f : files) {
-            String text = Files.readString(f, StandardCharsets.UTF_8);
-            List<Error> errors = schema.validate(text, InputFormat.YAML);
-            assertTrue(errors.isEmpty(), f + ": " + errors);
-            Matcher m = SCHEMA_LINE.matcher(text);
-            assertTrue(m.find(), f + " has no yaml-language-server $schema line");
-            assertEquals(COMMITTED.normalize(), f.getParent().resolve(m.group(1)).normalize(), f + " points at "
-                    + m.group(1));
-        }
+        SchemaChecks.validateAndNameIt(schema, files, COMMITTED);
     }
 
     @Test
