@@ -24,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The {@code clustersim} launcher's choice of JVM and its ahead-of-time cache, run from a copy in
  * a scratch repository (a jar newer than every source, so nothing is built) with a fake JDK 26 as
  * JAVA_HOME and a fake {@code java} on PATH: both only record their arguments, and the JDK 26
- * writes the cache file it is asked for. Needs bash (skipped without it).
+ * writes the cache file it is asked for and, asked to run {@code scripts/ModernClassFiles.java},
+ * copies the jar (the rewritten copy the cache is made for). Needs bash (skipped without it).
  */
 class LauncherTest {
     private static final String FLAGS = "-XX:+UseParallelGC -XX:InitialRAMPercentage=5";
@@ -44,6 +45,8 @@ class LauncherTest {
         Path launcher = Path.of("..", "clustersim");
         Files.copy(launcher, repo.resolve("clustersim"));
         Files.createDirectories(repo.resolve("scenarios"));
+        Files.createDirectories(repo.resolve("scripts"));
+        Files.writeString(repo.resolve("scripts/ModernClassFiles.java"), "class ModernClassFiles {}");
         jar = Files.createDirectories(repo.resolve("sim-cli/target")).resolve("clustersim.jar");
         Files.writeString(jar, "jar");
         calls = dir.resolve("calls.txt");
@@ -52,6 +55,9 @@ class LauncherTest {
         script(jdk26.resolve("bin/java"), """
                 #!/bin/sh
                 echo "jdk26 $*" >> "$CALLS"
+                case "$2" in
+                  *ModernClassFiles.java) [ -n "${FAIL_REWRITE:-}" ] && exit 1; cp "$3" "$4"; exit 0 ;;
+                esac
                 for a in "$@"; do
                   case "$a" in
                     -XX:AOTCacheOutput=*) [ -n "${FAIL_TRAINING:-}" ] && exit 3; echo cache > "${a#*=}" ;;
@@ -100,25 +106,41 @@ class LauncherTest {
         }
     }
 
+    /** A run with the cache {@code cacheName} and the rewritten copy of the jar made with it. */
     private String runCall(String cacheName) {
-        return "jdk26 " + FLAGS + " -XX:AOTCache=" + repo.resolve("sim-cli/target/aot/" + cacheName)
-                + " -Xlog:aot*=off -jar " + jar + " run x.yaml";
+        return "jdk26 " + FLAGS + " -XX:AOTCache=" + aot(cacheName) + " -Xlog:aot*=off -jar "
+                + aot(cacheName.replace(".aot", ".jar")) + " run x.yaml";
+    }
+
+    private Path aot(String name) {
+        return repo.resolve("sim-cli/target/aot/" + name);
+    }
+
+    /** The call that rewrites the jar's old class files into the copy beside {@code cacheName}. */
+    private String rewriteCall(String cacheName) {
+        return "jdk26 -XX:TieredStopAtLevel=1 " + repo.resolve("scripts/ModernClassFiles.java") + " " + jar + " "
+                + aot(cacheName.replace(".aot", ".jar"));
     }
 
     @Test
     void firstRunTrainsTheCacheOnceThenEveryRunUsesIt() throws Exception {
         Launch first = launch(Map.of());
         assertEquals(0, first.code());
-        assertEquals(2, first.calls().size(), first.calls().toString());
-        String training = first.calls().get(0);
+        assertEquals(3, first.calls().size(), first.calls().toString());
+        List<String> cache = aotFolder();
+        assertEquals(2, cache.size(), "only the finished cache and its jar are left (no temporary file, no lock): "
+                + cache);
+        assertTrue(cache.get(0).matches("clustersim-[0-9]+\\.aot"), cache.get(0));
+        assertEquals(cache.get(0).replace(".aot", ".jar"), cache.get(1));
+        assertEquals(Files.getLastModifiedTime(jar), Files.getLastModifiedTime(aot(cache.get(1))),
+                "the copy carries the jar's time, which the cache records");
+        assertEquals(rewriteCall(cache.get(0)), first.calls().get(0));
+        String training = first.calls().get(1);
         assertTrue(training.startsWith("jdk26 " + FLAGS + " -XX:AOTCacheOutput=" + repo.resolve("sim-cli/target/aot")),
                 training);
-        assertTrue(training.contains(" -cp " + jar + " org.clustersim.cli.StartupTraining " + repo.resolve("scenarios")
-                + " "), training);
-        List<String> cache = aotFolder();
-        assertEquals(1, cache.size(), "only the finished cache is left (no temporary file, no lock): " + cache);
-        assertTrue(cache.get(0).matches("clustersim-[0-9]+\\.aot"), cache.get(0));
-        assertEquals(runCall(cache.get(0)), first.calls().get(1));
+        assertTrue(training.contains(" -cp " + aot(cache.get(1)) + " org.clustersim.cli.StartupTraining "
+                + repo.resolve("scenarios") + " "), training);
+        assertEquals(runCall(cache.get(0)), first.calls().get(2));
         assertEquals(1, first.stderr().size(), first.stderr().toString());
         assertTrue(first.stderr().get(0).startsWith("clustersim: building the JDK 26 start-up cache"), first.stderr().get(0));
 
@@ -132,9 +154,10 @@ class LauncherTest {
         launch(Map.of());
         Files.setLastModifiedTime(jar, FileTime.fromMillis(System.currentTimeMillis() + 60_000));
         Launch after = launch(Map.of());
-        assertEquals(2, after.calls().size(), after.calls().toString());
-        assertTrue(after.calls().get(0).contains("-XX:AOTCacheOutput="), after.calls().get(0));
-        assertTrue(after.calls().get(1).contains("-XX:AOTCache="), after.calls().get(1));
+        assertEquals(3, after.calls().size(), after.calls().toString());
+        assertTrue(after.calls().get(0).contains("ModernClassFiles.java"), after.calls().get(0));
+        assertTrue(after.calls().get(1).contains("-XX:AOTCacheOutput="), after.calls().get(1));
+        assertTrue(after.calls().get(2).contains("-XX:AOTCache="), after.calls().get(2));
         // The jar is dated a minute ahead: the new cache is still its own, not built again.
         assertEquals(List.of(runCall(aotFolder().get(0))), launch(Map.of()).calls());
     }
@@ -151,8 +174,8 @@ class LauncherTest {
     void aFailedTrainingRunsWithoutTheCacheAndIsNotRetriedForTheSameJar() throws Exception {
         Launch failed = launch(Map.of("FAIL_TRAINING", "1"));
         assertEquals(0, failed.code());
-        assertEquals(2, failed.calls().size(), failed.calls().toString());
-        assertEquals("jdk26 " + FLAGS + " -Xlog:aot*=off -jar " + jar + " run x.yaml", failed.calls().get(1));
+        assertEquals(3, failed.calls().size(), failed.calls().toString());
+        assertEquals("jdk26 " + FLAGS + " -Xlog:aot*=off -jar " + jar + " run x.yaml", failed.calls().get(2));
         assertTrue(failed.stderr().get(1).startsWith("clustersim: could not build the start-up cache"),
                 failed.stderr().toString());
         List<String> left = new ArrayList<>(aotFolder());
@@ -162,6 +185,21 @@ class LauncherTest {
         Launch again = launch(Map.of("FAIL_TRAINING", "1"));
         assertEquals(List.of("jdk26 " + FLAGS + " -Xlog:aot*=off -jar " + jar + " run x.yaml"), again.calls());
         assertEquals(List.of(), again.stderr());
+    }
+
+    @Test
+    void aFailedRewriteTrainsAndRunsTheJarItself() throws Exception {
+        Launch first = launch(Map.of("FAIL_REWRITE", "1"));
+        assertEquals(0, first.code());
+        assertEquals(3, first.calls().size(), first.calls().toString());
+        assertTrue(first.calls().get(1).contains(" -cp " + jar + " org.clustersim.cli.StartupTraining "),
+                first.calls().get(1));
+        List<String> cache = aotFolder();
+        assertEquals(1, cache.size(), "no copy is left: " + cache);
+        String withJar = "jdk26 " + FLAGS + " -XX:AOTCache=" + aot(cache.get(0)) + " -Xlog:aot*=off -jar " + jar
+                + " run x.yaml";
+        assertEquals(withJar, first.calls().get(2));
+        assertEquals(List.of(withJar), launch(Map.of()).calls());
     }
 
     @Test
