@@ -20,6 +20,9 @@ jdk17="${JDK17:-java}"
 jdk25="${JDK25:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java}"
 flags=(-XX:+UseParallelGC -XX:InitialRAMPercentage=5)
 cache="$(ls -t "$root"/sim-cli/target/aot/clustersim-*.aot | head -1)"
+# the launcher's cache is made for its copy of the jar beside it (Java 5 class files rewritten)
+cache_jar="${cache%.aot}.jar"
+[ -f "$cache_jar" ] || cache_jar="$jar"
 jsa="/tmp/clustersim-cds-$(cksum < "$jar" | cut -d' ' -f1).jsa"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
@@ -29,6 +32,8 @@ declare -A runs
 configs="${CONFIGS:-jdk17 jdk17+cds jdk25 jdk25+aot}"
 for i in $(seq "$reps"); do
   for c in $configs; do
+    run_jar="$jar"
+    case "$c" in jdk25+aot*) run_jar="$cache_jar" ;; esac
     case "$c" in
       jdk17) cmd=("$jdk17" "${flags[@]}") ;;
       jdk17+cds) cmd=("$jdk17" "${flags[@]}" -XX:SharedArchiveFile="$jsa" -Xlog:cds=off) ;;
@@ -37,7 +42,7 @@ for i in $(seq "$reps"); do
       jdk25+aot+c1) cmd=("$jdk25" "${flags[@]}" -XX:AOTCache="$cache" -Xlog:aot*=off -XX:TieredStopAtLevel=1) ;;
     esac
     load="$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo -)"
-    nice -n "${NICE:-0}" /usr/bin/time -f "%e %U %S" -o "$out/time" "${cmd[@]}" -jar "$jar" run "$@" --summary "$out/$c.json" >/dev/null
+    nice -n "${NICE:-0}" /usr/bin/time -f "%e %U %S" -o "$out/time" "${cmd[@]}" -jar "$run_jar" run "$@" --summary "$out/$c.json" >/dev/null
     read -r wall user sys < "$out/time"
     cpu="$(echo "$user + $sys" | bc)"
     echo "$c run $i: wall $wall s, cpu $cpu s, load $load"
