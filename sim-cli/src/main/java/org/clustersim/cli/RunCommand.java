@@ -127,10 +127,11 @@ public final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        if (new org.clustersim.study.scenario.WorkloadScenarioReader().isWorkload(scenarioFile)) {
+        // parsed once: which kind of file it is, then the scenario it holds
+        org.clustersim.core.input.SourceNode tree = new org.clustersim.core.input.SourceTreeReader().read(scenarioFile);
+        if (org.clustersim.study.scenario.WorkloadScenarioReader.isWorkload(tree)) {
             return ImportedRun.run(this, spec.commandLine().getOut());
         }
-        org.clustersim.core.input.SourceNode tree = new org.clustersim.core.input.SourceTreeReader().read(scenarioFile);
         if (org.clustersim.study.scenario.SharedScenarioReader.isShared(tree)) {
             if (etOut != null) {
                 throw new InputException("--et-out: not supported for a shared-cluster file (" + scenarioFile

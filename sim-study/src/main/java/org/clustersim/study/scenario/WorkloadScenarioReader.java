@@ -30,7 +30,11 @@ public final class WorkloadScenarioReader {
 
     /** Whether {@code file} is a scenario with a {@code workload} section (reading it as {@link #read} would). */
     public boolean isWorkload(Path file) {
-        SourceNode tree = treeReader.read(file);
+        return isWorkload(treeReader.read(file));
+    }
+
+    /** Whether a scenario file's parsed tree has a {@code workload} section (a caller that reads it once). */
+    public static boolean isWorkload(SourceNode tree) {
         return tree instanceof SourceNode.MapNode m && m.entries().containsKey(WORKLOAD);
     }
 
