@@ -23,8 +23,8 @@ import java.util.stream.Stream;
  * linked"): picocli's 176 classes that every command loads, and the command classes that
  * implement its interfaces, were read, verified by the old type-inferring verifier and linked at
  * each start. The rewrite changes no instruction: the same code, in a form the cache can hold.
- * A class the rewrite cannot handle (jsr/ret subroutines, a type it cannot resolve) is copied
- * unchanged. Needs JDK 24 or newer (java.lang.classfile); run as a source file:
+ * A class the rewrite cannot handle (jsr/ret subroutines, a type it cannot resolve) or whose
+ * rewrite the class-file API's verifier refuses is copied unchanged. Needs JDK 24 or newer (java.lang.classfile); run as a source file:
  *
  * <pre>java scripts/ModernClassFiles.java IN.jar OUT.jar</pre>
  *
@@ -94,7 +94,7 @@ public final class ModernClassFiles {
         try {
             ClassModel model = files.parse(bytes);
             // rebuilding every method body makes the writer compute its stack maps
-            return files.transformClass(model, ClassTransform.transformingMethodBodies(CodeTransform.ACCEPT_ALL)
+            byte[] newer = files.transformClass(model, ClassTransform.transformingMethodBodies(CodeTransform.ACCEPT_ALL)
                     .andThen((builder, element) -> {
                         if (element instanceof ClassFileVersion) {
                             builder.withVersion(WRITTEN, 0);
@@ -102,6 +102,9 @@ public final class ModernClassFiles {
                             builder.with(element);
                         }
                     }));
+            // a class the JVM's verifier would refuse stays as it was (checked here, not when a
+            // command first loads it)
+            return files.verify(newer).isEmpty() ? newer : null;
         } catch (IllegalArgumentException | IllegalStateException | UnsupportedOperationException e) {
             return null;
         }
