@@ -203,6 +203,16 @@ class LauncherTest {
     }
 
     @Test
+    void aNewerToolInScriptsIsNoReasonToBuildTheJar() throws Exception {
+        launch(Map.of());
+        Files.setLastModifiedTime(repo.resolve("scripts/ModernClassFiles.java"),
+                FileTime.fromMillis(System.currentTimeMillis() + 60_000));
+        Launch after = launch(Map.of());
+        assertEquals(List.of(), after.stderr(), "no build of the jar: the tool is not part of it");
+        assertEquals(List.of(runCall(aotFolder().get(0))), after.calls());
+    }
+
+    @Test
     void whileAnotherRunBuildsTheCacheThisOneRunsWithoutIt() throws Exception {
         launch(Map.of());
         String cache = aotFolder().get(0);
