@@ -18,13 +18,13 @@ import java.util.stream.Stream;
 /**
  * Copies a jar, rewriting its class files older than Java 6 (version 50) as Java 8 class files
  * (version 52) with the stack maps the newer verifier reads; every other entry is copied as it
- * is. The launcher's JDK 25 ahead-of-time cache leaves out a Java 5 class that
- * was linked in its training run, and every class linked against one ("Old class has been
- * linked"): picocli's 176 classes that every command loads, and the command classes that
- * implement its interfaces, were read, verified by the old type-inferring verifier and linked at
- * each start. The rewrite changes no instruction: the same code, in a form the cache can hold.
- * A class the rewrite cannot handle (jsr/ret subroutines, a type it cannot resolve) or whose
- * rewrite the class-file API's verifier refuses is copied unchanged. Needs JDK 24 or newer (java.lang.classfile); run as a source file:
+ * is. The launcher's JDK 25 ahead-of-time cache leaves out a Java 5 class that was linked in its
+ * training run, and every class linked against one ("Old class has been linked"): picocli's 176
+ * classes that every command loads, and the command classes that implement its interfaces, were
+ * read, verified by the old type-inferring verifier and linked at each start. The rewrite changes
+ * no instruction: the same code, in a form the cache can hold. A class the rewrite cannot handle
+ * (jsr/ret subroutines, a type it cannot resolve) or whose rewrite the class-file API's verifier
+ * refuses is copied unchanged. Needs JDK 24 or newer (java.lang.classfile); run as a source file:
  *
  * <pre>java scripts/ModernClassFiles.java IN.jar OUT.jar</pre>
  *
