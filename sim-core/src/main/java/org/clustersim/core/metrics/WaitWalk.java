@@ -41,6 +41,16 @@ final class WaitWalk {
     private final int[] kindOfTag;
     /** The distinct kinds, a handful, where the tags are thousands on a large step. */
     private final String[] kinds;
+    /**
+     * Per task: the predecessor that held it up where no tie makes the answer depend on the device
+     * walking (-1: none), {@link #TIED} where one does, {@link #UNKNOWN} until first asked. The
+     * devices of a group (a stage's TP and CP ranks) walk the same chains; without this each of
+     * them searched a group task's streams again, hop by hop. Written by the parallel walks: an
+     * int is written whole and every writer writes the same value.
+     */
+    private final int[] heldUp;
+    private static final int UNKNOWN = Integer.MIN_VALUE;
+    private static final int TIED = -2;
 
     WaitWalk(Timeline timeline, IntUnaryOperator stageOf) {
         this.timeline = timeline;
@@ -72,6 +82,8 @@ final class WaitWalk {
             });
         }
         kinds = names.toArray(new String[0]);
+        heldUp = new int[graph.taskCount()];
+        java.util.Arrays.fill(heldUp, UNKNOWN);
     }
 
     /** What device {@code d}'s compute streams waited for within [from, to). */
@@ -157,6 +169,55 @@ final class WaitWalk {
 
     /** The predecessor that held task {@code t} up (ended last), or -1 if it had none. */
     private int heldUpBy(int t, int d) {
+        int known = heldUp[t];
+        if (known == UNKNOWN) {
+            known = heldUpByAlone(t);
+            heldUp[t] = known;
+        }
+        return known != TIED ? known : heldUpByTied(t, d);
+    }
+
+    /**
+     * {@link #heldUpByTied}'s answer where a single task ended last (no device preference enters),
+     * else {@link #TIED}: the same candidates in the same order, ties noted instead of broken.
+     */
+    private int heldUpByAlone(int t) {
+        int best = -1;
+        long bestEnd = Long.MIN_VALUE;
+        boolean tied = false;
+        for (int i = 0, n = graph.depCount(t); i < n; i++) {
+            int p = graph.dep(t, i);
+            long e = timeline.end(p);
+            if (e > bestEnd) {
+                best = p;
+                bestEnd = e;
+                tied = false;
+            } else if (e == bestEnd && p != best) {
+                tied = true;
+            }
+        }
+        if (bestEnd >= timeline.start(t)) {
+            return tied ? TIED : best;
+        }
+        for (int i = 0, n = graph.streamCount(t); i < n; i++) {
+            int p = previousOnStream(t, graph.taskStream(t, i));
+            if (p < 0 || p == best) {
+                continue;
+            }
+            long e = timeline.end(p);
+            if (e > bestEnd) {
+                best = p;
+                bestEnd = e;
+                tied = false;
+            } else if (e == bestEnd) {
+                tied = true;
+            }
+        }
+        return tied ? TIED : best;
+    }
+
+    /** The predecessor that held task {@code t} up, ties broken for device d ({@link #preferred}). */
+    private int heldUpByTied(int t, int d) {
         int best = -1;
         long bestEnd = Long.MIN_VALUE;
         for (int i = 0, n = graph.depCount(t); i < n; i++) {
@@ -173,7 +234,8 @@ final class WaitWalk {
         // no dependency explains the start: a stream was still busy with the task before
         for (int i = 0, n = graph.streamCount(t); i < n; i++) {
             int p = previousOnStream(t, graph.taskStream(t, i));
-            if (p < 0) {
+            // a group's tasks share all their streams: the same predecessor on each, never preferred to itself
+            if (p < 0 || p == best) {
                 continue;
             }
             long e = timeline.end(p);

@@ -125,4 +125,33 @@ class IdleBreakdownTest {
         assertEquals(0, split.get(1).otherWaitNs());
         assertEquals(reduce, split.get(1).exposedCommNs());
     }
+    /**
+     * Two predecessors of a group task end together: each device charges the one on itself. gpu0's
+     * is a transfer (exposed), gpu1's a task of its own (another wait); the lower task id is gpu1's,
+     * so a tie broken by id alone, or one device's answer reused for the other, fails.
+     */
+    @Test
+    void aTieIsBrokenForEachDeviceByTheTaskOnIt() {
+        TaskGraph.Builder b = TwoGpus.devices();
+        int c0 = b.stream(0, "compute", StreamKind.COMPUTE);
+        int c1 = b.stream(1, "compute", StreamKind.COMPUTE);
+        int s0 = b.stream(0, "side", StreamKind.COMMUNICATION);
+        int s1 = b.stream(1, "side", StreamKind.COMMUNICATION);
+        int x0 = b.compute("x0", TaskTag.of(TaskTag.Pass.FORWARD, 0, 0), c0, 100, 0);
+        int x1 = b.compute("x1", TaskTag.of(TaskTag.Pass.FORWARD, 0, 0), c1, 100, 0);
+        int own1 = b.compute("own1", TaskTag.of(TaskTag.Pass.FORWARD, 0, 0), s1, 200, 0, x1);
+        int send0 = b.compute("send0", P2P, s0, 200, 0, x0);
+        int group = b.computeOn("group", TaskTag.of(TaskTag.Pass.FORWARD, 1, 0), new int[] {c0, c1}, 50, 0);
+        b.addDependency(group, own1);
+        b.addDependency(group, send0);
+        Timeline t = run(b.build(), 100);
+        assertEquals(t.end(own1), t.end(send0), "the two predecessors end together");
+        assertEquals(t.end(send0), t.start(group));
+        List<IdleBreakdown> split = IdleBreakdown.of(t, d -> 0);
+        split.forEach(IdleBreakdownTest::assertAddsUp);
+        assertEquals(200, split.get(0).exposedCommNs(), split.get(0).toString());
+        assertEquals(0, split.get(0).otherWaitNs(), split.get(0).toString());
+        assertEquals(200, split.get(1).otherWaitNs(), split.get(1).toString());
+        assertEquals(0, split.get(1).exposedCommNs(), split.get(1).toString());
+    }
 }
