@@ -12,6 +12,10 @@ import org.clustersim.core.kernel.SimKernel;
  * ends, the compute tasks on its devices have their work left settled at the old rate and a new
  * end scheduled; the kernel cannot cancel events, so each end carries a version and a stale one
  * does nothing. The time each compute task loses against running alone is kept.
+ *
+ * <p>A communication task's share comes back with its end ({@link #communicationEnds}) and a
+ * compute task's end event knows its slot: nothing here is read per task when a task ends (a
+ * per-task array read at every end was a cache miss each on the largest runs).
  */
 final class ComputeRates {
     /** The most compute share all communication together can take: compute keeps a tenth of its rate. */
@@ -38,6 +42,8 @@ final class ComputeRates {
     private double[] base = new double[64];
     private long[] since = new long[64];
     private long[] version = new long[64];
+    /** Per slot, ns its task has lost so far (written to {@link #lost} when it ends). */
+    private double[] lostSoFar = new double[64];
     /** Per slot, whether it was collected for the change being applied (the change's number). */
     private int[] mark = new int[64];
     private int[] affected = new int[64];
@@ -49,8 +55,6 @@ final class ComputeRates {
     private int epoch;
     /** Per task: ns lost to communication beside it. */
     private final double[] lost;
-    /** Per communication task: the compute share it took when it started. */
-    private final double[] share;
 
     /** @param onEnd what to run when a compute task's current end comes */
     ComputeRates(TaskGraph graph, SimKernel kernel, DeviceSpeeds speeds, IntConsumer onEnd) {
@@ -63,7 +67,6 @@ final class ComputeRates {
         running = new int[devices][2];
         runningCount = new int[devices];
         lost = new double[graph.taskCount()];
-        share = new double[graph.taskCount()];
     }
 
     /** Per task, ns lost to communication beside it (0 for communication tasks). */
@@ -91,6 +94,7 @@ final class ComputeRates {
         base[slot] = b;
         left[slot] = c.durationNs();
         since[slot] = now;
+        lostSoFar[slot] = 0;
         rate[slot] = b * (1 - dragOn(id));
         for (int i = 0; i < streams; i++) {
             int d = device(id, i);
@@ -106,32 +110,33 @@ final class ComputeRates {
     /** Communication task {@code id} starts, taking {@code computeShare} of its devices' compute. */
     void communicationStarts(int id, double computeShare) {
         if (computeShare > 0) {
-            share[id] = computeShare;
             changeDrag(id, computeShare);
         }
     }
 
-    /** Task {@code id} has ended: a compute task leaves its devices, a communication task gives its share back. */
-    void finished(int id) {
-        if (graph.isCompute(id)) {
-            int slot = -1;
-            for (int i = 0, n = graph.streamCount(id); i < n; i++) {
-                int d = device(id, i);
-                int[] list = running[d];
-                for (int k = 0; k < runningCount[d]; k++) {
-                    if (task[list[k]] == id) {
-                        slot = list[k];
-                        list[k] = list[--runningCount[d]];
-                        break;
-                    }
+    /** Communication task {@code id} ends, giving back the {@code computeShare} it took when it started. */
+    void communicationEnds(int id, double computeShare) {
+        if (computeShare > 0) {
+            changeDrag(id, -computeShare);
+        }
+    }
+
+    /** The compute task in {@code slot} has ended: it leaves its devices and its slot is free. */
+    private void computeEnds(int slot) {
+        int id = task[slot];
+        for (int i = 0, n = graph.streamCount(id); i < n; i++) {
+            int d = device(id, i);
+            int[] list = running[d];
+            for (int k = 0; k < runningCount[d]; k++) {
+                if (list[k] == slot) {
+                    list[k] = list[--runningCount[d]];
+                    break;
                 }
             }
-            lost[id] += (kernel.now() - since[slot]) * (1 - rate[slot] / base[slot]);
-            version[slot] = 0;
-            free[freeCount++] = slot;
-        } else if (share[id] > 0) {
-            changeDrag(id, -share[id]);
         }
+        lost[id] = lostSoFar[slot] + (kernel.now() - since[slot]) * (1 - rate[slot] / base[slot]);
+        version[slot] = 0;
+        free[freeCount++] = slot;
     }
 
     private int takeSlot() {
@@ -146,6 +151,7 @@ final class ComputeRates {
             base = Arrays.copyOf(base, n);
             since = Arrays.copyOf(since, n);
             version = Arrays.copyOf(version, n);
+            lostSoFar = Arrays.copyOf(lostSoFar, n);
             mark = Arrays.copyOf(mark, n);
             affected = Arrays.copyOf(affected, n);
             free = Arrays.copyOf(free, n);
@@ -159,6 +165,7 @@ final class ComputeRates {
         int id = task[slot];
         kernel.schedule(at, () -> {
             if (version[slot] == v) {
+                computeEnds(slot);
                 onEnd.accept(id);
             }
         });
@@ -199,7 +206,7 @@ final class ComputeRates {
                 continue;
             }
             left[slot] = Math.max(0, left[slot] - (now - since[slot]) * rate[slot]);
-            lost[task[slot]] += (now - since[slot]) * (1 - rate[slot] / base[slot]);
+            lostSoFar[slot] += (now - since[slot]) * (1 - rate[slot] / base[slot]);
             since[slot] = now;
             rate[slot] = next;
             version[slot] = ++versions;

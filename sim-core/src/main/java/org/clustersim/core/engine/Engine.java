@@ -144,10 +144,12 @@ public final class Engine {
                 rates.begin(id, c, now + duration(id, c));
             }
         } else if (work instanceof Work.Communication comm) {
+            double share = 0;
             if (rates != null) {
-                rates.communicationStarts(id, interference.computeShare(graph.task(id)));
+                share = interference.computeShare(graph.task(id));
+                rates.communicationStarts(id, share);
             }
-            runPhase(id, comm, 0);
+            runPhase(id, comm, 0, share);
         }
     }
 
@@ -168,12 +170,16 @@ public final class Engine {
         return slowest == 1.0 ? c.durationNs() : (long) Math.ceil(c.durationNs() / slowest);
     }
 
-    private void runPhase(int id, Work.Communication comm, int phase) {
+    /** @param share the compute share the task took when it started, given back when it ends */
+    private void runPhase(int id, Work.Communication comm, int phase, double share) {
         try {
             network.transfer(graph.name(id), comm.phases().get(phase), () -> {
                 if (phase + 1 < comm.phases().size()) {
-                    runPhase(id, comm, phase + 1);
+                    runPhase(id, comm, phase + 1, share);
                 } else {
+                    if (rates != null) {
+                        rates.communicationEnds(id, share);
+                    }
                     finish(id);
                 }
             });
@@ -184,11 +190,9 @@ public final class Engine {
         }
     }
 
+    /** Task {@code id} has ended (its compute rates, if any, are settled already): release what waits for it. */
     private void finish(int id) {
         end[id] = kernel.now();
-        if (rates != null && !(graph.isCompute(id) && copyEngine(id))) {
-            rates.finished(id);
-        }
         finished++;
         for (int i = 0, n = graph.streamCount(id); i < n; i++) {
             cursor[graph.taskStream(id, i)]++;

@@ -20,7 +20,9 @@ import java.util.Arrays;
  * Storage is primitive arrays and pooled nodes: nothing is allocated per event beyond the
  * caller's action. DSOL's per-event costs (an event object with a boxed time, a global atomic
  * id, a logger lookup per scheduled event, comparisons through {@code Comparable} on boxed
- * times) are what this kernel saves on the largest runs (docs/benchmarks.md, "Kernel").
+ * times) were what this kernel saved on the largest runs (docs/benchmarks.md, "Kernel");
+ * {@link DsolKernel} now groups actions by instant as well and costs about the same
+ * ("Event loop: per-event cost").
  */
 public final class HeapKernel implements SimKernel {
     /** Heap of pending instants: the time and its queue (below) at the same index. */
