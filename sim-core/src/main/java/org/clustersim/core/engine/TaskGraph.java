@@ -12,8 +12,8 @@ import java.util.Map;
  *
  * <p>Storage is compact, because a 16,384-GPU step with every replica simulated has millions of
  * tasks: per task one name, one {@link TaskTag} index and one {@link Work} reference (names
- * interned, each distinct tag kept once, compute work of identical duration, FLOPs and op split
- * shared), and the streams
+ * interned, or none kept where no output shows them, each distinct tag kept once, compute work of
+ * identical duration, FLOPs and op split shared), and the streams
  * each task occupies, its dependencies, its dependents and each stream's queue as compressed
  * sparse rows (an offset array and one flat {@code int[]} each). {@link Task} is a view of one
  * row; the engine reads the rows directly.
