@@ -30,6 +30,14 @@ public record SimulatedStep(TrainingStep step, TrainingStep.Built built, Simulat
     }
 
     /**
+     * As {@link #build(Scenario, TrainingStep)}, its tasks keeping no names: for figures only (a
+     * plan's candidates), where no trace or report shows a task by name.
+     */
+    public static TrainingStep.Built buildUnnamed(Scenario scenario, TrainingStep step) {
+        return step.build(scenario.stepSequence(), false);
+    }
+
+    /**
      * Builds and simulates {@code step} (the scenario's) on its own topology with the scenario's
      * faults; {@code linkCounters} records each link's throughput over time even where the
      * scenario does not ask for it.

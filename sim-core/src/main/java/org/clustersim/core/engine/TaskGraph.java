@@ -12,8 +12,8 @@ import java.util.Map;
  *
  * <p>Storage is compact, because a 16,384-GPU step with every replica simulated has millions of
  * tasks: per task one name, one {@link TaskTag} index and one {@link Work} reference (names
- * interned, each distinct tag kept once, compute work of identical duration, FLOPs and op split
- * shared), and the streams
+ * interned, or none kept where no output shows them, each distinct tag kept once, compute work of
+ * identical duration, FLOPs and op split shared), and the streams
  * each task occupies, its dependencies, its dependents and each stream's queue as compressed
  * sparse rows (an offset array and one flat {@code int[]} each). {@link Task} is a view of one
  * row; the engine reads the rows directly.
@@ -350,7 +350,16 @@ public final class TaskGraph {
     }
 
     public static Builder builder() {
-        return new Builder();
+        return new Builder(true);
+    }
+
+    /**
+     * A builder that keeps no task names when {@code taskNames} is false: for a run whose outputs
+     * never show them (a plan's candidates), each task saves its name's text and the builder its
+     * table of names; {@link #name} then answers the task's category.
+     */
+    public static Builder builder(boolean taskNames) {
+        return new Builder(taskNames);
     }
 
     public List<DeviceInfo> devices() {
@@ -373,9 +382,15 @@ public final class TaskGraph {
         return new Task(this, id);
     }
 
-    /** Display name of task {@code id}. */
+    /** Display name of task {@code id}; its category when the graph was built without names. */
     public String name(int id) {
-        return names[id];
+        String name = names[id];
+        return name != null ? name : tagTable[tags[id]].category();
+    }
+
+    /** Whether task {@code id} kept its own name ({@link #builder(boolean)}). */
+    public boolean named(int id) {
+        return names[id] != null;
     }
 
     /** Category of task {@code id}: its tag's display category. */
@@ -505,6 +520,8 @@ public final class TaskGraph {
         private final Map<String, Integer> labelIds = new HashMap<>();
         private final List<TaskTag> tagTable = new ArrayList<>();
         private final Map<Work.Compute, Work.Compute> computeWork = new HashMap<>();
+        /** Whether tasks keep their names; without, each is stored as null. */
+        private final boolean taskNames;
         private int taskCount;
         private String[] names = new String[64];
         private int[] tags = new int[64];
@@ -526,7 +543,8 @@ public final class TaskGraph {
         private final IntList edgeTarget = new IntList();
         private final IntList edgeNext = new IntList();
 
-        private Builder() {
+        private Builder(boolean taskNames) {
+            this.taskNames = taskNames;
         }
 
         /** Declares the next device; devices must be declared in index order. */
@@ -659,7 +677,7 @@ public final class TaskGraph {
                 Work.Compute shared = computeWork.putIfAbsent(c, c);
                 work = shared == null ? c : shared;
             }
-            names[id] = intern(name);
+            names[id] = taskNames ? intern(name) : null;
             tags[id] = tag;
             works[id] = work;
             depFirst[id] = -1;
@@ -1047,7 +1065,8 @@ public final class TaskGraph {
                 for (int e = depFirst[id]; e >= 0; e = edgeNext.data[e]) {
                     int d = edgeTarget.data[e];
                     if (d < 0 || d >= n || d == id) {
-                        throw new IllegalArgumentException("task " + names[id] + " depends on task " + d
+                        throw new IllegalArgumentException("task " + (names[id] != null ? names[id]
+                                : tagTable.get(tags[id]).category() + " " + id) + " depends on task " + d
                                 + ", which is itself or not in the graph");
                     }
                     deps[k++] = d;

@@ -23,6 +23,7 @@ public final class StepBuilder {
     private final TrainingStep step;
     private final StepSequence sequence;
     private final boolean copyReplicas;
+    private final boolean taskNames;
     private int copiedReplicas;
 
     public StepBuilder(TrainingStep step) {
@@ -40,15 +41,24 @@ public final class StepBuilder {
      *                     slowly (for tests that check exactly that)
      */
     public StepBuilder(TrainingStep step, StepSequence sequence, boolean copyReplicas) {
+        this(step, sequence, copyReplicas, true);
+    }
+
+    /**
+     * @param taskNames whether the graph keeps its tasks' names ({@link TaskGraph#builder(boolean)}):
+     *                  a plan's candidates show none
+     */
+    public StepBuilder(TrainingStep step, StepSequence sequence, boolean copyReplicas, boolean taskNames) {
         this.step = step;
         this.sequence = sequence;
         this.copyReplicas = copyReplicas;
+        this.taskNames = taskNames;
     }
 
     /** The tasks of every step on every GPU of the mesh, step after step. */
     public TrainingStep.Built build() {
         copiedReplicas = 0;
-        TaskGraph.Builder g = TaskGraph.builder();
+        TaskGraph.Builder g = TaskGraph.builder(taskNames);
         for (int d = 0; d < step.mesh().gpus(); d++) {
             g.device(step.topology().device(d).name(), step.topology().device(d).node());
         }

@@ -392,4 +392,12 @@ public record TrainingStep(TransformerModel model, Topology topology, Layout lay
     public Built build(StepSequence sequence) {
         return new StepBuilder(this, sequence).build();
     }
+
+    /**
+     * As {@link #build(StepSequence)}; without {@code taskNames} the graph keeps no task names
+     * ({@link TaskGraph#builder(boolean)}): the same tasks and timeline, less memory.
+     */
+    public Built build(StepSequence sequence, boolean taskNames) {
+        return new StepBuilder(this, sequence, true, taskNames).build();
+    }
 }

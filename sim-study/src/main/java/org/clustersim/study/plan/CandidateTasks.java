@@ -196,7 +196,8 @@ public final class CandidateTasks {
             try {
                 heap.awaitTurn();
                 try {
-                    built = SimulatedStep.build(scenario, step);
+                    // the plan reads figures only: its candidates' tasks keep no names
+                    built = SimulatedStep.buildUnnamed(scenario, step);
                     bytes = SimulationHeap.footprint(built.graph());
                 } catch (RuntimeException | Error e) {
                     heap.endTurn();
