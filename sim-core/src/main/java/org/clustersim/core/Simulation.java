@@ -48,8 +48,9 @@ public final class Simulation {
         /** DSOL's DEVS simulator ({@link DsolKernel}), the kernel the design names. */
         DSOL,
         /**
-         * {@link HeapKernel}: events grouped by instant in primitive arrays, a little faster on the
-         * largest runs (docs/benchmarks.md, "Kernel").
+         * {@link HeapKernel}: events grouped by instant in primitive arrays; about as fast as
+         * {@link DsolKernel} since that one also runs an instant's events as one DSOL event
+         * (docs/benchmarks.md, "Event loop: per-event cost").
          */
         HEAP;
 

@@ -421,8 +421,8 @@ public final class ScenarioFields {
             + "HBM share from the compute beside them.");
     public static final Field STEPS = integer("steps", 1, 1, MAX_STEPS, "Training steps simulated back to back.");
     public static final Field KERNEL = choice("kernel", Map.of("dsol", Simulation.Kernel.DSOL, "heap",
-            Simulation.Kernel.HEAP), "dsol", "The discrete-event kernel: DSOL, or the heap kernel, a little faster on "
-            + "the largest runs; the result is the same on either.");
+            Simulation.Kernel.HEAP), "dsol", "The discrete-event kernel: DSOL, or the project's heap kernel (about "
+            + "as fast); the result is the same on either.");
     public static final Field SIMULATION = section("simulation", "How the run is simulated.", List.of(), REPLICAS,
             ALLOW_OOM, INTERFERENCE, STEPS, KERNEL);
 
