@@ -47,8 +47,9 @@ final class ActionTimes {
     }
 
     /** What decides a stage action's time besides the step's per-layer configuration. */
-    private record Signature(Object config, int firstLayer, int layers, boolean first, boolean last, ActionKind kind,
-                             int pairFirstLayer, int pairLayers, boolean pairFirst, boolean pairLast) {
+    private record Signature(Object config, List<Integer> devices, int firstLayer, int layers, boolean first,
+                             boolean last, ActionKind kind, int pairFirstLayer, int pairLayers, boolean pairFirst,
+                             boolean pairLast) {
     }
 
     /** By stage and action kind. */
@@ -79,7 +80,7 @@ final class ActionTimes {
         for (RankPrograms.Distinct d : programs.distinct()) {
             Object key = d.backwardStage() >= 0 ? new PairKey(d.stage(), d.backwardStage())
                     : new ActionKey(d.stage(), ((PipelineOp.Action) d.op()).kind());
-            Signature sig = config == null ? null : signature(step, config, key, stages);
+            Signature sig = config == null ? null : signature(step, config, devices(step, d.rank()), key, stages);
             Timing known = sig == null ? null : cache.timings.get(sig);
             if (known != null) {
                 store(key, known);
@@ -96,7 +97,8 @@ final class ActionTimes {
         for (int i = 0; i < keys.size(); i++) {
             store(keys.get(i), timed.get(i));
             if (config != null) {
-                cache.timings.putIfAbsent(signature(step, config, keys.get(i), stages), timed.get(i));
+                cache.timings.putIfAbsent(signature(step, config, devices(step, rankOf.get(i)), keys.get(i), stages),
+                        timed.get(i));
             }
         }
     }
@@ -129,17 +131,36 @@ final class ActionTimes {
         return List.of(step.tp(), step.cp(), step.ep(), step.etp(), step.microBatch(), step.seqLen(),
                 step.recompute(), step.recomputeModules(), step.tpCommOverlap(), step.cpKind(),
                 step.sequenceParallel(), step.execution(), step.allToAll(), moe ? step.pp() : 0, moe ? step.dp() : 0,
+                step.zero(),
                 new SameObject(step.model()), new SameObject(step.kernels()), new SameObject(step.topology()));
     }
 
-    private static Signature signature(TrainingStep step, Object config, Object key, int stages) {
+    /**
+     * The GPUs of pipeline rank {@code p}'s first data-parallel replica, where its actions are timed:
+     * their collectives' estimates follow the routes between those GPUs (static ECMP hashes the
+     * devices), so an action timed on other GPUs is not known to take the same time. Without them in
+     * the signature, layouts whose ranks sit elsewhere (another pp or dp) took whichever timing was
+     * made first, and a plan's estimates depended on the order it screened its layouts.
+     */
+    private static List<Integer> devices(TrainingStep step, int p) {
+        Integer[] devices = new Integer[step.tp() * step.cp()];
+        for (int c = 0; c < step.cp(); c++) {
+            for (int t = 0; t < step.tp(); t++) {
+                devices[c * step.tp() + t] = step.device(t, c, p, 0);
+            }
+        }
+        return List.of(devices);
+    }
+
+    private static Signature signature(TrainingStep step, Object config, List<Integer> devices, Object key,
+                                       int stages) {
         LayerSplit split = step.split();
         if (key instanceof ActionKey k) {
-            return new Signature(config, split.firstLayer(k.stage()), split.layers(k.stage()), k.stage() == 0,
-                    k.stage() == stages - 1, k.kind(), -1, 0, false, false);
+            return new Signature(config, devices, split.firstLayer(k.stage()), split.layers(k.stage()),
+                    k.stage() == 0, k.stage() == stages - 1, k.kind(), -1, 0, false, false);
         }
         PairKey p = (PairKey) key;
-        return new Signature(config, split.firstLayer(p.forwardStage()), split.layers(p.forwardStage()),
+        return new Signature(config, devices, split.firstLayer(p.forwardStage()), split.layers(p.forwardStage()),
                 p.forwardStage() == 0, p.forwardStage() == stages - 1, null, split.firstLayer(p.backwardStage()),
                 split.layers(p.backwardStage()), p.backwardStage() == 0, p.backwardStage() == stages - 1);
     }
