@@ -122,7 +122,7 @@ public final class DsolKernel implements SimKernel {
     /** The pending instant at {@code t}, made and put on DSOL's event list if there is none. */
     private Instant instantAt(long t) {
         int mask = slotTime.length - 1;
-        int i = slot(t, mask);
+        int i = TimeSlots.of(t, mask);
         for (Instant in = slotInstant[i]; in != null; in = slotInstant[i]) {
             if (slotTime[i] == t) {
                 return in;
@@ -142,13 +142,13 @@ public final class DsolKernel implements SimKernel {
     /** Drops instant {@code t} from the table, shifting later entries of its probe run back. */
     private void forget(long t) {
         int mask = slotTime.length - 1;
-        int i = slot(t, mask);
+        int i = TimeSlots.of(t, mask);
         while (slotTime[i] != t || slotInstant[i] == null) {
             i = (i + 1) & mask;
         }
         int hole = i;
         for (int j = (hole + 1) & mask; slotInstant[j] != null; j = (j + 1) & mask) {
-            int home = slot(slotTime[j], mask);
+            int home = TimeSlots.of(slotTime[j], mask);
             // an entry may fill the hole unless its home lies cyclically after the hole, up to it
             boolean stays = hole <= j ? hole < home && home <= j : hole < home || home <= j;
             if (!stays) {
@@ -169,7 +169,7 @@ public final class DsolKernel implements SimKernel {
         int mask = capacity - 1;
         for (int j = 0; j < oldTime.length; j++) {
             if (oldInstant[j] != null) {
-                int i = slot(oldTime[j], mask);
+                int i = TimeSlots.of(oldTime[j], mask);
                 while (slotInstant[i] != null) {
                     i = (i + 1) & mask;
                 }
@@ -177,11 +177,6 @@ public final class DsolKernel implements SimKernel {
                 slotInstant[i] = oldInstant[j];
             }
         }
-    }
-
-    private static int slot(long t, int mask) {
-        long h = t * 0x9E3779B97F4A7C15L;
-        return (int) (h ^ (h >>> 32)) & mask;
     }
 
     /** One pending instant: its actions in the order they were scheduled. */

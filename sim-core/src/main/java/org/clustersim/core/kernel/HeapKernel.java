@@ -137,7 +137,7 @@ public final class HeapKernel implements SimKernel {
     /** The queue of instant {@code t}, made (and the instant put on the heap) if it has none. */
     private int queueAt(long t) {
         int mask = slotTime.length - 1;
-        int i = slot(t, mask);
+        int i = TimeSlots.of(t, mask);
         while (slotQueue[i] >= 0) {
             if (slotTime[i] == t) {
                 return slotQueue[i];
@@ -175,13 +175,13 @@ public final class HeapKernel implements SimKernel {
     /** Drops instant {@code t} from the table, shifting later entries of its probe run back. */
     private void forget(long t) {
         int mask = slotTime.length - 1;
-        int i = slot(t, mask);
+        int i = TimeSlots.of(t, mask);
         while (slotTime[i] != t || slotQueue[i] < 0) {
             i = (i + 1) & mask;
         }
         int hole = i;
         for (int j = (hole + 1) & mask; slotQueue[j] >= 0; j = (j + 1) & mask) {
-            int home = slot(slotTime[j], mask);
+            int home = TimeSlots.of(slotTime[j], mask);
             // an entry may fill the hole unless its home lies cyclically after the hole, up to it
             boolean stays = hole <= j ? hole < home && home <= j : hole < home || home <= j;
             if (!stays) {
@@ -201,7 +201,7 @@ public final class HeapKernel implements SimKernel {
         int mask = capacity - 1;
         for (int j = 0; j < oldTime.length; j++) {
             if (oldQueue[j] >= 0) {
-                int i = slot(oldTime[j], mask);
+                int i = TimeSlots.of(oldTime[j], mask);
                 while (slotQueue[i] >= 0) {
                     i = (i + 1) & mask;
                 }
@@ -209,11 +209,6 @@ public final class HeapKernel implements SimKernel {
                 slotQueue[i] = oldQueue[j];
             }
         }
-    }
-
-    private static int slot(long t, int mask) {
-        long h = t * 0x9E3779B97F4A7C15L;
-        return (int) (h ^ (h >>> 32)) & mask;
     }
 
     private static int[] filled(int n) {

@@ -17,6 +17,14 @@ class IdleBreakdownTest {
     private static final TaskTag P2P = TaskTag.of(TaskTag.Traffic.PIPELINE_SEND);
     private static final TaskTag REDUCE = TaskTag.of(TaskTag.Traffic.GRADIENT_REDUCE);
 
+    /** Each GPU's compute stream and a communication stream named {@code comm}. */
+    private record Streams(int c0, int c1, int s0, int s1) {
+        static Streams of(TaskGraph.Builder b, String comm) {
+            return new Streams(b.stream(0, "compute", StreamKind.COMPUTE), b.stream(1, "compute", StreamKind.COMPUTE),
+                    b.stream(0, comm, StreamKind.COMMUNICATION), b.stream(1, comm, StreamKind.COMMUNICATION));
+        }
+    }
+
     /** Two GPUs on one switch at {@code gbps} GB/s per direction, 5 ns a hop. */
     private static Timeline run(TaskGraph g, double gbps) {
         return TwoGpus.run(g, TwoGpus.fabric(gbps));
@@ -28,10 +36,11 @@ class IdleBreakdownTest {
      */
     private static TaskGraph pipeline() {
         TaskGraph.Builder b = TwoGpus.devices();
-        int c0 = b.stream(0, "compute", StreamKind.COMPUTE);
-        int c1 = b.stream(1, "compute", StreamKind.COMPUTE);
-        int s0 = b.stream(0, "pp", StreamKind.COMMUNICATION);
-        int s1 = b.stream(1, "pp", StreamKind.COMMUNICATION);
+        Streams st = Streams.of(b, "pp");
+        int c0 = st.c0();
+        int c1 = st.c1();
+        int s0 = st.s0();
+        int s1 = st.s1();
         int f0 = b.compute("f0", TaskTag.of(TaskTag.Pass.FORWARD, 0, 0), c0, 100, 0);
         int x = b.communicate("x", P2P, new int[] {s0, s1}, Work.Communication.pointToPoint(0, 1, 1000), f0);
         int f1 = b.compute("f1", TaskTag.of(TaskTag.Pass.FORWARD, 0, 1), c1, 50, 0, x);
@@ -104,10 +113,11 @@ class IdleBreakdownTest {
     @Test
     void waitingInACollectiveForASlowerPeerIsAnotherWait() {
         TaskGraph.Builder b = TwoGpus.devices();
-        int c0 = b.stream(0, "compute", StreamKind.COMPUTE);
-        int c1 = b.stream(1, "compute", StreamKind.COMPUTE);
-        int s0 = b.stream(0, "dp", StreamKind.COMMUNICATION);
-        int s1 = b.stream(1, "dp", StreamKind.COMMUNICATION);
+        Streams st = Streams.of(b, "dp");
+        int c0 = st.c0();
+        int c1 = st.c1();
+        int s0 = st.s0();
+        int s1 = st.s1();
         int a0 = b.compute("a0", TaskTag.of(TaskTag.Pass.BACKWARD, 0, 0), c0, 100, 0);
         int a1 = b.compute("a1", TaskTag.of(TaskTag.Pass.BACKWARD, 0, 0), c1, 300, 0);
         Work.Communication both = Work.Communication.concurrent(List.of(
@@ -133,10 +143,11 @@ class IdleBreakdownTest {
     @Test
     void aTieIsBrokenForEachDeviceByTheTaskOnIt() {
         TaskGraph.Builder b = TwoGpus.devices();
-        int c0 = b.stream(0, "compute", StreamKind.COMPUTE);
-        int c1 = b.stream(1, "compute", StreamKind.COMPUTE);
-        int s0 = b.stream(0, "side", StreamKind.COMMUNICATION);
-        int s1 = b.stream(1, "side", StreamKind.COMMUNICATION);
+        Streams st = Streams.of(b, "side");
+        int c0 = st.c0();
+        int c1 = st.c1();
+        int s0 = st.s0();
+        int s1 = st.s1();
         int x0 = b.compute("x0", TaskTag.of(TaskTag.Pass.FORWARD, 0, 0), c0, 100, 0);
         int x1 = b.compute("x1", TaskTag.of(TaskTag.Pass.FORWARD, 0, 0), c1, 100, 0);
         int own1 = b.compute("own1", TaskTag.of(TaskTag.Pass.FORWARD, 0, 0), s1, 200, 0, x1);
