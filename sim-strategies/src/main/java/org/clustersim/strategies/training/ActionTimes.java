@@ -35,9 +35,10 @@ final class ActionTimes {
     record Timing(long totalNs, long[] gradOffsets, long[] entryOffsets, int[] entryLayers) {
     }
 
-    /** Timings shared between steps, by what decides them (thread-safe). */
+    /** Timings shared between steps, by what decides them, and the route shapes of GPU lists (thread-safe). */
     static final class Cache {
         private final Map<Object, Timing> timings = new java.util.concurrent.ConcurrentHashMap<>();
+        private final Map<List<Integer>, RouteShape> shapes = new java.util.concurrent.ConcurrentHashMap<>();
     }
 
     private record ActionKey(int stage, ActionKind kind) {
@@ -47,7 +48,7 @@ final class ActionTimes {
     }
 
     /** What decides a stage action's time besides the step's per-layer configuration. */
-    private record Signature(Object config, List<Integer> devices, int firstLayer, int layers, boolean first,
+    private record Signature(Object config, Object where, int firstLayer, int layers, boolean first,
                              boolean last, ActionKind kind, int pairFirstLayer, int pairLayers, boolean pairFirst,
                              boolean pairLast) {
     }
@@ -80,7 +81,7 @@ final class ActionTimes {
         for (RankPrograms.Distinct d : programs.distinct()) {
             Object key = d.backwardStage() >= 0 ? new PairKey(d.stage(), d.backwardStage())
                     : new ActionKey(d.stage(), ((PipelineOp.Action) d.op()).kind());
-            Signature sig = config == null ? null : signature(step, config, devices(step, d.rank()), key, stages);
+            Signature sig = config == null ? null : signature(step, config, where(step, d.rank(), cache), key, stages);
             Timing known = sig == null ? null : cache.timings.get(sig);
             if (known != null) {
                 store(key, known);
@@ -97,7 +98,7 @@ final class ActionTimes {
         for (int i = 0; i < keys.size(); i++) {
             store(keys.get(i), timed.get(i));
             if (config != null) {
-                cache.timings.putIfAbsent(signature(step, config, devices(step, rankOf.get(i)), keys.get(i), stages),
+                cache.timings.putIfAbsent(signature(step, config, where(step, rankOf.get(i), cache), keys.get(i), stages),
                         timed.get(i));
             }
         }
@@ -131,36 +132,48 @@ final class ActionTimes {
         return List.of(step.tp(), step.cp(), step.ep(), step.etp(), step.microBatch(), step.seqLen(),
                 step.recompute(), step.recomputeModules(), step.tpCommOverlap(), step.cpKind(),
                 step.sequenceParallel(), step.execution(), step.allToAll(), moe ? step.pp() : 0, moe ? step.dp() : 0,
-                step.zero(),
                 new SameObject(step.model()), new SameObject(step.kernels()), new SameObject(step.topology()));
     }
 
     /**
-     * The GPUs of pipeline rank {@code p}'s first data-parallel replica, where its actions are timed:
-     * their collectives' estimates follow the routes between those GPUs (static ECMP hashes the
-     * devices), so an action timed on other GPUs is not known to take the same time. Without them in
-     * the signature, layouts whose ranks sit elsewhere (another pp or dp) took whichever timing was
-     * made first, and a plan's estimates depended on the order it screened its layouts.
+     * Where pipeline rank {@code p}'s actions are timed, as far as their time can tell: the GPUs
+     * of its first data-parallel replica, whose collectives' estimates follow the routes between
+     * them (static ECMP hashes the devices). A dense model's rank inside one server of a switched
+     * fabric sees only its GPUs' route shape ({@link RouteShape}), the same in every server; a
+     * rank across servers, a torus's (whose algorithms follow the coordinates) and a rank with
+     * experts (whose groups reach past it) see the GPUs themselves. Without this in the
+     * signature, layouts whose ranks sit elsewhere took whichever timing was made first, and a
+     * plan's estimates depended on the order it screened its layouts.
      */
-    private static List<Integer> devices(TrainingStep step, int p) {
+    private static Object where(TrainingStep step, int p, Cache cache) {
         Integer[] devices = new Integer[step.tp() * step.cp()];
         for (int c = 0; c < step.cp(); c++) {
             for (int t = 0; t < step.tp(); t++) {
                 devices[c * step.tp() + t] = step.device(t, c, p, 0);
             }
         }
-        return List.of(devices);
+        List<Integer> list = List.of(devices);
+        boolean torus = step.topology().spec().filter(s -> s instanceof org.clustersim.topology.TorusSpec).isPresent();
+        int server = step.topology().device(devices[0]).node();
+        boolean oneServer = list.stream().allMatch(d -> step.topology().device(d).node() == server);
+        // across servers static ECMP makes nearly every list's shape its own (measured: none of 120
+        // tp 4 x cp 4 placements on a SuperPOD shared one), so the GPUs themselves are the cheaper key
+        if (torus || !oneServer || step.model().experts() != null) {
+            return list;
+        }
+        return cache.shapes.computeIfAbsent(list,
+                l -> RouteShape.of(step.topology(), l.stream().mapToInt(Integer::intValue).toArray()));
     }
 
-    private static Signature signature(TrainingStep step, Object config, List<Integer> devices, Object key,
+    private static Signature signature(TrainingStep step, Object config, Object where, Object key,
                                        int stages) {
         LayerSplit split = step.split();
         if (key instanceof ActionKey k) {
-            return new Signature(config, devices, split.firstLayer(k.stage()), split.layers(k.stage()),
+            return new Signature(config, where, split.firstLayer(k.stage()), split.layers(k.stage()),
                     k.stage() == 0, k.stage() == stages - 1, k.kind(), -1, 0, false, false);
         }
         PairKey p = (PairKey) key;
-        return new Signature(config, devices, split.firstLayer(p.forwardStage()), split.layers(p.forwardStage()),
+        return new Signature(config, where, split.firstLayer(p.forwardStage()), split.layers(p.forwardStage()),
                 p.forwardStage() == 0, p.forwardStage() == stages - 1, null, split.firstLayer(p.backwardStage()),
                 split.layers(p.backwardStage()), p.backwardStage() == 0, p.backwardStage() == stages - 1);
     }

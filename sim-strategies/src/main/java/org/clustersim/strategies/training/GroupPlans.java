@@ -33,6 +33,8 @@ final class GroupPlans {
     /** The model's experts, for the node limit of MoE exchanges (null for a dense model). */
     private final TransformerModel.Experts experts;
     private final AllToAllAlgorithm allToAll;
+    /** Whether each group chooses its own algorithm, rather than the first of its kind, operation, size and group size. */
+    private final boolean eachGroup;
     /** The algorithm chosen per kind of group, operation, size and group size. */
     private final Map<ChoiceKey, Collectives.Choice> chosen = new HashMap<>();
     /** The plan made per kind of group, operation, size and the group's GPUs. */
@@ -66,9 +68,20 @@ final class GroupPlans {
     }
 
     GroupPlans(Topology topology, TransformerModel.Experts experts, AllToAllAlgorithm allToAll) {
+        this(topology, experts, allToAll, false);
+    }
+
+    /**
+     * @param eachGroup whether every group chooses its algorithm by its own estimate (a step's
+     *                  estimate times each action alone, so the choice must not depend on which
+     *                  group was planned first), rather than once per kind, operation, size and
+     *                  group size as a step's task graph does
+     */
+    GroupPlans(Topology topology, TransformerModel.Experts experts, AllToAllAlgorithm allToAll, boolean eachGroup) {
         this.topology = topology;
         this.experts = experts;
         this.allToAll = allToAll;
+        this.eachGroup = eachGroup;
     }
 
     /** A collective's plan for this group, choosing the algorithm once per operation, size and group size. */
@@ -120,6 +133,9 @@ final class GroupPlans {
             }
             // token exchanges across servers go rail-aligned, as NCCL's PXN sends them
             return Collectives.plan(PXN.name(), op, group, bytes, topology).work();
+        }
+        if (eachGroup) {
+            return Collectives.plan("auto", op, group, bytes, topology).work();
         }
         ChoiceKey key = new ChoiceKey(kind, op, bytes, devices.length);
         Collectives.Choice c = chosen.get(key);

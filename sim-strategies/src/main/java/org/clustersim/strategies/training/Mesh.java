@@ -151,9 +151,12 @@ public record Mesh(int tp, int cp, int pp, int dp, int ep, int etp, List<Dim> or
      */
     public int[] gradientGroup(int t, int p) {
         int[] group = new int[dp * cp];
+        int base = t * stride(Dim.TP) + p * stride(Dim.PP);
+        int cs = stride(Dim.CP);
+        int ds = stride(Dim.DP);
         for (int d = 0; d < dp; d++) {
             for (int c = 0; c < cp; c++) {
-                group[d * cp + c] = device(t, c, p, d);
+                group[d * cp + c] = base + c * cs + d * ds;
             }
         }
         return group;

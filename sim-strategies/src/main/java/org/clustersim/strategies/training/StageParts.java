@@ -26,8 +26,20 @@ record StageParts(LayerBlocks blocks, TransformerLayer layer, LayerCostModel out
 
     /** The parts of {@code step}. */
     static StageParts of(TrainingStep step) {
+        return of(step, false);
+    }
+
+    /**
+     * The parts of {@code step} for timing its actions one by one (an estimate, {@link ActionTimes}):
+     * each collective group chooses its algorithm by its own estimate ({@link GroupPlans}).
+     */
+    static StageParts alone(TrainingStep step) {
+        return of(step, true);
+    }
+
+    private static StageParts of(TrainingStep step, boolean eachGroup) {
         LayerCostModel cost = step.layerCost();
-        GroupPlans plans = new GroupPlans(step.topology(), step.model().experts(), step.allToAll());
+        GroupPlans plans = new GroupPlans(step.topology(), step.model().experts(), step.allToAll(), eachGroup);
         TensorParallel tensor = new TensorParallel(step.tp(), step.cp(), cost.seqParallel(),
                 step.model().boundaryActivationBytes(step.microBatch(), step.seqLen() / step.cp(),
                         TrainingStep.ACTIVATION_BYTES), plans);

@@ -84,7 +84,7 @@ public final class StepWalk {
         Map<Work.Communication, Long> memo = new java.util.IdentityHashMap<>();
         ToLongFunction<Work.Communication> commNs = c -> memo.computeIfAbsent(c,
                 k -> Collectives.estimateNs(k.phases(), step.topology()));
-        ActionTimes times = new ActionTimes(step, programs, () -> StageParts.of(step), commNs, context.actions);
+        ActionTimes times = new ActionTimes(step, programs, () -> StageParts.alone(step), commNs, context.actions);
         int pp = step.pp();
         StagePlacement placement = step.schedule().placement(pp, step.microbatches());
         int stages = placement.stages();
@@ -93,10 +93,10 @@ public final class StepWalk {
         if (sharded) {
             for (int s = 0; s < stages; s++) {
                 double layerParams = step.parameters().stageLayers(s) / Math.max(1, step.split().layers(s));
-                long gather = collective(step, context, CollectiveOp.ALL_GATHER, step.mesh().gradientGroup(0,
-                        placement.rank(0, s)), Math.round(layerParams * step.weightGatherBytes()));
-                long reduce = collective(step, context, CollectiveOp.REDUCE_SCATTER, step.mesh().gradientGroup(0,
-                        placement.rank(0, s)), Math.round(layerParams * step.kernels().mainGradBytes()));
+                long gather = gradientCollective(step, context, CollectiveOp.ALL_GATHER, placement.rank(0, s),
+                        Math.round(layerParams * step.weightGatherBytes()));
+                long reduce = gradientCollective(step, context, CollectiveOp.REDUCE_SCATTER, placement.rank(0, s),
+                        Math.round(layerParams * step.kernels().mainGradBytes()));
                 zeroF[s] = gather;
                 zeroB[s] = gather + reduce;
             }
@@ -149,7 +149,6 @@ public final class StepWalk {
     private static long rankEnd(TrainingStep step, StepSequence sequence, Context context, ActionTimes times, StagePlacement placement,
                                 ScheduleWalk.Result walk, int p) {
         long backwardEnd = walk.rankEndNs()[p];
-        int[] group = step.mesh().gradientGroup(0, p);
         boolean reduces = step.dp() * step.cp() > 1;
         CollectiveOp op = step.zero() == 0 ? CollectiveOp.ALL_REDUCE : CollectiveOp.REDUCE_SCATTER;
         // the rank's chunks in the order their last backward completes
@@ -174,7 +173,7 @@ public final class StepWalk {
             }
             double bytes = reduced * step.kernels().mainGradBytes();
             int buckets = (int) Math.max(1, Math.ceil(bytes / step.bucketBytes()));
-            long each = collective(step, context, op, group, Math.round(bytes / buckets));
+            long each = gradientCollective(step, context, op, p, Math.round(bytes / buckets));
             long start = walk.gradientsStart()[s];
             long[] offsets = lastBackward(times, s, step);
             for (int k = 0; k < buckets; k++) {
@@ -201,9 +200,9 @@ public final class StepWalk {
             if (sequence.overlapParamGather()) {
                 // gathered bucket by bucket ahead of the next forward: the first bucket waits
                 int buckets = (int) Math.max(1, Math.ceil(dense * step.kernels().mainGradBytes() / step.bucketBytes()));
-                end += collective(step, context, CollectiveOp.ALL_GATHER, group, weights / buckets);
+                end += gradientCollective(step, context, CollectiveOp.ALL_GATHER, p, weights / buckets);
             } else {
-                end += collective(step, context, CollectiveOp.ALL_GATHER, group, weights);
+                end += gradientCollective(step, context, CollectiveOp.ALL_GATHER, p, weights);
             }
         }
         return end;
@@ -216,6 +215,20 @@ public final class StepWalk {
             t = times.action(stage, ActionKind.BACKWARD_WEIGHT);
         }
         return t == null ? new long[0] : t.gradOffsets();
+    }
+
+    /**
+     * A collective's estimate over pipeline rank {@code p}'s gradient group (TP rank 0), keyed by
+     * the mesh rather than the group's GPUs: the group is a function of the mesh, and hashing
+     * thousands of GPU numbers per rank and layout cost more than the estimate it looked up.
+     */
+    private static long gradientCollective(TrainingStep step, Context context, CollectiveOp op, int p, long bytes) {
+        if (step.dp() * step.cp() < 2 || bytes <= 0) {
+            return 0;
+        }
+        Object key = List.of(op, bytes, step.mesh(), p, new SameObject(step.topology()));
+        return context.collectives.computeIfAbsent(key, k -> Collectives.plan("auto", op,
+                new CommGroup(step.mesh().gradientGroup(0, p)), bytes, step.topology()).estimateNs());
     }
 
     /** A data-parallel collective's estimate, planned as the step's collectives are. */
