@@ -27,6 +27,8 @@ final class Chain {
     /** A communication launched beside the chain that its next task waits for, -1 when none. */
     private int awaited = -1;
     private TaskTag tag;
+    /** The communication streams asked for by name (a few per rank, asked for by every collective). */
+    private final java.util.Map<String, int[]> streamsByName = new java.util.HashMap<>(4);
 
     /** @param tag what the chain emits first (pass, microbatch, chunk) */
     Chain(TaskGraph.Builder graph, LayerBlocks blocks, int[] devices, TaskTag tag) {
@@ -138,12 +140,17 @@ final class Chain {
         return awaited;
     }
 
-    /** The communication stream {@code name} of every GPU of the rank. */
+    /** The communication stream {@code name} of every GPU of the rank (shared: not to be written). */
     int[] streams(String name) {
+        int[] known = streamsByName.get(name);
+        if (known != null) {
+            return known;
+        }
         int[] streams = new int[devices.length];
         for (int i = 0; i < devices.length; i++) {
             streams[i] = graph.stream(devices[i], name, StreamKind.COMMUNICATION);
         }
+        streamsByName.put(name, streams);
         return streams;
     }
 
