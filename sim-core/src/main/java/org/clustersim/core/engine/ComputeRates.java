@@ -15,7 +15,9 @@ import org.clustersim.core.kernel.SimKernel;
  *
  * <p>A communication task's share comes back with its end ({@link #communicationEnds}) and a
  * compute task's end event knows its slot: nothing here is read per task when a task ends (a
- * per-task array read at every end was a cache miss each on the largest runs).
+ * per-task array read at every end was a cache miss each on the largest runs). For the same
+ * reason a running task's slot keeps its devices: a communication's start or end re-rates the
+ * compute beside it from the slot alone, not from the task graph's per-task rows.
  */
 final class ComputeRates {
     /** The most compute share all communication together can take: compute keeps a tenth of its rate. */
@@ -42,6 +44,9 @@ final class ComputeRates {
     private double[] base = new double[64];
     private long[] since = new long[64];
     private long[] version = new long[64];
+    /** Per slot, its task's devices in stream order ({@link #deviceCount} of them; the arrays are reused). */
+    private int[][] devices = new int[64][];
+    private int[] deviceCount = new int[64];
     /** Per slot, ns its task has lost so far (written to {@link #lost} when it ends). */
     private double[] lostSoFar = new double[64];
     /** Per slot, whether it was collected for the change being applied (the change's number). */
@@ -95,9 +100,18 @@ final class ComputeRates {
         left[slot] = c.durationNs();
         since[slot] = now;
         lostSoFar[slot] = 0;
-        rate[slot] = b * (1 - dragOn(id));
+        int[] on = devices[slot];
+        if (on == null || on.length < streams) {
+            on = new int[Math.max(streams, 2)];
+            devices[slot] = on;
+        }
         for (int i = 0; i < streams; i++) {
-            int d = device(id, i);
+            on[i] = device(id, i);
+        }
+        deviceCount[slot] = streams;
+        rate[slot] = b * (1 - dragOn(slot));
+        for (int i = 0; i < streams; i++) {
+            int d = on[i];
             if (runningCount[d] == running[d].length) {
                 running[d] = Arrays.copyOf(running[d], running[d].length * 2);
             }
@@ -124,8 +138,9 @@ final class ComputeRates {
     /** The compute task in {@code slot} has ended: it leaves its devices and its slot is free. */
     private void computeEnds(int slot) {
         int id = task[slot];
-        for (int i = 0, n = graph.streamCount(id); i < n; i++) {
-            int d = device(id, i);
+        int[] on = devices[slot];
+        for (int i = 0, n = deviceCount[slot]; i < n; i++) {
+            int d = on[i];
             int[] list = running[d];
             for (int k = 0; k < runningCount[d]; k++) {
                 if (list[k] == slot) {
@@ -151,6 +166,8 @@ final class ComputeRates {
             base = Arrays.copyOf(base, n);
             since = Arrays.copyOf(since, n);
             version = Arrays.copyOf(version, n);
+            devices = Arrays.copyOf(devices, n);
+            deviceCount = Arrays.copyOf(deviceCount, n);
             lostSoFar = Arrays.copyOf(lostSoFar, n);
             mark = Arrays.copyOf(mark, n);
             affected = Arrays.copyOf(affected, n);
@@ -171,11 +188,12 @@ final class ComputeRates {
         });
     }
 
-    /** The compute share taken on a task's most burdened device, capped so compute always progresses. */
-    private double dragOn(int taskId) {
+    /** The compute share taken on the most burdened device of the task in {@code slot}, capped so compute always progresses. */
+    private double dragOn(int slot) {
         double most = 0;
-        for (int i = 0, n = graph.streamCount(taskId); i < n; i++) {
-            most = Math.max(most, drag[device(taskId, i)]);
+        int[] on = devices[slot];
+        for (int i = 0, n = deviceCount[slot]; i < n; i++) {
+            most = Math.max(most, drag[on[i]]);
         }
         return Math.min(most, MAX_DRAG);
     }
@@ -201,7 +219,7 @@ final class ComputeRates {
         long now = kernel.now();
         for (int k = 0; k < count; k++) {
             int slot = affected[k];
-            double next = base[slot] * (1 - dragOn(task[slot]));
+            double next = base[slot] * (1 - dragOn(slot));
             if (next == rate[slot]) {
                 continue;
             }

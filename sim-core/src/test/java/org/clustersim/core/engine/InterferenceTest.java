@@ -98,6 +98,40 @@ class InterferenceTest {
     }
 
     @Test
+    void aKernelOnTwoGpusRunsAtItsMostBurdenedGpusRate() {
+        TaskGraph.Builder b = TwoGpus.devices();
+        int c0 = b.stream(0, "compute", StreamKind.COMPUTE);
+        int c1 = b.stream(1, "compute", StreamKind.COMPUTE);
+        int s0 = b.stream(0, "comm", StreamKind.COMMUNICATION);
+        int s1 = b.stream(1, "comm", StreamKind.COMMUNICATION);
+        int wide = b.computeOn("wide", "x", new int[] {c0, c1}, 1000, 0);
+        // opposite directions: each transfer has its link to itself, 0..410 both
+        b.communicate("nccl a", "dp-comm", new int[] {s0}, Work.Communication.pointToPoint(0, 1, BYTES_410_NS));
+        b.communicate("nccl b", "dp-comm", new int[] {s1}, Work.Communication.pointToPoint(1, 0, BYTES_410_NS));
+        Timeline t = run(b.build(), task -> task.name().equals("nccl a") ? 0.2 : task.name().equals("nccl b") ? 0.3 : 0);
+        // gpu1 is the more burdened: 0..410 at 0.7 does 287 ns of work, 713 left at full speed: 1123
+        assertEquals(1123, t.end(wide));
+        assertEquals(410 * 0.3, t.interferenceNs(wide), 1e-9);
+    }
+
+    @Test
+    void aKernelTakingOverAnotherGpusEndedKernelsPlaceIsSlowedOnlyByItsOwnGpu() {
+        TaskGraph.Builder b = TwoGpus.devices();
+        int c0 = b.stream(0, "compute", StreamKind.COMPUTE);
+        int c1 = b.stream(1, "compute", StreamKind.COMPUTE);
+        int s1 = b.stream(1, "comm", StreamKind.COMMUNICATION);
+        int first = b.compute("first", "x", c1, 100, 0);
+        // starts on gpu0 when gpu1's kernel ends, in the place that kernel left (it runs alone on gpu0)
+        int next = b.compute("next", "x", c0, 1000, 0, first);
+        b.communicate("nccl", "dp-comm", new int[] {s1}, Work.Communication.pointToPoint(1, 0, BYTES_410_NS));
+        Timeline t = run(b.build(), ncclTakes(0.5));
+        // first: 100 ns of work at 0.5 ends at 200; next: gpu0 carries no communication, 200..1200
+        assertEquals(200, t.end(first));
+        assertEquals(1200, t.end(next));
+        assertEquals(0, t.interferenceNs(next));
+    }
+
+    @Test
     void lossIsMeasuredAgainstAStragglersOwnSpeed() {
         TaskGraph.Builder b = TwoGpus.devices();
         int c0 = b.stream(0, "compute", StreamKind.COMPUTE);
