@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * copies the jar (the rewritten copy the cache is made for). Needs bash (skipped without it).
  */
 class LauncherTest {
-    private static final String FLAGS = "-XX:+UseParallelGC -XX:InitialRAMPercentage=5";
+    private static final String FLAGS = "-XX:+UseParallelGC -XX:InitialRAMPercentage=12";
 
     @TempDir
     Path dir;
@@ -160,6 +160,25 @@ class LauncherTest {
         assertTrue(after.calls().get(2).contains("-XX:AOTCache="), after.calls().get(2));
         // The jar is dated a minute ahead: the new cache is still its own, not built again.
         assertEquals(List.of(runCall(aotFolder().get(0))), launch(Map.of()).calls());
+    }
+
+    @Test
+    void otherLauncherFlagsBuildAnotherCache() throws Exception {
+        launch(Map.of());
+        String before = aotFolder().get(0);
+        Path launcher = repo.resolve("clustersim");
+        String text = Files.readString(launcher);
+        assertTrue(text.contains(FLAGS), "the launcher passes " + FLAGS);
+        Files.writeString(launcher, text.replace(FLAGS, FLAGS + " -XX:+AlwaysPreTouch"));
+        Launch after = launch(Map.of());
+        assertEquals(3, after.calls().size(), after.calls().toString());
+        assertTrue(after.calls().get(1).startsWith("jdk26 " + FLAGS + " -XX:+AlwaysPreTouch -XX:AOTCacheOutput="),
+                after.calls().get(1));
+        List<String> caches = aotFolder().stream().filter(f -> f.endsWith(".aot")).toList();
+        assertEquals(2, caches.size(), aotFolder().toString());
+        assertTrue(caches.contains(before), caches.toString());
+        String made = caches.get(caches.get(0).equals(before) ? 1 : 0);
+        assertTrue(after.calls().get(2).contains("-XX:AOTCache=" + aot(made) + " "), after.calls().get(2));
     }
 
     @Test
