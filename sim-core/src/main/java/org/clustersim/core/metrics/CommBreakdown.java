@@ -45,7 +45,8 @@ public record CommBreakdown(int device, Map<String, Long> exposedNs, Map<String,
      * Per device, {@link #overlappedNs} alone of {@link #of(StepWindows, int)}: all the step's
      * figures report of it (their exposed time is {@link IdleBreakdown}'s). It leaves out the
      * union of every category's communication that {@link #exposedAnyNs} needs, a second sort of
-     * each device's transfers: a few tenths of a second on a 16,384-GPU step.
+     * each device's transfers: two thirds of the measurement's samples on the 16,384-GPU step
+     * with every replica simulated (docs/benchmarks.md).
      */
     public static List<Map<String, Long>> overlapped(StepWindows steps, int n) {
         List<CommBreakdown> measured = of(steps.timeline(), steps.count() == 1 ? null : steps, n, false);
