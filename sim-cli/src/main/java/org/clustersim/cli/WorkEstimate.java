@@ -114,14 +114,19 @@ public record WorkEstimate(String what, long tasks, long events, long heapBytes,
         if (!envelope(s, one, trace).fits()) {
             return null;
         }
-        TaskGraph graph = one.build(s.stepSequence()).graph();
+        // counted only: its tasks need no names
+        TaskGraph graph = one.build(s.stepSequence(), false).graph();
+        boolean[] simulated = new boolean[graph.devices().size()];
+        for (int d = 0; d < simulated.length; d++) {
+            simulated[d] = one.simulated(d);
+        }
         // a task on replica 0's GPUs alone is repeated by every replica; one that other replicas'
         // GPUs join (a data-parallel collective, an expert all-to-all) exists once either way
         long local = 0;
         for (int id = 0; id < graph.taskCount(); id++) {
             boolean own = true;
             for (int i = 0, n = graph.streamCount(id); i < n && own; i++) {
-                own = one.simulated(graph.streamDevice(graph.taskStream(id, i)));
+                own = simulated[graph.streamDevice(graph.taskStream(id, i))];
             }
             if (own) {
                 local++;

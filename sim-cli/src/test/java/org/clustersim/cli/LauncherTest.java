@@ -163,6 +163,25 @@ class LauncherTest {
     }
 
     @Test
+    void otherLauncherFlagsBuildAnotherCache() throws Exception {
+        launch(Map.of());
+        String before = aotFolder().get(0);
+        Path launcher = repo.resolve("clustersim");
+        String text = Files.readString(launcher);
+        assertTrue(text.contains(FLAGS), "the launcher passes " + FLAGS);
+        Files.writeString(launcher, text.replace(FLAGS, FLAGS + " -XX:+AlwaysPreTouch"));
+        Launch after = launch(Map.of());
+        assertEquals(3, after.calls().size(), after.calls().toString());
+        assertTrue(after.calls().get(1).startsWith("jdk26 " + FLAGS + " -XX:+AlwaysPreTouch -XX:AOTCacheOutput="),
+                after.calls().get(1));
+        List<String> caches = aotFolder().stream().filter(f -> f.endsWith(".aot")).toList();
+        assertEquals(2, caches.size(), aotFolder().toString());
+        assertTrue(caches.contains(before), caches.toString());
+        String made = caches.get(caches.get(0).equals(before) ? 1 : 0);
+        assertTrue(after.calls().get(2).contains("-XX:AOTCache=" + aot(made) + " "), after.calls().get(2));
+    }
+
+    @Test
     void optingOutRunsTheJavaOnPathAsBefore() throws Exception {
         Launch off = launch(Map.of("CLUSTERSIM_AOT", "0", "CLUSTERSIM_JAVA_OPTS", "-Xmx1g"));
         assertEquals(List.of("path-java " + FLAGS + " -Xmx1g -jar " + jar + " run x.yaml"), off.calls());

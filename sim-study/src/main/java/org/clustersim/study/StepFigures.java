@@ -158,7 +158,7 @@ public record StepFigures(long stepTimeNs, List<StepSpan> steps, int gpus, long 
                 executed += c.flops();
             }
         }
-        List<CommBreakdown> comm = CommBreakdown.of(windows, last);
+        List<Map<String, Long>> overlapped = CommBreakdown.overlapped(windows, last);
         int[] stages = new int[graph.devices().size()];
         for (int dev = 0; dev < stages.length; dev++) {
             stages[dev] = dev < step.mesh().gpus() ? step.coordinates(dev).pp() : -1;
@@ -185,7 +185,6 @@ public record StepFigures(long stepTimeNs, List<StepSpan> steps, int gpus, long 
             Mesh.Coordinates at = step.coordinates(u.device());
             int d = at.dp();
             int p = at.pp();
-            CommBreakdown c = comm.get(u.device());
             IdleBreakdown w = idle.get(u.device());
             double perStep = m.stepTimeNs() == 0 ? 0 : 1.0 / m.stepTimeNs();
             idleSum += w.idleNs() * perStep;
@@ -200,7 +199,7 @@ public record StepFigures(long stepTimeNs, List<StepSpan> steps, int gpus, long 
                     k -> built.pipelines().get(d).peakActivations(timeline, p));
             devices.add(new Device(u.device(), u.name(), at.tp(), at.cp(), p, d, u.computeBusyNs(), w.idleNs(),
                     w.pipelineBubbleNs(), w.exposedCommNs(), w.otherWaitNs(), new TreeMap<>(w.exposedByKind()),
-                    c.overlappedNs(), Math.round(lost[u.device()]), peakActs, mem));
+                    overlapped.get(u.device()), Math.round(lost[u.device()]), peakActs, mem));
         }
         TreeMap<String, Long> meanByKind = new TreeMap<>();
         int count = Math.max(1, devices.size());

@@ -30,7 +30,7 @@ public record CommBreakdown(int device, Map<String, Long> exposedNs, Map<String,
 
     /** Measures every device of a run. */
     public static List<CommBreakdown> of(Timeline timeline) {
-        return of(timeline, null, 0);
+        return of(timeline, null, 0, true);
     }
 
     /**
@@ -38,7 +38,23 @@ public record CommBreakdown(int device, Map<String, Long> exposedNs, Map<String,
      * ({@link StepWindows}): intervals are clipped to the window first.
      */
     public static List<CommBreakdown> of(StepWindows steps, int n) {
-        return steps.count() == 1 ? of(steps.timeline()) : of(steps.timeline(), steps, n);
+        return steps.count() == 1 ? of(steps.timeline()) : of(steps.timeline(), steps, n, true);
+    }
+
+    /**
+     * Per device, {@link #overlappedNs} alone of {@link #of(StepWindows, int)}: all the step's
+     * figures report of it (their exposed time is {@link IdleBreakdown}'s). It leaves out the
+     * union of every category's communication that {@link #exposedAnyNs} needs, a second sort of
+     * each device's transfers: two thirds of the measurement's samples on the 16,384-GPU step
+     * with every replica simulated (docs/benchmarks.md).
+     */
+    public static List<Map<String, Long>> overlapped(StepWindows steps, int n) {
+        List<CommBreakdown> measured = of(steps.timeline(), steps.count() == 1 ? null : steps, n, false);
+        List<Map<String, Long>> out = new ArrayList<>(measured.size());
+        for (CommBreakdown c : measured) {
+            out.add(c.overlappedNs());
+        }
+        return out;
     }
 
     /**
@@ -46,14 +62,15 @@ public record CommBreakdown(int device, Map<String, Long> exposedNs, Map<String,
      * go into reusable primitive buffers, compute and one per traffic category, whose unions are
      * measured by sorting starts and ends apart ({@link Intervals#union}); nothing is kept per
      * task, so the memory is that of one device's intervals per thread. Devices are measured in
-     * parallel (each reads the finished timeline only) and listed in device order.
+     * parallel (each reads the finished timeline only) and listed in device order. Without
+     * {@code any} their {@link #exposedAnyNs} is left 0, unmeasured ({@link #overlapped}).
      */
-    private static List<CommBreakdown> of(Timeline timeline, StepWindows steps, int step) {
+    private static List<CommBreakdown> of(Timeline timeline, StepWindows steps, int step, boolean any) {
         int n = timeline.graph().devices().size();
         CommBreakdown[] out = new CommBreakdown[n];
         ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(Scratch::new);
         java.util.stream.IntStream.range(0, n).parallel()
-                .forEach(d -> out[d] = scratch.get().measure(timeline, steps, step, d));
+                .forEach(d -> out[d] = scratch.get().measure(timeline, steps, step, d, any));
         return List.of(out);
     }
 
@@ -70,7 +87,7 @@ public record CommBreakdown(int device, Map<String, Long> exposedNs, Map<String,
         final Intervals anyComm = new Intervals();
         final Intervals all = new Intervals();
 
-        CommBreakdown measure(Timeline timeline, StepWindows steps, int step, int d) {
+        CommBreakdown measure(Timeline timeline, StepWindows steps, int step, int d, boolean any) {
             compute.clear();
             for (Intervals c : comm) {
                 c.clear();
@@ -86,7 +103,7 @@ public record CommBreakdown(int device, Map<String, Long> exposedNs, Map<String,
                 int s = g.deviceStream(d, k);
                 collect(timeline, s, from, to, g.isComputeStream(s) ? compute : null);
             }
-            return measured(d);
+            return measured(d, any);
         }
 
         /*
@@ -136,8 +153,8 @@ public record CommBreakdown(int device, Map<String, Long> exposedNs, Map<String,
             return slot;
         }
 
-        /** The breakdown of device d from the intervals collected. */
-        private CommBreakdown measured(int d) {
+        /** The breakdown of device d from the intervals collected; {@code any}: with {@link #exposedAnyNs}. */
+        private CommBreakdown measured(int d, boolean any) {
             compute.union(busy);
             Map<String, Long> exposed = new TreeMap<>();
             Map<String, Long> overlapped = new TreeMap<>();
@@ -152,7 +169,12 @@ public record CommBreakdown(int device, Map<String, Long> exposedNs, Map<String,
                 long both = merged.intersection(busy);
                 overlapped.put(slotNames.get(slot), both);
                 exposed.put(slotNames.get(slot), total - both);
-                anyComm.addAll(merged);
+                if (any) {
+                    anyComm.addAll(merged);
+                }
+            }
+            if (!any) {
+                return new CommBreakdown(d, exposed, overlapped, 0);
             }
             anyComm.union(all);
             return new CommBreakdown(d, exposed, overlapped, all.length() - all.intersection(busy));

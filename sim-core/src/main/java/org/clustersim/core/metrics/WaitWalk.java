@@ -31,7 +31,8 @@ import org.clustersim.core.engine.Timeline;
 final class WaitWalk {
     private final Timeline timeline;
     private final TaskGraph graph;
-    private final IntUnaryOperator stageOf;
+    /** The pipeline stage of each device ({@link IdleBreakdown#of}'s stageOf, read once per device). */
+    private final int[] stages;
     /** The tasks that end when the run ends. */
     private final int[] lastTasks;
     /** Per tag index of the graph: whether it carries traffic, is an optimizer step, and its traffic kind. */
@@ -55,7 +56,10 @@ final class WaitWalk {
     WaitWalk(Timeline timeline, IntUnaryOperator stageOf) {
         this.timeline = timeline;
         this.graph = timeline.graph();
-        this.stageOf = stageOf;
+        stages = new int[graph.devices().size()];
+        for (int d = 0; d < stages.length; d++) {
+            stages[d] = stageOf.applyAsInt(d);
+        }
         List<Integer> last = new ArrayList<>();
         long end = timeline.makespan();
         for (int t = 0; t < graph.taskCount(); t++) {
@@ -159,9 +163,12 @@ final class WaitWalk {
     /** Of the tasks that end the run, the one on device d, else one of its stage, else the first. */
     private int lastTask(int d) {
         int best = -1;
+        int bestRank = 3;
         for (int t : lastTasks) {
-            if (best < 0 || preferred(t, best, d)) {
+            int r = rank(t, d);
+            if (best < 0 || r < bestRank || r == bestRank && t < best) {
                 best = t;
+                bestRank = r;
             }
         }
         return best;
@@ -220,12 +227,24 @@ final class WaitWalk {
     private int heldUpByTied(int t, int d) {
         int best = -1;
         long bestEnd = Long.MIN_VALUE;
+        // the best's rank, found when a tie first needs it and kept (as preferred(p, best, d) would rank it again)
+        int bestRank = -1;
         for (int i = 0, n = graph.depCount(t); i < n; i++) {
             int p = graph.dep(t, i);
             long e = timeline.end(p);
-            if (e > bestEnd || e == bestEnd && preferred(p, best, d)) {
+            if (e > bestEnd) {
                 best = p;
                 bestEnd = e;
+                bestRank = -1;
+            } else if (e == bestEnd) {
+                if (bestRank < 0) {
+                    bestRank = rank(best, d);
+                }
+                int r = rank(p, d);
+                if (r < bestRank || r == bestRank && p < best) {
+                    best = p;
+                    bestRank = r;
+                }
             }
         }
         if (bestEnd >= timeline.start(t)) {
@@ -278,14 +297,14 @@ final class WaitWalk {
 
     /** 0: the task runs on device d; 1: on a device of d's stage; 2: elsewhere. */
     private int rank(int t, int d) {
-        int stage = stageOf.applyAsInt(d);
+        int stage = stages[d];
         int best = 2;
         for (int i = 0, n = graph.streamCount(t); i < n; i++) {
             int dev = graph.streamDevice(graph.taskStream(t, i));
             if (dev == d) {
                 return 0;
             }
-            if (stageOf.applyAsInt(dev) == stage) {
+            if (stages[dev] == stage) {
                 best = 1;
             }
         }
@@ -303,13 +322,13 @@ final class WaitWalk {
         if (optimizer[tag]) {
             return Cause.OTHER;
         }
-        int stage = stageOf.applyAsInt(d);
+        int stage = stages[d];
         for (int i = 0, n = graph.streamCount(t); i < n; i++) {
             int dev = graph.streamDevice(graph.taskStream(t, i));
             if (dev == d) {
                 return Cause.OTHER;
             }
-            if (stageOf.applyAsInt(dev) != stage && stageOf.applyAsInt(dev) >= 0) {
+            if (stages[dev] != stage && stages[dev] >= 0) {
                 return Cause.BUBBLE;
             }
         }

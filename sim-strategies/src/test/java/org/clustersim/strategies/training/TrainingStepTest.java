@@ -10,6 +10,7 @@ import org.clustersim.core.Simulation;
 import org.clustersim.core.engine.TaskGraph;
 import org.clustersim.core.engine.Timeline;
 import org.clustersim.core.metrics.CommBreakdown;
+import org.clustersim.core.metrics.StepWindows;
 import org.clustersim.strategies.cost.LayerCostModel;
 import org.clustersim.strategies.cost.Precision;
 import org.clustersim.strategies.model.TransformerModel;
@@ -106,6 +107,27 @@ class TrainingStepTest {
         assertTrue(tiny > 2 * tensorPipeline, tiny + " vs TP+PP " + tensorPipeline);
         assertTrue(large < tiny / 2, "a larger batch hides the gathers: " + large + " vs " + tiny);
         assertTrue(exposed(fsdpTiny, "dp-comm") > 0 && exposed(tpPp, "dp-comm") == 0);
+    }
+
+    @Test
+    void overlappedCommunicationAloneIsWhatTheWholeBreakdownMeasures() {
+        Topology fabric = SuperPodSpec.h100(1).build();
+        // FSDP at a large batch hides its gathers behind compute: overlap on every GPU; two steps
+        // clip each GPU to its window of the last
+        TrainingStep s = small(fabric).sizes(1, 1, 1, 16).zero(3).batch(1, 16, 2048).build();
+        for (int steps = 1; steps <= 2; steps++) {
+            TrainingStep.Built built = s.build(new StepSequence(steps, false));
+            Timeline t = Simulation.run(built.graph(), s.topology(),
+                    RunOptions.DEFAULT.withRouting(Simulation.Routing.ADAPTIVE).withLinkTracks(false)).timeline();
+            StepWindows windows = StepWindows.of(t, built.firstTasks());
+            List<CommBreakdown> whole = CommBreakdown.of(windows, windows.last());
+            List<java.util.Map<String, Long>> overlapped = CommBreakdown.overlapped(windows, windows.last());
+            assertEquals(whole.size(), overlapped.size());
+            for (int d = 0; d < whole.size(); d++) {
+                assertEquals(whole.get(d).overlappedNs(), overlapped.get(d), "GPU " + d + ", " + steps + " steps");
+            }
+            assertTrue(overlapped.get(0).getOrDefault("dp-comm", 0L) > 0, overlapped.get(0).toString());
+        }
     }
 
     @Test
