@@ -20,8 +20,10 @@ import org.clustersim.strategies.pipeline.StageWork;
  * forward-backward pair) is emitted once by the transformer stage ({@link TransformerStageWork})
  * into a scratch graph, its layers with their TP, CP and EP collectives, and timed along its
  * chain with each communication at its estimate. Actions that look the same to the stage (same
- * layers, same position, same per-layer configuration) are timed once and may be shared between
- * steps through a {@link Cache}, which is what lets a plan time thousands of layouts.
+ * layers, same position, same per-layer configuration, GPUs of one route shape) are timed once and
+ * may be shared between steps through a {@link Cache}, which is what lets a plan time thousands of
+ * layouts; each collective group chooses its algorithm by its own estimate
+ * ({@link StageParts#alone}), so a timing never depends on which actions were timed before it.
  */
 final class ActionTimes {
     /**
