@@ -25,6 +25,8 @@ import java.util.Map;
 public final class TaskGraph {
     /** Tasks from which {@link #renumbered} gathers its arrays in parallel (below, threads cost more than they save). */
     private static final int PARALLEL_RENUMBERING = 200_000;
+    /** Copied tasks from which {@link Builder#replicate(int, int, List, List)} fills its copies in parallel. */
+    private static final int PARALLEL_COPIES = 200_000;
     private final List<DeviceInfo> devices;
     private final List<Stream> streams;
     private final String[] names;
@@ -785,37 +787,132 @@ public final class TaskGraph {
          *         mapped, or another task follows the range on one of its streams
          */
         public int replicate(int first, int end, int[] streamMap, java.util.function.UnaryOperator<Work> workOf) {
-            Range range = checkedRange(first, end);
-            boolean[] taken = new boolean[streams.size()];
-            for (int s : range.streams) {
-                taken[s] = true;
+            return replicate(first, end, List.of(streamMap), List.of(workOf))[0];
+        }
+
+        /**
+         * Appends one copy of tasks {@code first} to {@code end} per entry of {@code streamMaps}
+         * (its communication work through the same entry of {@code workOfs}): the graph
+         * {@link #replicate(int, int, int[], java.util.function.UnaryOperator)} called for each in
+         * turn would build, task for task and id for id. Each copy's rows lie in a range fixed in
+         * advance, so when the copies map onto distinct streams and are many, they are filled side
+         * by side on the common pool (a 16,384-GPU step with every replica simulated copies 127
+         * replicas of 28,000 tasks, the largest part of its build); each {@code workOfs} entry is
+         * called from one thread only.
+         *
+         * @return each copy's id offset, in order
+         * @throws IllegalArgumentException as the single copy does, for any of the maps
+         */
+        public int[] replicate(int first, int end, List<int[]> streamMaps,
+                               List<? extends java.util.function.UnaryOperator<Work>> workOfs) {
+            return replicate(first, end, streamMaps, workOfs,
+                    (long) streamMaps.size() * Math.max(0, end - first) >= PARALLEL_COPIES);
+        }
+
+        /** As {@link #replicate(int, int, List, List)}, filling the copies side by side if {@code parallel}. */
+        int[] replicate(int first, int end, List<int[]> streamMaps,
+                        List<? extends java.util.function.UnaryOperator<Work>> workOfs, boolean parallel) {
+            if (streamMaps.size() != workOfs.size()) {
+                throw new IllegalArgumentException(streamMaps.size() + " stream maps but " + workOfs.size()
+                        + " work maps");
             }
+            Range range = checkedRange(first, end);
+            int copies = streamMaps.size();
+            // per stream, SOURCE or the last copy that targets it (two copies sharing one queue in turn)
+            int[] takenBy = new int[streams.size()];
+            Arrays.fill(takenBy, FREE);
             for (int s : range.streams) {
-                // each stream onto one of its own: neither a source nor another's target
-                if (s >= streamMap.length || streamMap[s] < 0 || streamMap[s] >= streams.size() || taken[streamMap[s]]) {
-                    throw new IllegalArgumentException("stream " + s + " is not mapped to a stream of its own");
+                takenBy[s] = SOURCE;
+            }
+            boolean distinct = true;
+            for (int c = 0; c < copies; c++) {
+                int[] streamMap = streamMaps.get(c);
+                for (int s : range.streams) {
+                    // each stream onto one of its own: neither a source nor another's target
+                    int to = s < streamMap.length ? streamMap[s] : -1;
+                    if (to < 0 || to >= streams.size() || takenBy[to] == SOURCE || takenBy[to] == c) {
+                        throw new IllegalArgumentException("stream " + s + " is not mapped to a stream of its own");
+                    }
+                    distinct &= takenBy[to] == FREE;
+                    takenBy[to] = c;
                 }
-                taken[streamMap[s]] = true;
+            }
+            int[] queueFrom = new int[range.streams.length];
+            int[] lastSourceSlot = new int[range.streams.length];
+            for (int i = 0; i < range.streams.length; i++) {
+                int s = range.streams[i];
                 IntList q = streamQueues.get(s);
                 if (q.size > 0 && q.data[q.size - 1] >= end) {
                     throw new IllegalArgumentException("task " + q.data[q.size - 1] + " follows the range on stream " + s);
                 }
+                int from = q.size;
+                while (from > 0 && q.data[from - 1] >= first) {
+                    from--;
+                }
+                queueFrom[i] = from;
+                lastSourceSlot[i] = q.size == 0 ? -1 : slotOf(q.data[q.size - 1], s);
             }
-            int offset = taskCount - first;
+            int[] offsets = new int[copies];
+            if (!distinct) {
+                // a later copy queues after an earlier one on some stream: one at a time, in order
+                for (int c = 0; c < copies; c++) {
+                    offsets[c] = replicate(first, end, streamMaps.subList(c, c + 1), workOfs.subList(c, c + 1),
+                            false)[0];
+                }
+                return offsets;
+            }
             int count = end - first;
             int firstSlot = taskStreamStart[first];
             int slots = taskStreamStart[end] - firstSlot;
-            int slotOffset = taskStreams.size - firstSlot;
-            if (names.length < taskCount + count) {
-                resizeTasks(Math.max(taskCount + count, names.length * 2));
+            long tasksAfter = taskCount + (long) copies * count;
+            long slotsAfter = taskStreams.size + (long) copies * slots;
+            long edgesAfter = edgeTarget.size + (long) copies * range.edges;
+            if (Math.max(tasksAfter, Math.max(slotsAfter, edgesAfter)) >= Integer.MAX_VALUE - 8) {
+                throw new IllegalArgumentException(copies + " copies of " + count + " tasks are too many");
             }
-            taskStreams.ensureRoom(slots);
-            nextOnStream.ensureRoom(slots);
-            edgeTarget.ensureRoom(range.edges);
-            edgeNext.ensureRoom(range.edges);
+            if (names.length < tasksAfter) {
+                resizeTasks((int) Math.min(Integer.MAX_VALUE - 8, Math.max(tasksAfter, names.length * 2L)));
+            }
+            taskStreams.ensureRoom((int) (slotsAfter - taskStreams.size));
+            nextOnStream.ensureRoom((int) (slotsAfter - nextOnStream.size));
+            edgeTarget.ensureRoom((int) (edgesAfter - edgeTarget.size));
+            edgeNext.ensureRoom((int) (edgesAfter - edgeNext.size));
+            int taskBase = taskCount;
+            int slotBase = taskStreams.size;
+            int edgeBase = edgeTarget.size;
+            for (int c = 0; c < copies; c++) {
+                offsets[c] = taskBase + c * count - first;
+            }
+            java.util.function.IntConsumer fill = c -> copyRows(first, end, range, streamMaps.get(c), workOfs.get(c),
+                    offsets[c], slotBase + c * slots - firstSlot, edgeBase + c * range.edges, queueFrom, lastSourceSlot);
+            if (parallel && copies > 1) {
+                java.util.stream.IntStream.range(0, copies).parallel().forEach(fill);
+            } else {
+                for (int c = 0; c < copies; c++) {
+                    fill.accept(c);
+                }
+            }
+            taskStreams.size = (int) slotsAfter;
+            nextOnStream.size = (int) slotsAfter;
+            edgeTarget.size = (int) edgesAfter;
+            edgeNext.size = (int) edgesAfter;
+            taskCount = (int) tasksAfter;
+            return offsets;
+        }
+
+        /**
+         * Writes one copy of tasks {@code first} to {@code end}: its rows at ids {@code offset}
+         * on, slots {@code slotOffset} on and edges from {@code edge}, and its place in each target
+         * stream's queue. Touches nothing another copy onto other streams touches.
+         */
+        private void copyRows(int first, int end, Range range, int[] streamMap, java.util.function.UnaryOperator<Work> workOf,
+                              int offset, int slotOffset, int edge, int[] queueFrom, int[] lastSourceSlot) {
+            int count = end - first;
+            int firstSlot = taskStreamStart[first];
+            int slots = taskStreamStart[end] - firstSlot;
             // whole rows at a time: a replica is copied a hundred times and more
-            System.arraycopy(names, first, names, taskCount, count);
-            System.arraycopy(tags, first, tags, taskCount, count);
+            System.arraycopy(names, first, names, first + offset, count);
+            System.arraycopy(tags, first, tags, first + offset, count);
             int[] stream = taskStreams.data;
             int[] next = nextOnStream.data;
             for (int k = firstSlot, endSlot = firstSlot + slots; k < endSlot; k++) {
@@ -824,11 +921,8 @@ public final class TaskGraph {
                 // another original (or none), and the copy's is that one's copy
                 next[k + slotOffset] = next[k] < 0 ? -1 : next[k] + offset;
             }
-            taskStreams.size += slots;
-            nextOnStream.size += slots;
             int[] target = edgeTarget.data;
             int[] chain = edgeNext.data;
-            int edge = edgeTarget.size;
             for (int id = first; id < end; id++) {
                 int copy = id + offset;
                 works[copy] = works[id] instanceof Work.Compute ? works[id] : workOf.apply(works[id]);
@@ -847,27 +941,20 @@ public final class TaskGraph {
                 }
                 depLast[copy] = last;
             }
-            edgeTarget.size = edge;
-            edgeNext.size = edge;
-            taskCount += count;
-            for (int s : range.streams) {
+            for (int i = 0; i < range.streams.length; i++) {
+                int s = range.streams[i];
                 IntList q = streamQueues.get(s);
-                int from = q.size;
-                while (from > 0 && q.data[from - 1] >= first) {
-                    from--;
-                }
                 int to = streamMap[s];
                 int last = lastSlot.data[to];
                 if (last >= 0) {
-                    nextOnStream.data[last] = q.data[from] + offset;
+                    next[last] = q.data[queueFrom[i]] + offset;
                 }
-                lastSlot.data[to] = slotOf(q.data[q.size - 1], s) + slotOffset;
+                lastSlot.data[to] = lastSourceSlot[i] + slotOffset;
                 IntList copies = streamQueues.get(to);
-                for (int p = from; p < q.size; p++) {
+                for (int p = queueFrom[i]; p < q.size; p++) {
                     copies.add(q.data[p] + offset);
                 }
             }
-            return offset;
         }
 
         /**
@@ -908,6 +995,9 @@ public final class TaskGraph {
         }
 
         private Range checked;
+        /** In {@link #replicate(int, int, List, List)}: a stream no copy targets yet, and one of the range's own. */
+        private static final int FREE = -1;
+        private static final int SOURCE = -2;
 
         private Range checkedRange(int first, int end) {
             if (checked != null && checked.first == first && checked.end == end) {
