@@ -48,6 +48,13 @@ public final class TaskGraph {
     private final int[] nextOnStream;
     private final int[] depStart;
     private final int[] deps;
+    /**
+     * Null, or per task id here its row in {@link #depStart}/{@link #deps}, and per id in those
+     * rows the id here: a renumbered graph shares its source's dependency rows (the engine reads
+     * only their counts, once) and maps them on reading instead of gathering them anew.
+     */
+    private final int[] depRow;
+    private final int[] depIds;
     private final int[] dependentStart;
     private final int[] dependents;
     /** Stream s runs tasks streamTasks[streamTaskStart[s] .. streamTaskStart[s + 1]) in this order. */
@@ -91,6 +98,8 @@ public final class TaskGraph {
         this.taskStreams = taskStreams;
         this.depStart = depStart;
         this.deps = deps;
+        this.depRow = null;
+        this.depIds = null;
         this.streamTaskStart = streamTaskStart;
         this.streamTasks = streamTasks;
         this.streamTaskIds = null;
@@ -130,7 +139,7 @@ public final class TaskGraph {
 
     /** A graph of the same devices and streams with every per-task array given. */
     private TaskGraph(TaskGraph same, String[] names, int[] tags, Work[] works, boolean[] compute,
-                      int[] taskStreamStart, int[] taskStreams, int[] nextOnStream, int[] depStart, int[] deps,
+                      int[] taskStreamStart, int[] taskStreams, int[] nextOnStream, int[] depRow, int[] depIds,
                       int[] dependentStart, int[] dependents, int[] streamTasks, int[] streamTaskIds) {
         this.devices = same.devices;
         this.streams = same.streams;
@@ -142,8 +151,10 @@ public final class TaskGraph {
         this.taskStreamStart = taskStreamStart;
         this.taskStreams = taskStreams;
         this.nextOnStream = nextOnStream;
-        this.depStart = depStart;
-        this.deps = deps;
+        this.depStart = same.depStart;
+        this.deps = same.deps;
+        this.depRow = depRow;
+        this.depIds = depIds;
         this.dependentStart = dependentStart;
         this.dependents = dependents;
         this.streamTaskStart = same.streamTaskStart;
@@ -162,11 +173,24 @@ public final class TaskGraph {
      * releases tasks in the same order on either graph.
      */
     TaskGraph renumbered(int[] ids) {
-        return renumbered(ids, ids.length >= PARALLEL_RENUMBERING);
+        return renumbered(ids, inverse(ids), ids.length >= PARALLEL_RENUMBERING);
     }
 
     /** As {@link #renumbered(int[])}, gathering the arrays side by side on the common pool if {@code parallel}. */
     TaskGraph renumbered(int[] ids, boolean parallel) {
+        return renumbered(ids, inverse(ids), parallel);
+    }
+
+    /**
+     * As {@link #renumbered(int[])}, with the inverse permutation already known ({@code newId[t]}:
+     * the new id of task t, as {@link DepthOrder} finds it), so it is neither found nor checked again.
+     */
+    TaskGraph renumbered(int[] ids, int[] newId) {
+        return renumbered(ids, newId, ids.length >= PARALLEL_RENUMBERING);
+    }
+
+    /** Per task, its position in {@code ids}, checking that {@code ids} numbers every task once. */
+    private int[] inverse(int[] ids) {
         int n = names.length;
         if (ids.length != n) {
             throw new IllegalArgumentException(ids.length + " ids for " + n + " tasks");
@@ -174,11 +198,16 @@ public final class TaskGraph {
         int[] newId = new int[n];
         Arrays.fill(newId, -1);
         for (int i = 0; i < n; i++) {
-            if (newId[ids[i]] >= 0) {
-                throw new IllegalArgumentException("task " + ids[i] + " numbered twice");
+            if (ids[i] < 0 || ids[i] >= n || newId[ids[i]] >= 0) {
+                throw new IllegalArgumentException("task " + ids[i] + " numbered twice or not a task");
             }
             newId[ids[i]] = i;
         }
+        return newId;
+    }
+
+    private TaskGraph renumbered(int[] ids, int[] newId, boolean parallel) {
+        int n = names.length;
         String[] nNames = new String[n];
         int[] nTags = new int[n];
         Work[] nWorks = new Work[n];
@@ -186,16 +215,26 @@ public final class TaskGraph {
         int[] nTaskStreamStart = new int[n + 1];
         int[] nTaskStreams = new int[taskStreams.length];
         int[] nNextOnStream = new int[taskStreams.length];
-        int[] nDepStart = new int[n + 1];
-        int[] nDeps = new int[deps.length];
         int[] nDependentStart = new int[n + 1];
         int[] nDependents = new int[dependents.length];
-        // the queues keep their tasks' old ids, mapped on reading: no second copy of the largest rows
+        // the queues and the dependency rows keep their tasks' old ids, mapped on reading: no
+        // second copy of rows the engine reads once or never
         int[] nStreamTaskIds = new int[n];
         for (int t = 0; t < n; t++) {
             nStreamTaskIds[t] = newId[streamTaskIds == null ? t : streamTaskIds[t]];
         }
-        // four gathers, each reading the old rows in the new order: on their own they are bound by
+        int[] nDepRow = depRow == null ? ids : new int[n];
+        int[] nDepIds = depIds == null ? newId : new int[depIds.length];
+        if (depRow != null) {
+            // this graph maps its source's rows already: map the same rows onward
+            for (int i = 0; i < n; i++) {
+                nDepRow[i] = depRow[ids[i]];
+            }
+            for (int r = 0; r < depIds.length; r++) {
+                nDepIds[r] = newId[depIds[r]];
+            }
+        }
+        // three gathers, each reading the old rows in the new order: on their own they are bound by
         // cache misses, so a large graph's run them side by side on the available cores
         Runnable[] gathers = {
             () -> {
@@ -218,7 +257,6 @@ public final class TaskGraph {
                 }
                 nTaskStreamStart[n] = k;
             },
-            () -> rows(ids, depStart, deps, newId, nDepStart, nDeps),
             () -> rows(ids, dependentStart, dependents, newId, nDependentStart, nDependents),
         };
         if (parallel) {
@@ -229,7 +267,7 @@ public final class TaskGraph {
             }
         }
         return new TaskGraph(this, nNames, nTags, nWorks, nCompute, nTaskStreamStart, nTaskStreams,
-                nNextOnStream, nDepStart, nDeps, nDependentStart, nDependents, streamTasks, nStreamTaskIds);
+                nNextOnStream, nDepRow, nDepIds, nDependentStart, nDependents, streamTasks, nStreamTaskIds);
     }
 
     /**
@@ -327,14 +365,16 @@ public final class TaskGraph {
                 works[t0 + t] = w instanceof Work.Communication c
                         ? moved.computeIfAbsent(c, x -> c.onDevices(d -> map[d])) : w;
                 taskStreamStart[t0 + t + 1] = k0 + g.taskStreamStart[t + 1];
-                depStart[t0 + t + 1] = e0 + g.depStart[t + 1];
+                depStart[t0 + t + 1] = depStart[t0 + t] + g.depCount(t);
             }
             for (int k = 0; k < g.taskStreams.length; k++) {
                 taskStreams[k0 + k] = s0 + g.taskStreams[k];
                 nextOnStream[k0 + k] = g.nextOnStream[k] < 0 ? -1 : t0 + g.nextOnStream[k];
             }
-            for (int e = 0; e < g.deps.length; e++) {
-                deps[e0 + e] = t0 + g.deps[e];
+            for (int t = 0, e = e0; t < n; t++) {
+                for (int i = 0, k = g.depCount(t); i < k; i++) {
+                    deps[e++] = t0 + g.dep(t, i);
+                }
             }
             for (int s = 0; s < g.streams.size(); s++) {
                 streamTaskStart.add(q0 + g.streamTaskStart[s + 1]);
@@ -447,12 +487,13 @@ public final class TaskGraph {
 
     /** Number of tasks task {@code id} waits for. */
     public int depCount(int id) {
-        return depStart[id + 1] - depStart[id];
+        int row = depRow == null ? id : depRow[id];
+        return depStart[row + 1] - depStart[row];
     }
 
     /** The i-th task task {@code id} waits for. */
     public int dep(int id, int i) {
-        return deps[depStart[id] + i];
+        return depRow == null ? deps[depStart[id] + i] : depIds[deps[depStart[depRow[id]] + i]];
     }
 
     public Stream stream(int id) {
