@@ -992,9 +992,14 @@ public final class TaskGraph {
                 }
                 lastSlot.data[to] = lastSourceSlot[i] + slotOffset;
                 IntList copies = streamQueues.get(to);
+                // grown once to its length, not doubled up to it from eight entries
+                copies.reserve(q.size - queueFrom[i]);
+                int[] into = copies.data;
+                int at = copies.size;
                 for (int p = queueFrom[i]; p < q.size; p++) {
-                    copies.add(q.data[p] + offset);
+                    into[at++] = q.data[p] + offset;
                 }
+                copies.size = at;
             }
         }
 
