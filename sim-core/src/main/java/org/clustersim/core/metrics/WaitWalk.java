@@ -52,19 +52,6 @@ final class WaitWalk {
     private final int[] heldUp;
     private static final int UNKNOWN = Integer.MIN_VALUE;
     private static final int TIED = -2;
-    /** Each device's node. */
-    private final int[] nodes;
-    /**
-     * Per task, the one node and the one stage all its devices share ({@link #MIXED} where they
-     * differ, {@link #UNKNOWN} until first asked): a task on another node than the walking device
-     * is ranked and classed from these, without walking its streams (a data-parallel
-     * collective's 128 tied predecessors, one tensor-parallel group each, were walked stream by
-     * stream for every device). Written by the parallel walks as {@link #heldUp} is; a reader
-     * that sees either unknown finds both again.
-     */
-    private final int[] taskNode;
-    private final int[] taskStage;
-    private static final int MIXED = Integer.MIN_VALUE + 1;
 
     WaitWalk(Timeline timeline, IntUnaryOperator stageOf) {
         this.timeline = timeline;
@@ -101,34 +88,6 @@ final class WaitWalk {
         kinds = names.toArray(new String[0]);
         heldUp = new int[graph.taskCount()];
         java.util.Arrays.fill(heldUp, UNKNOWN);
-        nodes = new int[stages.length];
-        for (int d = 0; d < nodes.length; d++) {
-            nodes[d] = graph.devices().get(d).node();
-        }
-        taskNode = new int[graph.taskCount()];
-        taskStage = new int[graph.taskCount()];
-        java.util.Arrays.fill(taskNode, UNKNOWN);
-        java.util.Arrays.fill(taskStage, UNKNOWN);
-    }
-
-    /**
-     * Whether task t's devices all sit on one node other than device d's and share one stage
-     * (then t does not run on d, and its stage alone ranks and classes it); finds and keeps t's
-     * node and stage on first use.
-     */
-    private boolean elsewhere(int t, int d) {
-        int node = taskNode[t];
-        int stage = taskStage[t];
-        if (node == UNKNOWN || stage == UNKNOWN) {
-            for (int i = 0, n = graph.streamCount(t); i < n; i++) {
-                int dev = graph.streamDevice(graph.taskStream(t, i));
-                node = i == 0 || node == nodes[dev] ? nodes[dev] : MIXED;
-                stage = i == 0 || stage == stages[dev] ? stages[dev] : MIXED;
-            }
-            taskStage[t] = stage;
-            taskNode[t] = node;
-        }
-        return node != MIXED && node != nodes[d] && stage != MIXED;
     }
 
     /** What device {@code d}'s compute streams waited for within [from, to). */
@@ -339,9 +298,6 @@ final class WaitWalk {
     /** 0: the task runs on device d; 1: on a device of d's stage; 2: elsewhere. */
     private int rank(int t, int d) {
         int stage = stages[d];
-        if (elsewhere(t, d)) {
-            return taskStage[t] == stage ? 1 : 2;
-        }
         int best = 2;
         for (int i = 0, n = graph.streamCount(t); i < n; i++) {
             int dev = graph.streamDevice(graph.taskStream(t, i));
@@ -367,10 +323,6 @@ final class WaitWalk {
             return Cause.OTHER;
         }
         int stage = stages[d];
-        if (elsewhere(t, d)) {
-            int own = taskStage[t];
-            return own != stage && own >= 0 ? Cause.BUBBLE : Cause.OTHER;
-        }
         for (int i = 0, n = graph.streamCount(t); i < n; i++) {
             int dev = graph.streamDevice(graph.taskStream(t, i));
             if (dev == d) {

@@ -165,32 +165,4 @@ class IdleBreakdownTest {
         assertEquals(200, split.get(1).otherWaitNs(), split.get(1).toString());
         assertEquals(0, split.get(1).exposedCommNs(), split.get(1).toString());
     }
-
-    /**
-     * gpu0 waits for two tasks on other servers that end together: gpu2's (another stage, the
-     * lower id) and gpu1's (gpu0's own stage). The tie goes to its own stage's task, so the wait
-     * is another wait, not bubble: ranking a task on another server by its stage alone (without
-     * walking its streams) must rank it as walking would.
-     */
-    @Test
-    void aTieBetweenTasksOnOtherServersGoesToTheOwnStage() {
-        TaskGraph.Builder b = TaskGraph.builder();
-        for (int d = 0; d < 3; d++) {
-            b.device("gpu" + d, d);
-        }
-        int[] compute = new int[3];
-        for (int d = 0; d < 3; d++) {
-            compute[d] = b.stream(d, "compute", StreamKind.COMPUTE);
-        }
-        int other = b.compute("other-stage", TaskTag.of(TaskTag.Pass.FORWARD, 0, 1), compute[2], 100, 0);
-        int own = b.compute("own-stage", TaskTag.of(TaskTag.Pass.FORWARD, 0, 0), compute[1], 100, 0);
-        b.compute("next", TaskTag.of(TaskTag.Pass.FORWARD, 1, 0), compute[0], 50, 0, other, own);
-        Timeline t = TwoGpus.run(b.build(), new org.clustersim.topology.SwitchedClusterSpec("test",
-                org.clustersim.topology.AcceleratorSpec.H100_SXM, 1, 3, 100e9, 5, 50e9, 0, 0).build());
-        assertEquals(t.end(other), t.end(own), "the two predecessors end together");
-        IdleBreakdown first = IdleBreakdown.of(t, d -> d == 2 ? 1 : 0).get(0);
-        assertAddsUp(first);
-        assertEquals(100, first.otherWaitNs(), first.toString());
-        assertEquals(0, first.pipelineBubbleNs(), first.toString());
-    }
 }
