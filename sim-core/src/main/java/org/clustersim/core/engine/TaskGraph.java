@@ -170,7 +170,8 @@ public final class TaskGraph {
      * This graph with its tasks numbered anew: task {@code i} of the result is task
      * {@code ids[i]} of this one ({@code ids} a permutation of all task ids). Every list keeps its
      * order - a task's streams, dependencies and dependents, a stream's queue - so an engine
-     * releases tasks in the same order on either graph.
+     * releases tasks in the same order on either graph. The result keeps {@code ids} (its
+     * dependency rows are this graph's, read through it): the caller must not change it.
      */
     TaskGraph renumbered(int[] ids) {
         return renumbered(ids, inverse(ids), ids.length >= PARALLEL_RENUMBERING);
@@ -183,7 +184,8 @@ public final class TaskGraph {
 
     /**
      * As {@link #renumbered(int[])}, with the inverse permutation already known ({@code newId[t]}:
-     * the new id of task t, as {@link DepthOrder} finds it), so it is neither found nor checked again.
+     * the new id of task t, as {@link DepthOrder} finds it), so it is neither found nor checked
+     * again; the result keeps both arrays.
      */
     TaskGraph renumbered(int[] ids, int[] newId) {
         return renumbered(ids, newId, ids.length >= PARALLEL_RENUMBERING);
