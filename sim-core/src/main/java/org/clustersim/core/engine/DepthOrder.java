@@ -17,8 +17,20 @@ final class DepthOrder {
     private DepthOrder() {
     }
 
+    /**
+     * A numbering by depth: {@code order[i]} is the task numbered i, {@code newId[t]} the number
+     * of task t (its inverse, found on the way at no extra pass over scattered ids).
+     */
+    record Numbering(int[] order, int[] newId) {
+    }
+
     /** Task ids of {@code graph} by depth, ties in id order: a permutation of all of them. */
     static int[] of(TaskGraph graph) {
+        return numbering(graph).order();
+    }
+
+    /** {@link #of} and its inverse. */
+    static Numbering numbering(TaskGraph graph) {
         int n = graph.taskCount();
         int[] depth = new int[n];
         int[] streamDepth = new int[graph.streams().size()];
@@ -48,9 +60,13 @@ final class DepthOrder {
             start[d] += start[d - 1];
         }
         int[] order = new int[n];
+        // depth[] is not needed past here: it takes each task's new id
+        int[] newId = depth;
         for (int t = 0; t < n; t++) {
-            order[start[depth[t]]++] = t;
+            int i = start[depth[t]]++;
+            order[i] = t;
+            newId[t] = i;
         }
-        return order;
+        return new Numbering(order, newId);
     }
 }

@@ -69,8 +69,9 @@ public final class Engine {
         this.speeds = speeds;
         this.interference = interference;
         this.given = given;
-        this.givenId = DepthOrder.of(given);
-        this.graph = given.renumbered(givenId);
+        DepthOrder.Numbering numbering = DepthOrder.numbering(given);
+        this.givenId = numbering.order();
+        this.graph = given.renumbered(givenId, numbering.newId());
         this.kernel = kernel;
         this.network = network;
         this.counters = counters;

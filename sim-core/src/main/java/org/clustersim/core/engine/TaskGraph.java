@@ -25,6 +25,8 @@ import java.util.Map;
 public final class TaskGraph {
     /** Tasks from which {@link #renumbered} gathers its arrays in parallel (below, threads cost more than they save). */
     private static final int PARALLEL_RENUMBERING = 200_000;
+    /** Copied tasks from which {@link Builder#replicate(int, int, List, List)} fills its copies in parallel. */
+    private static final int PARALLEL_COPIES = 200_000;
     private final List<DeviceInfo> devices;
     private final List<Stream> streams;
     private final String[] names;
@@ -46,6 +48,13 @@ public final class TaskGraph {
     private final int[] nextOnStream;
     private final int[] depStart;
     private final int[] deps;
+    /**
+     * Null, or per task id here its row in {@link #depStart}/{@link #deps}, and per id in those
+     * rows the id here: a renumbered graph shares its source's dependency rows (the engine reads
+     * only their counts, once) and maps them on reading instead of gathering them anew.
+     */
+    private final int[] depRow;
+    private final int[] depIds;
     private final int[] dependentStart;
     private final int[] dependents;
     /** Stream s runs tasks streamTasks[streamTaskStart[s] .. streamTaskStart[s + 1]) in this order. */
@@ -89,6 +98,8 @@ public final class TaskGraph {
         this.taskStreams = taskStreams;
         this.depStart = depStart;
         this.deps = deps;
+        this.depRow = null;
+        this.depIds = null;
         this.streamTaskStart = streamTaskStart;
         this.streamTasks = streamTasks;
         this.streamTaskIds = null;
@@ -128,7 +139,7 @@ public final class TaskGraph {
 
     /** A graph of the same devices and streams with every per-task array given. */
     private TaskGraph(TaskGraph same, String[] names, int[] tags, Work[] works, boolean[] compute,
-                      int[] taskStreamStart, int[] taskStreams, int[] nextOnStream, int[] depStart, int[] deps,
+                      int[] taskStreamStart, int[] taskStreams, int[] nextOnStream, int[] depRow, int[] depIds,
                       int[] dependentStart, int[] dependents, int[] streamTasks, int[] streamTaskIds) {
         this.devices = same.devices;
         this.streams = same.streams;
@@ -140,8 +151,10 @@ public final class TaskGraph {
         this.taskStreamStart = taskStreamStart;
         this.taskStreams = taskStreams;
         this.nextOnStream = nextOnStream;
-        this.depStart = depStart;
-        this.deps = deps;
+        this.depStart = same.depStart;
+        this.deps = same.deps;
+        this.depRow = depRow;
+        this.depIds = depIds;
         this.dependentStart = dependentStart;
         this.dependents = dependents;
         this.streamTaskStart = same.streamTaskStart;
@@ -157,14 +170,29 @@ public final class TaskGraph {
      * This graph with its tasks numbered anew: task {@code i} of the result is task
      * {@code ids[i]} of this one ({@code ids} a permutation of all task ids). Every list keeps its
      * order - a task's streams, dependencies and dependents, a stream's queue - so an engine
-     * releases tasks in the same order on either graph.
+     * releases tasks in the same order on either graph. The result keeps {@code ids} (its
+     * dependency rows are this graph's, read through it): the caller must not change it.
      */
     TaskGraph renumbered(int[] ids) {
-        return renumbered(ids, ids.length >= PARALLEL_RENUMBERING);
+        return renumbered(ids, inverse(ids), ids.length >= PARALLEL_RENUMBERING);
     }
 
     /** As {@link #renumbered(int[])}, gathering the arrays side by side on the common pool if {@code parallel}. */
     TaskGraph renumbered(int[] ids, boolean parallel) {
+        return renumbered(ids, inverse(ids), parallel);
+    }
+
+    /**
+     * As {@link #renumbered(int[])}, with the inverse permutation already known ({@code newId[t]}:
+     * the new id of task t, as {@link DepthOrder} finds it), so it is neither found nor checked
+     * again; the result keeps both arrays.
+     */
+    TaskGraph renumbered(int[] ids, int[] newId) {
+        return renumbered(ids, newId, ids.length >= PARALLEL_RENUMBERING);
+    }
+
+    /** Per task, its position in {@code ids}, checking that {@code ids} numbers every task once. */
+    private int[] inverse(int[] ids) {
         int n = names.length;
         if (ids.length != n) {
             throw new IllegalArgumentException(ids.length + " ids for " + n + " tasks");
@@ -172,11 +200,16 @@ public final class TaskGraph {
         int[] newId = new int[n];
         Arrays.fill(newId, -1);
         for (int i = 0; i < n; i++) {
-            if (newId[ids[i]] >= 0) {
-                throw new IllegalArgumentException("task " + ids[i] + " numbered twice");
+            if (ids[i] < 0 || ids[i] >= n || newId[ids[i]] >= 0) {
+                throw new IllegalArgumentException("task " + ids[i] + " numbered twice or not a task");
             }
             newId[ids[i]] = i;
         }
+        return newId;
+    }
+
+    private TaskGraph renumbered(int[] ids, int[] newId, boolean parallel) {
+        int n = names.length;
         String[] nNames = new String[n];
         int[] nTags = new int[n];
         Work[] nWorks = new Work[n];
@@ -184,16 +217,26 @@ public final class TaskGraph {
         int[] nTaskStreamStart = new int[n + 1];
         int[] nTaskStreams = new int[taskStreams.length];
         int[] nNextOnStream = new int[taskStreams.length];
-        int[] nDepStart = new int[n + 1];
-        int[] nDeps = new int[deps.length];
         int[] nDependentStart = new int[n + 1];
         int[] nDependents = new int[dependents.length];
-        // the queues keep their tasks' old ids, mapped on reading: no second copy of the largest rows
+        // the queues and the dependency rows keep their tasks' old ids, mapped on reading: no
+        // second copy of rows the engine reads once or never
         int[] nStreamTaskIds = new int[n];
         for (int t = 0; t < n; t++) {
             nStreamTaskIds[t] = newId[streamTaskIds == null ? t : streamTaskIds[t]];
         }
-        // four gathers, each reading the old rows in the new order: on their own they are bound by
+        int[] nDepRow = depRow == null ? ids : new int[n];
+        int[] nDepIds = depIds == null ? newId : new int[depIds.length];
+        if (depRow != null) {
+            // this graph maps its source's rows already: map the same rows onward
+            for (int i = 0; i < n; i++) {
+                nDepRow[i] = depRow[ids[i]];
+            }
+            for (int r = 0; r < depIds.length; r++) {
+                nDepIds[r] = newId[depIds[r]];
+            }
+        }
+        // three gathers, each reading the old rows in the new order: on their own they are bound by
         // cache misses, so a large graph's run them side by side on the available cores
         Runnable[] gathers = {
             () -> {
@@ -216,7 +259,6 @@ public final class TaskGraph {
                 }
                 nTaskStreamStart[n] = k;
             },
-            () -> rows(ids, depStart, deps, newId, nDepStart, nDeps),
             () -> rows(ids, dependentStart, dependents, newId, nDependentStart, nDependents),
         };
         if (parallel) {
@@ -227,7 +269,7 @@ public final class TaskGraph {
             }
         }
         return new TaskGraph(this, nNames, nTags, nWorks, nCompute, nTaskStreamStart, nTaskStreams,
-                nNextOnStream, nDepStart, nDeps, nDependentStart, nDependents, streamTasks, nStreamTaskIds);
+                nNextOnStream, nDepRow, nDepIds, nDependentStart, nDependents, streamTasks, nStreamTaskIds);
     }
 
     /**
@@ -325,14 +367,16 @@ public final class TaskGraph {
                 works[t0 + t] = w instanceof Work.Communication c
                         ? moved.computeIfAbsent(c, x -> c.onDevices(d -> map[d])) : w;
                 taskStreamStart[t0 + t + 1] = k0 + g.taskStreamStart[t + 1];
-                depStart[t0 + t + 1] = e0 + g.depStart[t + 1];
+                depStart[t0 + t + 1] = depStart[t0 + t] + g.depCount(t);
             }
             for (int k = 0; k < g.taskStreams.length; k++) {
                 taskStreams[k0 + k] = s0 + g.taskStreams[k];
                 nextOnStream[k0 + k] = g.nextOnStream[k] < 0 ? -1 : t0 + g.nextOnStream[k];
             }
-            for (int e = 0; e < g.deps.length; e++) {
-                deps[e0 + e] = t0 + g.deps[e];
+            for (int t = 0, e = e0; t < n; t++) {
+                for (int i = 0, k = g.depCount(t); i < k; i++) {
+                    deps[e++] = t0 + g.dep(t, i);
+                }
             }
             for (int s = 0; s < g.streams.size(); s++) {
                 streamTaskStart.add(q0 + g.streamTaskStart[s + 1]);
@@ -445,12 +489,13 @@ public final class TaskGraph {
 
     /** Number of tasks task {@code id} waits for. */
     public int depCount(int id) {
-        return depStart[id + 1] - depStart[id];
+        int row = depRow == null ? id : depRow[id];
+        return depStart[row + 1] - depStart[row];
     }
 
     /** The i-th task task {@code id} waits for. */
     public int dep(int id, int i) {
-        return deps[depStart[id] + i];
+        return depRow == null ? deps[depStart[id] + i] : depIds[deps[depStart[depRow[id]] + i]];
     }
 
     public Stream stream(int id) {
@@ -785,37 +830,132 @@ public final class TaskGraph {
          *         mapped, or another task follows the range on one of its streams
          */
         public int replicate(int first, int end, int[] streamMap, java.util.function.UnaryOperator<Work> workOf) {
-            Range range = checkedRange(first, end);
-            boolean[] taken = new boolean[streams.size()];
-            for (int s : range.streams) {
-                taken[s] = true;
+            return replicate(first, end, List.of(streamMap), List.of(workOf))[0];
+        }
+
+        /**
+         * Appends one copy of tasks {@code first} to {@code end} per entry of {@code streamMaps}
+         * (its communication work through the same entry of {@code workOfs}): the graph
+         * {@link #replicate(int, int, int[], java.util.function.UnaryOperator)} called for each in
+         * turn would build, task for task and id for id. Each copy's rows lie in a range fixed in
+         * advance, so when the copies map onto distinct streams and are many, they are filled side
+         * by side on the common pool (a 16,384-GPU step with every replica simulated copies 127
+         * replicas of 28,000 tasks, the largest part of its build); each {@code workOfs} entry is
+         * called from one thread only.
+         *
+         * @return each copy's id offset, in order
+         * @throws IllegalArgumentException as the single copy does, for any of the maps
+         */
+        public int[] replicate(int first, int end, List<int[]> streamMaps,
+                               List<? extends java.util.function.UnaryOperator<Work>> workOfs) {
+            return replicate(first, end, streamMaps, workOfs,
+                    (long) streamMaps.size() * Math.max(0, end - first) >= PARALLEL_COPIES);
+        }
+
+        /** As {@link #replicate(int, int, List, List)}, filling the copies side by side if {@code parallel}. */
+        int[] replicate(int first, int end, List<int[]> streamMaps,
+                        List<? extends java.util.function.UnaryOperator<Work>> workOfs, boolean parallel) {
+            if (streamMaps.size() != workOfs.size()) {
+                throw new IllegalArgumentException(streamMaps.size() + " stream maps but " + workOfs.size()
+                        + " work maps");
             }
+            Range range = checkedRange(first, end);
+            int copies = streamMaps.size();
+            // per stream, SOURCE or the last copy that targets it (two copies sharing one queue in turn)
+            int[] takenBy = new int[streams.size()];
+            Arrays.fill(takenBy, FREE);
             for (int s : range.streams) {
-                // each stream onto one of its own: neither a source nor another's target
-                if (s >= streamMap.length || streamMap[s] < 0 || streamMap[s] >= streams.size() || taken[streamMap[s]]) {
-                    throw new IllegalArgumentException("stream " + s + " is not mapped to a stream of its own");
+                takenBy[s] = SOURCE;
+            }
+            boolean distinct = true;
+            for (int c = 0; c < copies; c++) {
+                int[] streamMap = streamMaps.get(c);
+                for (int s : range.streams) {
+                    // each stream onto one of its own: neither a source nor another's target
+                    int to = s < streamMap.length ? streamMap[s] : -1;
+                    if (to < 0 || to >= streams.size() || takenBy[to] == SOURCE || takenBy[to] == c) {
+                        throw new IllegalArgumentException("stream " + s + " is not mapped to a stream of its own");
+                    }
+                    distinct &= takenBy[to] == FREE;
+                    takenBy[to] = c;
                 }
-                taken[streamMap[s]] = true;
+            }
+            int[] queueFrom = new int[range.streams.length];
+            int[] lastSourceSlot = new int[range.streams.length];
+            for (int i = 0; i < range.streams.length; i++) {
+                int s = range.streams[i];
                 IntList q = streamQueues.get(s);
                 if (q.size > 0 && q.data[q.size - 1] >= end) {
                     throw new IllegalArgumentException("task " + q.data[q.size - 1] + " follows the range on stream " + s);
                 }
+                int from = q.size;
+                while (from > 0 && q.data[from - 1] >= first) {
+                    from--;
+                }
+                queueFrom[i] = from;
+                lastSourceSlot[i] = q.size == 0 ? -1 : slotOf(q.data[q.size - 1], s);
             }
-            int offset = taskCount - first;
+            int[] offsets = new int[copies];
+            if (!distinct) {
+                // a later copy queues after an earlier one on some stream: one at a time, in order
+                for (int c = 0; c < copies; c++) {
+                    offsets[c] = replicate(first, end, streamMaps.subList(c, c + 1), workOfs.subList(c, c + 1),
+                            false)[0];
+                }
+                return offsets;
+            }
             int count = end - first;
             int firstSlot = taskStreamStart[first];
             int slots = taskStreamStart[end] - firstSlot;
-            int slotOffset = taskStreams.size - firstSlot;
-            if (names.length < taskCount + count) {
-                resizeTasks(Math.max(taskCount + count, names.length * 2));
+            long tasksAfter = taskCount + (long) copies * count;
+            long slotsAfter = taskStreams.size + (long) copies * slots;
+            long edgesAfter = edgeTarget.size + (long) copies * range.edges;
+            if (Math.max(tasksAfter, Math.max(slotsAfter, edgesAfter)) >= Integer.MAX_VALUE - 8) {
+                throw new IllegalArgumentException(copies + " copies of " + count + " tasks are too many");
             }
-            taskStreams.ensureRoom(slots);
-            nextOnStream.ensureRoom(slots);
-            edgeTarget.ensureRoom(range.edges);
-            edgeNext.ensureRoom(range.edges);
+            if (names.length < tasksAfter) {
+                resizeTasks((int) Math.min(Integer.MAX_VALUE - 8, Math.max(tasksAfter, names.length * 2L)));
+            }
+            taskStreams.ensureRoom((int) (slotsAfter - taskStreams.size));
+            nextOnStream.ensureRoom((int) (slotsAfter - nextOnStream.size));
+            edgeTarget.ensureRoom((int) (edgesAfter - edgeTarget.size));
+            edgeNext.ensureRoom((int) (edgesAfter - edgeNext.size));
+            int taskBase = taskCount;
+            int slotBase = taskStreams.size;
+            int edgeBase = edgeTarget.size;
+            for (int c = 0; c < copies; c++) {
+                offsets[c] = taskBase + c * count - first;
+            }
+            java.util.function.IntConsumer fill = c -> copyRows(first, end, range, streamMaps.get(c), workOfs.get(c),
+                    offsets[c], slotBase + c * slots - firstSlot, edgeBase + c * range.edges, queueFrom, lastSourceSlot);
+            if (parallel && copies > 1) {
+                java.util.stream.IntStream.range(0, copies).parallel().forEach(fill);
+            } else {
+                for (int c = 0; c < copies; c++) {
+                    fill.accept(c);
+                }
+            }
+            taskStreams.size = (int) slotsAfter;
+            nextOnStream.size = (int) slotsAfter;
+            edgeTarget.size = (int) edgesAfter;
+            edgeNext.size = (int) edgesAfter;
+            taskCount = (int) tasksAfter;
+            return offsets;
+        }
+
+        /**
+         * Writes one copy of tasks {@code first} to {@code end}: its rows at ids {@code offset}
+         * on, slots {@code slotOffset} on and edges from {@code edge}, and its place in each target
+         * stream's queue. Touches nothing another copy onto other streams touches.
+         */
+        private void copyRows(int first, int end, Range range, int[] streamMap, java.util.function.UnaryOperator<Work> workOf,
+                              int offset, int slotOffset, int edge, int[] queueFrom, int[] lastSourceSlot) {
+            int count = end - first;
+            int firstSlot = taskStreamStart[first];
+            int slots = taskStreamStart[end] - firstSlot;
             // whole rows at a time: a replica is copied a hundred times and more
-            System.arraycopy(names, first, names, taskCount, count);
-            System.arraycopy(tags, first, tags, taskCount, count);
+            System.arraycopy(names, first, names, first + offset, count);
+            System.arraycopy(tags, first, tags, first + offset, count);
             int[] stream = taskStreams.data;
             int[] next = nextOnStream.data;
             for (int k = firstSlot, endSlot = firstSlot + slots; k < endSlot; k++) {
@@ -824,11 +964,8 @@ public final class TaskGraph {
                 // another original (or none), and the copy's is that one's copy
                 next[k + slotOffset] = next[k] < 0 ? -1 : next[k] + offset;
             }
-            taskStreams.size += slots;
-            nextOnStream.size += slots;
             int[] target = edgeTarget.data;
             int[] chain = edgeNext.data;
-            int edge = edgeTarget.size;
             for (int id = first; id < end; id++) {
                 int copy = id + offset;
                 works[copy] = works[id] instanceof Work.Compute ? works[id] : workOf.apply(works[id]);
@@ -847,27 +984,25 @@ public final class TaskGraph {
                 }
                 depLast[copy] = last;
             }
-            edgeTarget.size = edge;
-            edgeNext.size = edge;
-            taskCount += count;
-            for (int s : range.streams) {
+            for (int i = 0; i < range.streams.length; i++) {
+                int s = range.streams[i];
                 IntList q = streamQueues.get(s);
-                int from = q.size;
-                while (from > 0 && q.data[from - 1] >= first) {
-                    from--;
-                }
                 int to = streamMap[s];
                 int last = lastSlot.data[to];
                 if (last >= 0) {
-                    nextOnStream.data[last] = q.data[from] + offset;
+                    next[last] = q.data[queueFrom[i]] + offset;
                 }
-                lastSlot.data[to] = slotOf(q.data[q.size - 1], s) + slotOffset;
+                lastSlot.data[to] = lastSourceSlot[i] + slotOffset;
                 IntList copies = streamQueues.get(to);
-                for (int p = from; p < q.size; p++) {
-                    copies.add(q.data[p] + offset);
+                // grown once to its length, not doubled up to it from eight entries
+                copies.reserve(q.size - queueFrom[i]);
+                int[] into = copies.data;
+                int at = copies.size;
+                for (int p = queueFrom[i]; p < q.size; p++) {
+                    into[at++] = q.data[p] + offset;
                 }
+                copies.size = at;
             }
-            return offset;
         }
 
         /**
@@ -908,6 +1043,9 @@ public final class TaskGraph {
         }
 
         private Range checked;
+        /** In {@link #replicate(int, int, List, List)}: a stream no copy targets yet, and one of the range's own. */
+        private static final int FREE = -1;
+        private static final int SOURCE = -2;
 
         private Range checkedRange(int first, int end) {
             if (checked != null && checked.first == first && checked.end == end) {

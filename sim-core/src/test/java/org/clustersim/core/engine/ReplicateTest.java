@@ -160,4 +160,84 @@ class ReplicateTest {
         assertThrows(IllegalArgumentException.class, () -> b.reserveCopies(0, end, 1));
         assertEquals(count, b.taskCount(), "nothing appended");
     }
+
+    /** Device d's compute and communication streams as the map of device 0's ({@link #tasks} declares c then m). */
+    private static int[] mapOnto(TaskGraph.Builder b, int d) {
+        int c = b.stream(d, "c", StreamKind.COMPUTE);
+        int m = b.stream(d, "m", StreamKind.COMMUNICATION);
+        int[] map = new int[b.streamCount()];
+        java.util.Arrays.fill(map, -1);
+        map[b.stream(0, "c", StreamKind.COMPUTE)] = c;
+        map[b.stream(0, "m", StreamKind.COMMUNICATION)] = m;
+        return map;
+    }
+
+    private static java.util.function.UnaryOperator<Work> onto(int dev) {
+        return w -> ((Work.Communication) w).onDevices(x -> x == 0 ? dev : -1);
+    }
+
+    @Test
+    void copiesMadeInOneCallSideBySideAreWhatBuildingMakes() {
+        for (boolean parallel : new boolean[] {false, true}) {
+            for (long seed = 11; seed <= 14; seed++) {
+                TaskGraph.Builder built = devices(5);
+                TaskGraph.Builder copied = devices(5);
+                // the targets' compute streams already hold a task each (a later step's copies)
+                for (TaskGraph.Builder b : java.util.List.of(built, copied)) {
+                    for (int d = 1; d < 5; d++) {
+                        b.compute("before" + d, "x", b.stream(d, "c", StreamKind.COMPUTE), 3, 0);
+                    }
+                }
+                int first = built.taskCount();
+                for (int d = 0; d < 5; d++) {
+                    tasks(built, d, seed);
+                }
+                tasks(copied, 0, seed);
+                int end = copied.taskCount();
+                java.util.List<int[]> maps = new java.util.ArrayList<>();
+                java.util.List<java.util.function.UnaryOperator<Work>> works = new java.util.ArrayList<>();
+                for (int d = 1; d < 5; d++) {
+                    maps.add(mapOnto(copied, d));
+                    works.add(onto(d));
+                }
+                int[] offsets = copied.replicate(first, end, maps, works, parallel);
+                int count = end - first;
+                assertEquals(java.util.List.of(count, 2 * count, 3 * count, 4 * count),
+                        java.util.Arrays.stream(offsets).boxed().toList());
+                for (TaskGraph.Builder b : java.util.List.of(built, copied)) {
+                    b.compute("after", "x", b.stream(4, "c", StreamKind.COMPUTE), 5, 0, end - 1, end + 3 * count + 1);
+                }
+                assertSameGraph(built.build(), copied.build(), "seed " + seed + (parallel ? " in parallel" : ""));
+            }
+        }
+    }
+
+    @Test
+    void copiesOntoOneStreamInOneCallQueueInTurnAsSingleCopiesDo() {
+        TaskGraph.Builder single = devices(2);
+        TaskGraph.Builder batch = devices(2);
+        tasks(single, 0, 15);
+        tasks(batch, 0, 15);
+        int end = single.taskCount();
+        for (int k = 0; k < 2; k++) {
+            single.replicate(0, end, mapOnto(single, 1), onto(1));
+        }
+        int[] offsets = batch.replicate(0, end, java.util.List.of(mapOnto(batch, 1), mapOnto(batch, 1)),
+                java.util.List.of(onto(1), onto(1)), true);
+        assertEquals(java.util.List.of(end, 2 * end), java.util.Arrays.stream(offsets).boxed().toList());
+        assertSameGraph(single.build(), batch.build(), "two copies onto device 1");
+    }
+
+    @Test
+    void aBadMapAmongManyIsRefusedBeforeAnyCopy() {
+        TaskGraph.Builder b = devices(3);
+        tasks(b, 0, 16);
+        int end = b.taskCount();
+        int[] good = mapOnto(b, 1);
+        int[] bad = mapOnto(b, 2);
+        bad[b.stream(0, "m", StreamKind.COMMUNICATION)] = bad[b.stream(0, "c", StreamKind.COMPUTE)];
+        assertThrows(IllegalArgumentException.class, () -> b.replicate(0, end, java.util.List.of(good, bad),
+                java.util.List.of(onto(1), onto(2)), true), "the second copy maps two streams onto one");
+        assertEquals(end, b.taskCount(), "nothing appended");
+    }
 }

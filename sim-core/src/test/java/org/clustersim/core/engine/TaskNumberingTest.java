@@ -252,4 +252,66 @@ class TaskNumberingTest {
             assertEquals(expected, queued, "stream " + stream);
         }
     }
+
+    /** A random permutation of {@code n} task ids. */
+    private static int[] shuffled(int n, long seed) {
+        List<Integer> ids = new ArrayList<>();
+        for (int t = 0; t < n; t++) {
+            ids.add(t);
+        }
+        java.util.Collections.shuffle(ids, new java.util.Random(seed));
+        return ids.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    @Test
+    void theDepthNumberingsInverseNumbersEachTaskWhereTheOrderPutsIt() {
+        for (long seed = 1; seed <= 4; seed++) {
+            TaskGraph g = randomGraph(seed, seed % 2 == 0);
+            DepthOrder.Numbering numbering = DepthOrder.numbering(g);
+            assertTrue(Arrays.equals(DepthOrder.of(g), numbering.order()));
+            for (int i = 0; i < g.taskCount(); i++) {
+                assertEquals(i, numbering.newId()[numbering.order()[i]]);
+            }
+        }
+    }
+
+    @Test
+    void aGraphRenumberedTwiceOrJoinedWithAnotherKeepsEveryDependency() {
+        for (long seed = 1; seed <= 4; seed++) {
+            TaskGraph g = randomGraph(seed, true);
+            int n = g.taskCount();
+            DepthOrder.Numbering depth = DepthOrder.numbering(g);
+            TaskGraph once = g.renumbered(depth.order(), depth.newId());
+            int[] again = shuffled(n, seed);
+            TaskGraph twice = once.renumbered(again, seed % 2 == 0);
+            int[] newId = new int[n];
+            for (int i = 0; i < n; i++) {
+                newId[depth.order()[again[i]]] = i;
+            }
+            // the union of a renumbered graph and a plain one: the second part's ids follow the first's
+            int[] identity = java.util.stream.IntStream.range(0, g.devices().size()).toArray();
+            List<DeviceInfo> devices = new ArrayList<>(g.devices());
+            int[] shifted = new int[identity.length];
+            for (int d = 0; d < identity.length; d++) {
+                shifted[d] = devices.size();
+                devices.add(new DeviceInfo(devices.size(), "other" + d, 10 + d));
+            }
+            TaskGraph joined = TaskGraph.union(devices, List.of(twice, g), List.of(identity, shifted));
+            for (int t = 0; t < n; t++) {
+                int i = newId[t];
+                assertEquals(g.depCount(t), twice.depCount(i));
+                assertEquals(g.depCount(t), joined.depCount(i));
+                assertEquals(g.depCount(t), joined.depCount(n + t));
+                for (int k = 0; k < g.depCount(t); k++) {
+                    assertEquals(newId[g.dep(t, k)], twice.dep(i, k), "seed " + seed + " task " + t);
+                    assertEquals(newId[g.dep(t, k)], joined.dep(i, k));
+                    assertEquals(n + g.dep(t, k), joined.dep(n + t, k));
+                }
+                assertEquals(g.dependentCount(t), twice.dependentCount(i));
+                for (int k = 0; k < g.dependentCount(t); k++) {
+                    assertEquals(newId[g.dependent(t, k)], twice.dependent(i, k));
+                }
+            }
+        }
+    }
 }

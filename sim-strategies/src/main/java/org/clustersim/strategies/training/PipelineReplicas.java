@@ -5,6 +5,8 @@ import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
+import java.util.stream.IntStream;
 
 import org.clustersim.core.engine.Stream;
 import org.clustersim.core.engine.TaskGraph;
@@ -30,7 +32,8 @@ import org.clustersim.strategies.pipeline.StageWork;
  * made over its GPUs, moved to replica d's, is the plan made for replica d's
  * ({@link GroupPlans#moveWith}: plans follow the fabric, which a shift of servers need not
  * preserve). Every other work of a pipeline is made from its GPUs alone (sends, ring shifts).
- * Otherwise replica d is built like replica 0.
+ * Otherwise replica d is built like replica 0. Consecutive copies are made in one call, which
+ * fills them side by side on a large step (their ids fixed in advance, the same graph).
  */
 final class PipelineReplicas {
     private final TrainingStep step;
@@ -69,17 +72,40 @@ final class PipelineReplicas {
         if (copyable) {
             g.reserveCopies(firstTask, endTask, step.replicas() - 1);
         }
+        // consecutive copies are made together (side by side where large), in replica order
+        List<int[]> streamMaps = new ArrayList<>();
+        List<UnaryOperator<Work>> workMaps = new ArrayList<>();
         for (int d = 1; d < step.replicas(); d++) {
             int[] device = deviceMap(d);
             if (copyable && plans.moveWith(device)) {
-                int offset = copy(g, firstTask, endTask, firstStream, endStream, used, device);
-                pipelines.add(pipelines.get(0).shifted(offset));
-                copied++;
+                streamMaps.add(streams(g, firstStream, endStream, used, device));
+                workMaps.add(works(device));
             } else {
+                copy(g, firstTask, endTask, streamMaps, workMaps, pipelines);
                 pipelines.add(program(work).addTo(g, ranks(d)));
             }
         }
+        copy(g, firstTask, endTask, streamMaps, workMaps, pipelines);
         return pipelines;
+    }
+
+    /**
+     * Copies replica 0's tasks once per pending replica (their streams declared, {@code streamMaps}
+     * and {@code workMaps} theirs) and adds each copy's bookkeeping to {@code pipelines}; clears
+     * both lists.
+     */
+    private void copy(TaskGraph.Builder g, int firstTask, int endTask, List<int[]> streamMaps,
+                      List<UnaryOperator<Work>> workMaps, List<PipelineTasks> pipelines) {
+        if (streamMaps.isEmpty()) {
+            return;
+        }
+        int[] offsets = g.replicate(firstTask, endTask, streamMaps, workMaps);
+        PipelineTasks first = pipelines.get(0);
+        IntStream shifts = IntStream.of(offsets);
+        pipelines.addAll((offsets.length > 1 ? shifts.parallel() : shifts).mapToObj(first::shifted).toList());
+        copied += offsets.length;
+        streamMaps.clear();
+        workMaps.clear();
     }
 
     /** Replicas copied from replica 0 so far, not built. */
@@ -128,14 +154,12 @@ final class PipelineReplicas {
     }
 
     /**
-     * Copies replica 0's tasks onto replica d's GPUs: first its streams, declared in the order
-     * replica 0's build declared them (as building replica d would), then the tasks.
+     * Declares replica d's streams in the order replica 0's build declared them (as building
+     * replica d would) and maps each stream replica 0's tasks occupy onto its counterpart.
      *
      * @param used the streams replica 0's tasks occupy, first met first
-     * @return the copies' id offset
      */
-    private int copy(TaskGraph.Builder g, int firstTask, int endTask, int firstStream, int endStream, int[] used,
-                     int[] device) {
+    private static int[] streams(TaskGraph.Builder g, int firstStream, int endStream, int[] used, int[] device) {
         for (int s = firstStream; s < endStream; s++) {
             Stream st = g.streamAt(s);
             g.stream(device[st.device()], st.name(), st.kind());
@@ -146,9 +170,13 @@ final class PipelineReplicas {
             Stream st = g.streamAt(s);
             streamMap[s] = g.stream(device[st.device()], st.name(), st.kind());
         }
+        return streamMap;
+    }
+
+    /** Replica 0's communication work moved onto replica d's GPUs, each distinct work once. */
+    private static UnaryOperator<Work> works(int[] device) {
         Map<Work, Work> moved = new IdentityHashMap<>();
-        return g.replicate(firstTask, endTask, streamMap, w -> moved.computeIfAbsent(w,
-                k -> ((Work.Communication) k).onDevices(d -> device[d])));
+        return w -> moved.computeIfAbsent(w, k -> ((Work.Communication) k).onDevices(d -> device[d]));
     }
 
     /** Per GPU of the cluster, its counterpart in replica d if it belongs to replica 0, else -1. */
