@@ -42,7 +42,11 @@ final class RouteMemo {
         /** With routes chosen at every start: the choices made so far, by the loads they read. */
         ChosenRoutes chosen;
 
-        PhaseRoutes(int flows) {
+        /** The memo this belongs to (a phase's slot may hold another simulation's). */
+        final RouteMemo memo;
+
+        PhaseRoutes(RouteMemo memo, int flows) {
+            this.memo = memo;
             routes = new Route[flows];
         }
 
@@ -85,9 +89,22 @@ final class RouteMemo {
         this.classScratch = new FlowClass.Scratch(load.length);
     }
 
-    /** The memo of a phase, made on its first start; null while some link is not healthy. */
+    /**
+     * The memo of a phase, made on its first start; null while some link is not healthy. The
+     * memos live in a table of every phase started; the phase's {@linkplain Phase#networkState
+     * slot} holds its memo too, read first: the table is looked up only when the slot holds
+     * another simulation's (phases shared by simulations side by side) or nothing yet.
+     */
     PhaseRoutes of(Phase phase) {
-        return states.version() == 0 ? healthy.computeIfAbsent(phase, p -> new PhaseRoutes(p.flows().size())) : null;
+        if (states.version() != 0) {
+            return null;
+        }
+        if (phase.networkState() instanceof PhaseRoutes mine && mine.memo == this) {
+            return mine;
+        }
+        PhaseRoutes known = healthy.computeIfAbsent(phase, p -> new PhaseRoutes(this, p.flows().size()));
+        phase.networkState(known);
+        return known;
     }
 
     /** A flow's route now, as the router chooses it (by load with adaptive routing), memo aside. */

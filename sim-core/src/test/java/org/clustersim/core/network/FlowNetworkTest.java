@@ -151,4 +151,50 @@ class FlowNetworkTest {
         assertEquals(10_000, res.links().busyNs(up.id()));
         assertEquals(0, res.links().bytes(t.route(2, 3).links().get(0).id()));
     }
+
+    /**
+     * One graph (so the same phase objects) run on two fabrics whose links are numbered
+     * differently: the second run must route on its own fabric, not take the routes the first
+     * left in the phase's slot ({@link Phase#networkState}).
+     */
+    @Test
+    void aPhaseRunBeforeOnAnotherFabricIsRoutedAfresh() {
+        Topology first = star(new double[] {100, 100, 100, 100}, new double[] {100, 100, 100, 100});
+        // the same four GPUs, down-links numbered first; the links the first fabric's route of
+        // 0 -> 1 would name here (ids 0 and 3: down-links 0 and 3) are ten times slower
+        Topology.Builder b = Topology.builder("star-down-first", AcceleratorSpec.H100_SXM);
+        List<Vertex> gpus = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            gpus.add(b.addVertex("gpu" + i, VertexKind.ACCELERATOR, 0));
+        }
+        Vertex sw = b.addVertex("sw", VertexKind.NVSWITCH, 0);
+        double[] downGBps = {10, 100, 100, 10};
+        for (int i = 0; i < 4; i++) {
+            b.addLink(sw, gpus.get(i), LinkKind.NVLINK, downGBps[i] * 1e9, 0);
+        }
+        for (int i = 0; i < 4; i++) {
+            b.addLink(gpus.get(i), sw, LinkKind.NVLINK, 100e9, 0);
+            b.scaleUp(gpus.get(i), sw);
+        }
+        Topology second = b.build();
+        TaskGraph graph = pointToPoint(0, 1, 1_000_000);
+        Simulation.run(graph, first, RunOptions.DEFAULT);
+        Simulation.Result after = Simulation.run(graph, second, RunOptions.DEFAULT);
+        Simulation.Result alone = Simulation.run(pointToPoint(0, 1, 1_000_000), second, RunOptions.DEFAULT);
+        assertEquals(10_000, alone.timeline().end(0), "1 MB at 100 GB/s");
+        assertEquals(alone.timeline().end(0), after.timeline().end(0));
+        Link down = second.route(0, 1).links().get(1);
+        assertEquals(1_000_000, after.links().bytes(down.id()));
+    }
+
+    private static TaskGraph pointToPoint(int src, int dst, long bytes) {
+        TaskGraph.Builder g = TaskGraph.builder();
+        for (int d = 0; d < 4; d++) {
+            g.device("gpu" + d, 0);
+        }
+        int s = g.stream(src, "send", StreamKind.COMMUNICATION);
+        int r = g.stream(dst, "recv", StreamKind.COMMUNICATION);
+        g.communicate("x", "test", new int[] {s, r}, Work.Communication.pointToPoint(src, dst, bytes));
+        return g.build();
+    }
 }
