@@ -18,7 +18,7 @@ shift
 jar="$root/sim-cli/target/clustersim.jar"
 jdk17="${JDK17:-java}"
 jdk25="${JDK25:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java}"
-flags=(-XX:+UseParallelGC -XX:InitialRAMPercentage=5)
+flags=(-XX:+UseSerialGC -XX:PretenureSizeThreshold=1m -XX:InitialRAMPercentage=5)
 cache="$(ls -t "$root"/sim-cli/target/aot/clustersim-*.aot | head -1)"
 # the launcher's cache is made for its copy of the jar beside it (Java 5 class files rewritten)
 cache_jar="${cache%.aot}.jar"

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * copies the jar (the rewritten copy the cache is made for). Needs bash (skipped without it).
  */
 class LauncherTest {
-    private static final String FLAGS = "-XX:+UseParallelGC -XX:InitialRAMPercentage=5";
+    private static final String FLAGS = "-XX:+UseSerialGC -XX:PretenureSizeThreshold=1m -XX:InitialRAMPercentage=5";
 
     @TempDir
     Path dir;
