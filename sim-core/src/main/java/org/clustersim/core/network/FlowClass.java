@@ -12,7 +12,10 @@ import org.clustersim.topology.Route;
  * link - one that only members of this class cross in the phase, whose capacity over the
  * members crossing it is the class's rate. A ring step inside an NVSwitch domain (every link
  * binding), the NVLink and the network part of a direct all-to-all (each GPU's NIC carries 56
- * equal flows) are such classes.
+ * equal flows) are such classes, and so is a lone flow, such as a pipeline send, on links no other
+ * flow of its phase crosses: a class of one whose slowest links bind. Its start and end then cost
+ * no rating of the flows beside it, whose rates it cannot change (a 16,384-GPU step with every
+ * replica simulated starts 2 M pipeline sends).
  *
  * <p>Started while its binding links carry nothing else and its other links keep spare capacity
  * with the class's load added, the class's rate is the max-min rate of each member: every member
@@ -75,11 +78,11 @@ final class FlowClass {
     }
 
     /**
-     * Whether a phase has the shape classes need: at least two flows, none empty, none to its
+     * Whether a phase has the shape classes need: at least one flow, none empty, none to its
      * own source.
      */
     static boolean shaped(List<Flow> flows) {
-        if (flows.size() < 2) {
+        if (flows.isEmpty()) {
             return false;
         }
         for (Flow f : flows) {
@@ -93,7 +96,7 @@ final class FlowClass {
     /**
      * The classes among a phase's flows on these routes: flows are grouped by size and by the
      * least share their links offer when the phase alone uses them (capacity over the phase's
-     * flows crossing the link); a group of at least two whose every member crosses a binding
+     * flows crossing the link); a group (a lone flow included) whose every member crosses a binding
      * link is a class.
      *
      * @param flows    a phase {@link #shaped} for classes
@@ -146,7 +149,7 @@ final class FlowClass {
         }
         List<FlowClass> found = new ArrayList<>();
         for (int g = 0; g < distinct; g++) {
-            if (size[g] >= 2 && shares[g] > 0 && shares[g] < Double.MAX_VALUE) {
+            if (size[g] >= 1 && shares[g] > 0 && shares[g] < Double.MAX_VALUE) {
                 FlowClass c = of(flows, routes, group, g, size[g], shares[g], s);
                 if (c != null) {
                     found.add(c);

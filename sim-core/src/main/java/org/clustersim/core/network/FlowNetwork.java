@@ -92,7 +92,7 @@ public final class FlowNetwork implements FabricNetwork {
         int[] load = new int[n];
         routes = new RouteMemo(topology, states, load, adaptive, rates.nominal(), stats);
         timer = new FinishTimer(kernel, this::finishDue);
-        placement = new FlowPlacement(states, onLink, classLinks, load, timer);
+        placement = new FlowPlacement(states, onLink, classLinks, load, timer, stats);
         rating = new Rerating(n, onLink, rates, classLinks, new ProgressiveFilling(), placement::splitAllOn, stats,
                 fewFlows);
         linkFreedIn = new long[n];
@@ -348,6 +348,11 @@ public final class FlowNetwork implements FabricNetwork {
     /** How many starts took an earlier start's adaptive routes, finding the loads they read unchanged ({@link ChosenRoutes}). */
     public long routeChoicesReused() {
         return stats.routeChoicesReused;
+    }
+
+    /** How many classes were split into their members, for any reason. */
+    public long classesSplit() {
+        return stats.classesSplit;
     }
 
     /** How many classes a rating split because it saturated a link they shared. */

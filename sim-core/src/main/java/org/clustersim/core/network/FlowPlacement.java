@@ -23,8 +23,11 @@ final class FlowPlacement {
      */
     private final int[] load;
     private final FinishTimer timer;
+    private final FlowStats stats;
 
-    FlowPlacement(LinkStates states, LinkSlots<ActiveFlow> onLink, ClassLinks classes, int[] load, FinishTimer timer) {
+    FlowPlacement(LinkStates states, LinkSlots<ActiveFlow> onLink, ClassLinks classes, int[] load, FinishTimer timer,
+                  FlowStats stats) {
+        this.stats = stats;
         this.states = states;
         this.onLink = onLink;
         this.classes = classes;
@@ -110,6 +113,7 @@ final class FlowPlacement {
      * @param joined where the members are added, or null
      */
     void split(ActiveFlow c, long now, List<ActiveFlow> joined) {
+        stats.classesSplit++;
         c.settle(now);
         FlowClass sym = c.members;
         long finish = c.finishAt;

@@ -11,6 +11,8 @@ final class FlowStats {
     /** Flows re-rated, summed over all re-ratings (a class's start counts its members). */
     long flowsRerated;
     long classesStarted;
+    /** Classes split into their members, for any reason (a flow joining, a saturated shared link, a fault). */
+    long classesSplit;
     long classesSplitBySaturation;
     long routeChoicesReused;
 }

@@ -85,10 +85,45 @@ class FlowClassFindTest {
         assertEquals(4, spare);
         // 0 -> 4 and 1 -> 5 share no link, but each is alone on its links at 50 GB/s: one class
         // whose every link binds; with a second, larger 0 -> 4 beside them, the 1 MB 0 -> 4 is
-        // offered 25 GB/s and 1 -> 5 50, and the 2 MB flow differs in size: no two are alike
+        // offered 25 GB/s and 1 -> 5 50, and the 2 MB flow differs in size: no two are alike. The
+        // two 0 -> 4 flows cross every link together, so neither binds one and neither is a class
+        // of one; 1 -> 5, alone on its links, is
         assertEquals(1, find(t, List.of(new Flow(0, 4, 1_000_000), new Flow(1, 5, 1_000_000))).size());
-        assertTrue(find(t, List.of(new Flow(0, 4, 1_000_000), new Flow(0, 4, 2_000_000), new Flow(1, 5, 1_000_000)))
-                .isEmpty());
+        List<FlowClass> lone = find(t, List.of(new Flow(0, 4, 1_000_000), new Flow(0, 4, 2_000_000),
+                new Flow(1, 5, 1_000_000)));
+        assertEquals(1, lone.size());
+        assertEquals(1, lone.get(0).flows.length);
+        assertEquals(2, lone.get(0).index[0]);
+        assertEquals(NIC / 1e9, lone.get(0).rate, 1e-12);
         assertFalse(FlowClass.shaped(List.of(new Flow(0, 0, 1_000_000), new Flow(0, 4, 1_000_000))));
+    }
+
+    /**
+     * A phase of one flow (a pipeline send) is a class of one at its route's slowest link: the
+     * links as slow as that bind, faster ones keep spare capacity.
+     */
+    @Test
+    void aLoneFlowIsAClassOfOneBoundByItsSlowestLinks() {
+        Topology t = twoServers();
+        List<Flow> send = List.of(new Flow(0, 5, 4_000_000));
+        assertTrue(FlowClass.shaped(send));
+        List<FlowClass> classes = find(t, send);
+        assertEquals(1, classes.size());
+        FlowClass c = classes.get(0);
+        double slowest = Double.MAX_VALUE;
+        for (Link l : t.route(0, 5, 0).links()) {
+            slowest = Math.min(slowest, l.bandwidthBytesPerS() / 1e9);
+        }
+        assertEquals(slowest, c.rate, 1e-12);
+        assertEquals(4_000_000, c.bytes);
+        int bound = 0;
+        for (int j = 0; j < c.links.length; j++) {
+            Link l = t.links().get(c.links[j]);
+            assertEquals(l.bandwidthBytesPerS() / 1e9 == slowest, c.binding[j], l.name());
+            assertEquals(1, c.counts[j]);
+            bound += c.binding[j] ? 1 : 0;
+        }
+        assertTrue(bound > 0, "some link binds");
+        assertFalse(FlowClass.shaped(List.of(new Flow(0, 5, 0))), "an empty send is no class");
     }
 }

@@ -32,7 +32,8 @@ import org.junit.jupiter.api.Test;
  */
 class FlowClassTest {
     /** What one run did: each phase start's completion time, in start order. */
-    private record Outcome(List<Long> ends, long classesSplitOrRun, long splitBySaturation, long choicesReused) {
+    private record Outcome(List<Long> ends, long classesSplitOrRun, long splitBySaturation, long choicesReused,
+                           long split) {
     }
 
     /** Rings and all-to-alls inside each server, and rail-aligned exchanges across servers. */
@@ -123,7 +124,8 @@ class FlowClassTest {
         for (long[] e : ends) {
             out.add(e[0]);
         }
-        return new Outcome(out, net.classesStarted(), net.classesSplitBySaturation(), net.routeChoicesReused());
+        return new Outcome(out, net.classesStarted(), net.classesSplitBySaturation(), net.routeChoicesReused(),
+                net.classesSplit());
     }
 
     private static Flow randomFlow(Random r, int n) {
@@ -168,6 +170,59 @@ class FlowClassTest {
         }
         assertTrue(classes > 100, "classes started: " + classes);
         assertTrue(compared >= 3000, "compared " + compared);
+    }
+
+    /**
+     * Pipeline sends: a few fixed single-flow phases between random GPUs, restarted many times
+     * (from the second start on each may run as a class of one) among random one-off flows, over
+     * fat trees whose spines may saturate, with faults and adaptive routing in half the trials:
+     * every send must end when it rated among the others would, and classes of one must have run
+     * and been split.
+     */
+    @Test
+    void restartedLoneSendsEndWhenRatedAmongTheOthersWould() {
+        Random r = new Random(20261126);
+        long classes = 0;
+        long split = 0;
+        int compared = 0;
+        for (int trial = 0; trial < 40; trial++) {
+            int radix = r.nextBoolean() ? 4 : 8;
+            int gpus = 2 + r.nextInt(3);
+            int nodes = 2 + r.nextInt(Math.max(1, radix * 2 / gpus - 1));
+            Topology t;
+            try {
+                t = new FatTreeSpec("random-fattree", AcceleratorSpec.H100_SXM, nodes, gpus,
+                        (100 + r.nextInt(300)) * 1e9, (10 + r.nextInt(90)) * 1e9, radix,
+                        new double[] {1 + r.nextInt(3)}).build();
+            } catch (IllegalArgumentException tooBig) {
+                continue;
+            }
+            long seed = r.nextLong();
+            Random pick = new Random(seed);
+            List<Phase> sends = new ArrayList<>();
+            for (int k = 0, count = 3 + pick.nextInt(6); k < count; k++) {
+                sends.add(new Phase(List.of(randomFlow(pick, t.deviceCount()))));
+            }
+            int window = 200_000 << (trial % 5);
+            boolean adaptive = trial % 2 == 1;
+            boolean faults = trial % 4 >= 2;
+            Outcome with = run(t, sends, seed, true, adaptive, faults, window, 3);
+            Outcome without = run(t, sends, seed, false, adaptive, faults, window, 3);
+            assertEquals(0, without.classesSplitOrRun());
+            classes += with.classesSplitOrRun();
+            split += with.split();
+            for (int i = 0; i < with.ends().size(); i++) {
+                long a = without.ends().get(i);
+                assertTrue(a > 0, "send " + i + " finished");
+                assertEquals(a, with.ends().get(i), 1 + 1e-9 * a, "trial " + trial + " (adaptive " + adaptive
+                        + ", faults " + faults + ") send " + i);
+                compared++;
+            }
+        }
+        // every phase here has one flow: each class started is a class of one
+        assertTrue(classes > 200, "classes of one started: " + classes + ", split " + split + ", compared " + compared);
+        assertTrue(split > 20, "classes of one split (a flow joined a binding link, a fault): " + split);
+        assertTrue(compared >= 2000, "compared " + compared);
     }
 
     /**
