@@ -15,6 +15,15 @@ import org.clustersim.topology.Topology;
  * a step touches at once are far apart, so two arrays cost two cache misses per change.
  */
 final class LinkRates {
+    /**
+     * A link whose flows' rates add up to at most this many bytes per ns (1 KB/s) carries
+     * nothing: what adding and taking away many flows' rates leaves behind is rounding, and on a
+     * fast link crossed by dozens of flows at once (an NVLink port of a GB200 NVL72 all-to-all)
+     * it exceeds the residue {@link #add} clears. Busy time counts from the moment a link's
+     * total rises above this to the moment it falls back, so that such a residue does not leave
+     * a link busy for good and its busy time uncounted. The rate itself is kept as added up.
+     */
+    static final double IDLE = 1e-6;
     private final LinkStates states;
     private final LinkUsage usage;
     /** Whether link throughput tracks are kept (read once: every rate change asks). */
@@ -61,9 +70,9 @@ final class LinkRates {
         if (Math.abs(after) < 1e-12) {
             after = 0;
         }
-        if (before == 0 && after > 0) {
+        if (before <= IDLE && after > IDLE) {
             state[at + 1] = now;
-        } else if (before > 0 && after == 0) {
+        } else if (before > IDLE && after <= IDLE) {
             usage.busy(id, now - state[at + 1]);
         }
         state[at] = Double.doubleToRawLongBits(after);
