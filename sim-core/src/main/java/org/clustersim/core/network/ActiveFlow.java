@@ -33,6 +33,12 @@ final class ActiveFlow extends FinishQueue.Entry {
     long memberBase;
     /** For a class, per link of {@link FlowClass#links} it crosses without binding, its slot there. */
     int[] sharedSlot;
+    /**
+     * For a class whose binding links' rate is kept off {@link LinkRates} while it runs, since
+     * when it runs (each binding link's busy time starts then); -1 when its whole rate is on the
+     * links' totals.
+     */
+    long bindingSince = -1;
 
     ActiveFlow(long id, Flow spec, String owner, PhaseRun phase, double bytes, long now) {
         super(id);

@@ -92,7 +92,7 @@ public final class FlowNetwork implements FabricNetwork {
         int[] load = new int[n];
         routes = new RouteMemo(topology, states, load, adaptive, rates.nominal(), stats);
         timer = new FinishTimer(kernel, this::finishDue);
-        placement = new FlowPlacement(states, onLink, classLinks, load, timer, stats);
+        placement = new FlowPlacement(states, onLink, classLinks, load, timer, stats, rates);
         rating = new Rerating(n, onLink, rates, classLinks, new ProgressiveFilling(), placement::splitAllOn, stats,
                 fewFlows);
         linkFreedIn = new long[n];
@@ -200,10 +200,16 @@ public final class FlowNetwork implements FabricNetwork {
         c.links = sym.links;
         c.rate = sym.rate;
         placement.placeClass(c, counted);
+        boolean off = rates.bindingOffTotals();
+        if (off) {
+            c.bindingSince = now;
+        }
         for (int j = 0; j < sym.links.length; j++) {
             int id = sym.links[j];
             int count = sym.counts[j];
-            rates.add(id, count * sym.rate, now);
+            if (!off || !sym.binding[j]) {
+                rates.add(id, count * sym.rate, now);
+            }
             usage.carried(id, sym.bytes * count);
         }
         stats.rerates++;
@@ -316,7 +322,11 @@ public final class FlowNetwork implements FabricNetwork {
             a.done = true;
             FlowClass sym = a.members;
             for (int j = 0; j < sym.links.length; j++) {
-                rates.add(sym.links[j], -sym.counts[j] * a.rate, now);
+                if (a.bindingSince >= 0 && sym.binding[j]) {
+                    rates.busyAlone(sym.links[j], a.bindingSince, now);
+                } else {
+                    rates.add(sym.links[j], -sym.counts[j] * a.rate, now);
+                }
             }
             placement.unplaceClass(a);
             a.phase.arrived(now + sym.latency, sym.flows.length);
@@ -370,8 +380,17 @@ public final class FlowNetwork implements FabricNetwork {
         return stats.flowsRerated;
     }
 
-    /** Current total rate on a link, bytes per ns. */
+    /** Current total rate on a link, bytes per ns, a class's kept off its binding links included. */
     double linkRate(int linkId) {
+        ActiveFlow c = classLinks.bindingOn(linkId);
+        if (c != null && c.bindingSince >= 0) {
+            FlowClass sym = c.members;
+            for (int j = 0; j < sym.links.length; j++) {
+                if (sym.links[j] == linkId) {
+                    return rates.rate(linkId) + sym.counts[j] * sym.rate;
+                }
+            }
+        }
         return rates.rate(linkId);
     }
 }

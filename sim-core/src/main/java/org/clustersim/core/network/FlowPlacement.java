@@ -24,10 +24,12 @@ final class FlowPlacement {
     private final int[] load;
     private final FinishTimer timer;
     private final FlowStats stats;
+    private final LinkRates rates;
 
     FlowPlacement(LinkStates states, LinkSlots<ActiveFlow> onLink, ClassLinks classes, int[] load, FinishTimer timer,
-                  FlowStats stats) {
+                  FlowStats stats, LinkRates rates) {
         this.stats = stats;
+        this.rates = rates;
         this.states = states;
         this.onLink = onLink;
         this.classes = classes;
@@ -108,7 +110,8 @@ final class FlowPlacement {
 
     /**
      * Replaces a class by its members, placed on their links with the bytes, rate and finish
-     * time they share (the links' rate totals stay as they are).
+     * time they share. The links' rate totals stay as they are, the class's rate on its binding
+     * links put on first where it was kept off them ({@link LinkRates#addSince}).
      *
      * @param joined where the members are added, or null
      */
@@ -116,6 +119,14 @@ final class FlowPlacement {
         stats.classesSplit++;
         c.settle(now);
         FlowClass sym = c.members;
+        if (c.bindingSince >= 0) {
+            for (int j = 0; j < sym.links.length; j++) {
+                if (sym.binding[j]) {
+                    rates.addSince(sym.links[j], sym.counts[j] * sym.rate, c.bindingSince);
+                }
+            }
+            c.bindingSince = -1;
+        }
         long finish = c.finishAt;
         c.finishAt = Long.MAX_VALUE;
         timer.update(c);

@@ -13,6 +13,13 @@ import org.clustersim.topology.Topology;
  * <p>A link's rate and the time it became busy sit side by side in one array (the rate as its
  * bits): every change reads both, and on the largest fabrics (100,000 links and more) the links
  * a step touches at once are far apart, so two arrays cost two cache misses per change.
+ *
+ * <p>A flow class's binding links carry that class alone, and no rating reads them while it
+ * runs (a flow placed there splits the class first): unless throughput tracks are kept, the
+ * class's rate stays off their totals ({@link #bindingOffTotals}) and their busy time is
+ * added when the class ends ({@link #busyAlone}), or the rate is put on when it is split
+ * ({@link #addSince}). A ring step inside an NVSwitch domain touches sixteen such links at its
+ * start and its end, each a cache miss on a 16,384-GPU fabric.
  */
 final class LinkRates {
     /**
@@ -60,6 +67,30 @@ final class LinkRates {
     /** Current total rate on a link, bytes per ns. */
     double rate(int id) {
         return Double.longBitsToDouble(state[2 * id]);
+    }
+
+    /**
+     * Whether a flow class's rate may stay off its binding links' totals while it runs: only
+     * when no throughput track records each change of a link's rate.
+     */
+    boolean bindingOffTotals() {
+        return !tracksRates;
+    }
+
+    /**
+     * A link that carried one flow class alone, its rate kept off the total, from {@code since}
+     * to {@code now}: its busy time, as {@link #add} would have counted it.
+     */
+    void busyAlone(int id, long since, long now) {
+        usage.busy(id, now - since);
+    }
+
+    /**
+     * Puts on a link's total, now, a class's rate kept off it since {@code since} (the class is
+     * being split): the link counts as busy from then, as if the rate had been added then.
+     */
+    void addSince(int id, double rate, long since) {
+        add(id, rate, since);
     }
 
     /** Adds {@code delta} bytes per ns to a link's rate from {@code now} on (a residue of rounding becomes 0). */

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
 class FlowClassTest {
     /** What one run did: each phase start's completion time, in start order. */
     private record Outcome(List<Long> ends, long classesSplitOrRun, long splitBySaturation, long choicesReused,
-                           long split) {
+                           long split, long[] linkBytes, long[] linkBusyNs) {
     }
 
     /** Rings and all-to-alls inside each server, and rail-aligned exchanges across servers. */
@@ -96,10 +96,19 @@ class FlowClassTest {
     /** @param singleOdds one start in this many is a single random flow, the others a symmetric phase */
     private static Outcome run(Topology t, List<Phase> symmetric, long seed, boolean classes, boolean adaptive,
                                boolean faults, int window, int singleOdds) {
+        return run(t, symmetric, seed, classes, adaptive, faults, window, singleOdds, new Counters());
+    }
+
+    /**
+     * @param counters where link throughput tracks go, or null for none: then a class's rate stays
+     *                 off its binding links' totals while it runs ({@link LinkRates#bindingOffTotals})
+     */
+    private static Outcome run(Topology t, List<Phase> symmetric, long seed, boolean classes, boolean adaptive,
+                               boolean faults, int window, int singleOdds, Counters counters) {
         Random r = new Random(seed);
         DsolKernel kernel = new DsolKernel();
         LinkStates states = LinkStates.healthy(t);
-        FlowNetwork net = new FlowNetwork(t, kernel, states, new Counters(), adaptive, FlowNetwork.FEW_FLOWS, classes);
+        FlowNetwork net = new FlowNetwork(t, kernel, states, counters, adaptive, FlowNetwork.FEW_FLOWS, classes);
         List<long[]> ends = new ArrayList<>();
         for (int k = 0; k < 80; k++) {
             Phase phase = r.nextInt(singleOdds) > 0 ? symmetric.get(r.nextInt(symmetric.size()))
@@ -124,8 +133,26 @@ class FlowClassTest {
         for (long[] e : ends) {
             out.add(e[0]);
         }
+        long[] bytes = new long[t.links().size()];
+        long[] busy = new long[bytes.length];
+        for (int id = 0; id < bytes.length; id++) {
+            bytes[id] = net.usage().bytes(id);
+            busy[id] = net.usage().busyNs(id);
+        }
         return new Outcome(out, net.classesStarted(), net.classesSplitBySaturation(), net.routeChoicesReused(),
-                net.classesSplit());
+                net.classesSplit(), bytes, busy);
+    }
+
+    /**
+     * Without throughput tracks, classes keep their rate off their binding links' totals: the same
+     * run must end every phase at the same nanosecond, split as many classes and leave every
+     * link with the same bytes and busy time.
+     */
+    private static void assertSameWithoutTracks(Outcome tracked, Outcome untracked, int trial) {
+        assertEquals(tracked.ends(), untracked.ends(), "trial " + trial);
+        assertEquals(tracked.split(), untracked.split(), "trial " + trial);
+        assertArrayEquals(tracked.linkBytes(), untracked.linkBytes(), "trial " + trial);
+        assertArrayEquals(tracked.linkBusyNs(), untracked.linkBusyNs(), "trial " + trial);
     }
 
     private static Flow randomFlow(Random r, int n) {
@@ -157,6 +184,8 @@ class FlowClassTest {
             boolean faults = trial % 4 >= 2;
             Outcome with = run(t, serverPhases(t), seed, true, adaptive, faults, 400_000);
             Outcome without = run(t, serverPhases(t), seed, false, adaptive, faults, 400_000);
+            assertSameWithoutTracks(with, run(t, serverPhases(t), seed, true, adaptive, faults, 400_000, 3, null),
+                    trial);
             classes += with.classesSplitOrRun();
             assertEquals(0, without.classesSplitOrRun());
             for (int i = 0; i < with.ends().size(); i++) {
@@ -209,6 +238,7 @@ class FlowClassTest {
             Outcome with = run(t, sends, seed, true, adaptive, faults, window, 3);
             Outcome without = run(t, sends, seed, false, adaptive, faults, window, 3);
             assertEquals(0, without.classesSplitOrRun());
+            assertSameWithoutTracks(with, run(t, sends, seed, true, adaptive, faults, window, 3, null), trial);
             classes += with.classesSplitOrRun();
             split += with.split();
             for (int i = 0; i < with.ends().size(); i++) {
@@ -288,6 +318,7 @@ class FlowClassTest {
             boolean faults = trial % 4 >= 2;
             Outcome with = run(t, phases, seed, true, adaptive, faults, window, 2);
             Outcome without = run(t, phases, seed, false, adaptive, faults, window, 2);
+            assertSameWithoutTracks(with, run(t, phases, seed, true, adaptive, faults, window, 2, null), trial);
             classes += with.classesSplitOrRun();
             splitBySaturation += with.splitBySaturation();
             reused += with.choicesReused();
