@@ -87,13 +87,10 @@ class FlowClassTest {
         return symmetric;
     }
 
-    /** @param window starts (and faults) fall in [0, window) ns */
-    private static Outcome run(Topology t, List<Phase> symmetric, long seed, boolean classes, boolean adaptive,
-                               boolean faults, int window) {
-        return run(t, symmetric, seed, classes, adaptive, faults, window, 3);
-    }
-
-    /** @param singleOdds one start in this many is a single random flow, the others a symmetric phase */
+    /**
+     * @param window     starts (and faults) fall in [0, window) ns
+     * @param singleOdds one start in this many is a single random flow, the others a symmetric phase
+     */
     private static Outcome run(Topology t, List<Phase> symmetric, long seed, boolean classes, boolean adaptive,
                                boolean faults, int window, int singleOdds) {
         return run(t, symmetric, seed, classes, adaptive, faults, window, singleOdds, new Counters());
@@ -144,15 +141,76 @@ class FlowClassTest {
     }
 
     /**
-     * Without throughput tracks, classes keep their rate off their binding links' totals: the same
-     * run must end every phase at the same nanosecond, split as many classes and leave every
-     * link with the same bytes and busy time.
+     * One randomized case run three ways: with classes, with every flow rated on its own, and with
+     * classes but no throughput tracks (then classes keep their rate off their binding links'
+     * totals). Every phase with classes must end within a nanosecond (and a billionth) of the run
+     * without, having ended, and no class may run without classes; without tracks every phase
+     * must end at the same nanosecond as with them, as many classes be split, and every link
+     * carry the same bytes and be busy as long. Returns the run with classes and tracks.
+     *
+     * @param what the messages' prefix, a phase's index follows
      */
-    private static void assertSameWithoutTracks(Outcome tracked, Outcome untracked, int trial) {
-        assertEquals(tracked.ends(), untracked.ends(), "trial " + trial);
-        assertEquals(tracked.split(), untracked.split(), "trial " + trial);
-        assertArrayEquals(tracked.linkBytes(), untracked.linkBytes(), "trial " + trial);
-        assertArrayEquals(tracked.linkBusyNs(), untracked.linkBusyNs(), "trial " + trial);
+    private static Outcome checked(Topology t, List<Phase> phases, long seed, boolean adaptive, boolean faults,
+                                   int window, int singleOdds, String what) {
+        Outcome with = run(t, phases, seed, true, adaptive, faults, window, singleOdds);
+        Outcome without = run(t, phases, seed, false, adaptive, faults, window, singleOdds);
+        Outcome untracked = run(t, phases, seed, true, adaptive, faults, window, singleOdds, null);
+        assertEquals(0, without.classesSplitOrRun(), what);
+        for (int i = 0; i < with.ends().size(); i++) {
+            long a = without.ends().get(i);
+            assertTrue(a > 0, what + i + " finished");
+            assertEquals(a, with.ends().get(i), 1 + 1e-9 * a, what + i);
+        }
+        assertEquals(with.ends(), untracked.ends(), what + "ends without tracks");
+        assertEquals(with.split(), untracked.split(), what + "splits without tracks");
+        assertArrayEquals(with.linkBytes(), untracked.linkBytes(), what + "link bytes without tracks");
+        assertArrayEquals(with.linkBusyNs(), untracked.linkBusyNs(), what + "link busy time without tracks");
+        return with;
+    }
+
+    /**
+     * A small fat tree drawn from {@code r}: radix 4 or 8, 2 to 4 GPUs per server, NVLink and NIC
+     * speeds and a spine oversubscription of 1 to 3 at random; null when the draw does not fit its
+     * radix.
+     */
+    private static Topology randomFatTree(Random r) {
+        int radix = r.nextBoolean() ? 4 : 8;
+        int gpus = 2 + r.nextInt(3);
+        int nodes = 2 + r.nextInt(Math.max(1, radix * 2 / gpus - 1));
+        try {
+            return new FatTreeSpec("random-fattree", AcceleratorSpec.H100_SXM, nodes, gpus,
+                    (100 + r.nextInt(300)) * 1e9, (10 + r.nextInt(90)) * 1e9, radix,
+                    new double[] {1 + r.nextInt(3)}).build();
+        } catch (IllegalArgumentException tooBig) {
+            return null;
+        }
+    }
+
+    /**
+     * Forty randomized cases on {@link #randomFatTree random fat trees} (a draw too large for its
+     * radix is skipped), each {@link #checked}: the phases {@code phasesOf} makes of the tree and a
+     * seeded draw, starts within a window of {@code window} ns doubled {@code (trial % doublings)}
+     * times, adaptive routing in odd trials and faults in half of them.
+     *
+     * @return each case's run with classes
+     */
+    private static List<Outcome> fatTreeTrials(long seed0, java.util.function.BiFunction<Topology, Random,
+            List<Phase>> phasesOf, int window, int doublings, int singleOdds) {
+        Random r = new Random(seed0);
+        List<Outcome> runs = new ArrayList<>();
+        for (int trial = 0; trial < 40; trial++) {
+            Topology t = randomFatTree(r);
+            if (t == null) {
+                continue;
+            }
+            long seed = r.nextLong();
+            List<Phase> phases = phasesOf.apply(t, new Random(seed));
+            boolean adaptive = trial % 2 == 1;
+            boolean faults = trial % 4 >= 2;
+            runs.add(checked(t, phases, seed, adaptive, faults, window << (trial % doublings), singleOdds,
+                    "trial " + trial + " (adaptive " + adaptive + ", faults " + faults + ") phase "));
+        }
+        return runs;
     }
 
     private static Flow randomFlow(Random r, int n) {
@@ -182,20 +240,10 @@ class FlowClassTest {
             long seed = r.nextLong();
             boolean adaptive = trial % 2 == 1;
             boolean faults = trial % 4 >= 2;
-            Outcome with = run(t, serverPhases(t), seed, true, adaptive, faults, 400_000);
-            Outcome without = run(t, serverPhases(t), seed, false, adaptive, faults, 400_000);
-            assertSameWithoutTracks(with, run(t, serverPhases(t), seed, true, adaptive, faults, 400_000, 3, null),
-                    trial);
+            Outcome with = checked(t, serverPhases(t), seed, adaptive, faults, 400_000, 3,
+                    "trial " + trial + " (adaptive " + adaptive + ", faults " + faults + ") phase ");
             classes += with.classesSplitOrRun();
-            assertEquals(0, without.classesSplitOrRun());
-            for (int i = 0; i < with.ends().size(); i++) {
-                long a = without.ends().get(i);
-                long b = with.ends().get(i);
-                assertTrue(a > 0, "phase " + i + " finished");
-                assertEquals(a, b, 1 + 1e-9 * a, "trial " + trial + " (adaptive " + adaptive + ", faults " + faults
-                        + ") phase " + i);
-                compared++;
-            }
+            compared += with.ends().size();
         }
         assertTrue(classes > 100, "classes started: " + classes);
         assertTrue(compared >= 3000, "compared " + compared);
@@ -210,45 +258,16 @@ class FlowClassTest {
      */
     @Test
     void restartedLoneSendsEndWhenRatedAmongTheOthersWould() {
-        Random r = new Random(20261126);
-        long classes = 0;
-        long split = 0;
-        int compared = 0;
-        for (int trial = 0; trial < 40; trial++) {
-            int radix = r.nextBoolean() ? 4 : 8;
-            int gpus = 2 + r.nextInt(3);
-            int nodes = 2 + r.nextInt(Math.max(1, radix * 2 / gpus - 1));
-            Topology t;
-            try {
-                t = new FatTreeSpec("random-fattree", AcceleratorSpec.H100_SXM, nodes, gpus,
-                        (100 + r.nextInt(300)) * 1e9, (10 + r.nextInt(90)) * 1e9, radix,
-                        new double[] {1 + r.nextInt(3)}).build();
-            } catch (IllegalArgumentException tooBig) {
-                continue;
-            }
-            long seed = r.nextLong();
-            Random pick = new Random(seed);
+        List<Outcome> runs = fatTreeTrials(20261126, (t, pick) -> {
             List<Phase> sends = new ArrayList<>();
             for (int k = 0, count = 3 + pick.nextInt(6); k < count; k++) {
                 sends.add(new Phase(List.of(randomFlow(pick, t.deviceCount()))));
             }
-            int window = 200_000 << (trial % 5);
-            boolean adaptive = trial % 2 == 1;
-            boolean faults = trial % 4 >= 2;
-            Outcome with = run(t, sends, seed, true, adaptive, faults, window, 3);
-            Outcome without = run(t, sends, seed, false, adaptive, faults, window, 3);
-            assertEquals(0, without.classesSplitOrRun());
-            assertSameWithoutTracks(with, run(t, sends, seed, true, adaptive, faults, window, 3, null), trial);
-            classes += with.classesSplitOrRun();
-            split += with.split();
-            for (int i = 0; i < with.ends().size(); i++) {
-                long a = without.ends().get(i);
-                assertTrue(a > 0, "send " + i + " finished");
-                assertEquals(a, with.ends().get(i), 1 + 1e-9 * a, "trial " + trial + " (adaptive " + adaptive
-                        + ", faults " + faults + ") send " + i);
-                compared++;
-            }
-        }
+            return sends;
+        }, 200_000, 5, 3);
+        long classes = runs.stream().mapToLong(Outcome::classesSplitOrRun).sum();
+        long split = runs.stream().mapToLong(Outcome::split).sum();
+        int compared = runs.stream().mapToInt(o -> o.ends().size()).sum();
         // every phase here has one flow: each class started is a class of one
         assertTrue(classes > 200, "classes of one started: " + classes + ", split " + split + ", compared " + compared);
         assertTrue(split > 20, "classes of one split (a flow joined a binding link, a fault): " + split);
@@ -293,43 +312,12 @@ class FlowClassTest {
 
     @Test
     void directAllToAllClassesSharingLinksEndWhenTheirFlowsOneByOneWould() {
-        Random r = new Random(20261123);
-        long classes = 0;
-        long splitBySaturation = 0;
-        long reused = 0;
-        int compared = 0;
-        for (int trial = 0; trial < 40; trial++) {
-            int radix = r.nextBoolean() ? 4 : 8;
-            int gpus = 2 + r.nextInt(3);
-            int nodes = 2 + r.nextInt(Math.max(1, radix * 2 / gpus - 1));
-            Topology t;
-            try {
-                t = new FatTreeSpec("random-fattree", AcceleratorSpec.H100_SXM, nodes, gpus,
-                        (100 + r.nextInt(300)) * 1e9, (10 + r.nextInt(90)) * 1e9, radix,
-                        new double[] {1 + r.nextInt(3)}).build();
-            } catch (IllegalArgumentException tooBig) {
-                continue;
-            }
-            long seed = r.nextLong();
-            List<Phase> phases = directAllToAlls(t, new Random(seed));
-            // from heavy overlap (classes rarely start) to little (they start, then get cut)
-            int window = 500_000 << (trial % 6);
-            boolean adaptive = trial % 2 == 1;
-            boolean faults = trial % 4 >= 2;
-            Outcome with = run(t, phases, seed, true, adaptive, faults, window, 2);
-            Outcome without = run(t, phases, seed, false, adaptive, faults, window, 2);
-            assertSameWithoutTracks(with, run(t, phases, seed, true, adaptive, faults, window, 2, null), trial);
-            classes += with.classesSplitOrRun();
-            splitBySaturation += with.splitBySaturation();
-            reused += with.choicesReused();
-            for (int i = 0; i < with.ends().size(); i++) {
-                long a = without.ends().get(i);
-                assertTrue(a > 0, "phase " + i + " finished");
-                assertEquals(a, with.ends().get(i), 1 + 1e-9 * a, "trial " + trial + " (adaptive " + adaptive
-                        + ", faults " + faults + ") phase " + i);
-                compared++;
-            }
-        }
+        // from heavy overlap (classes rarely start) to little (they start, then get cut)
+        List<Outcome> runs = fatTreeTrials(20261123, FlowClassTest::directAllToAlls, 500_000, 6, 2);
+        long classes = runs.stream().mapToLong(Outcome::classesSplitOrRun).sum();
+        long splitBySaturation = runs.stream().mapToLong(Outcome::splitBySaturation).sum();
+        long reused = runs.stream().mapToLong(Outcome::choicesReused).sum();
+        int compared = runs.stream().mapToInt(o -> o.ends().size()).sum();
         assertTrue(classes > 200, "classes started: " + classes);
         assertTrue(splitBySaturation > 10, "classes split by a saturated shared link: " + splitBySaturation);
         // adaptive starts that found the loads their choices read as an earlier start did
@@ -444,14 +432,9 @@ class FlowClassTest {
             Topology t = (trial % 2 == 0 ? TorusSpec.v4(4, 4, 2) : TorusSpec.v5e(4, 4)).build();
             long seed = r.nextLong();
             boolean faults = trial % 3 == 0;
-            Outcome with = run(t, torusPhases(t, 4), seed, true, false, faults, 2_000_000);
-            Outcome without = run(t, torusPhases(t, 4), seed, false, false, faults, 2_000_000);
+            Outcome with = checked(t, torusPhases(t, 4), seed, false, faults, 2_000_000, 3,
+                    "trial " + trial + " phase ");
             classes += with.classesSplitOrRun();
-            for (int i = 0; i < with.ends().size(); i++) {
-                long a = without.ends().get(i);
-                assertTrue(a > 0, "phase " + i + " finished");
-                assertEquals(a, with.ends().get(i), 1 + 1e-9 * a, "trial " + trial + " phase " + i);
-            }
         }
         assertTrue(classes > 50, "classes started: " + classes);
     }
